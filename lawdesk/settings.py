@@ -1,0 +1,188 @@
+"""LawDesk settings, read from environment variables with safe local defaults.
+
+Every setting an operator may change is an environment variable named ``LAWDESK_*`` (or ``DATABASE_URL`` /
+``REDIS_URL``); the README lists them. Defaults give a single-office install: SQLite in WAL mode and every stored
+file under ``./var/`` (or ``LAWDESK_DATA_DIR``).
+"""
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("LAWDESK_DATA_DIR", BASE_DIR / "var")).resolve()
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value not in (None, "") else default
+
+
+def _secret_key() -> str:
+    """Return LAWDESK_SECRET_KEY, else a key generated once and kept in the data directory (mode 0600)."""
+    if key := os.environ.get("LAWDESK_SECRET_KEY"):
+        return key
+    path = DATA_DIR / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(50)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key
+
+
+SECRET_KEY = _secret_key()
+DEBUG = os.environ.get("LAWDESK_DEBUG", "") == "1"
+ALLOWED_HOSTS = os.environ.get("LAWDESK_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "channels",
+    "django_htmx",
+    "template_partials",
+    "django_tasks",
+    "django_tasks_db",
+    "axes",
+    "lawdesk",
+    "matters",
+    "pipeline",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    # Axes must be last: it turns a locked-out login into its own response.
+    "axes.middleware.AxesMiddleware",
+]
+
+ROOT_URLCONF = "lawdesk.urls"
+ASGI_APPLICATION = "lawdesk.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL", f"sqlite:///{DATA_DIR / 'lawdesk.sqlite3'}"),
+        conn_max_age=0,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets the web server read while a worker writes; the busy timeout makes a writer wait for the lock
+    # instead of failing, and IMMEDIATE transactions take the write lock up front so two writers never deadlock.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 30,
+    }
+    if test_name := os.environ.get("LAWDESK_TEST_SQLITE"):
+        DATABASES["default"]["TEST"] = {"NAME": test_name}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "matters:list"
+LOGOUT_REDIRECT_URL = "login"
+
+# Sessions end after this much inactivity: every request pushes the expiry forward.
+SESSION_COOKIE_AGE = _env_int("LAWDESK_SESSION_IDLE_S", 4 * 3600)
+SESSION_SAVE_EVERY_REQUEST = True
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # the upload script reads it to send X-CSRFToken
+
+# Failed logins: after AXES_FAILURE_LIMIT failures for one username from one address, that pair is locked out
+# for AXES_COOLOFF_TIME hours.
+AXES_FAILURE_LIMIT = _env_int("LAWDESK_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = _env_int("LAWDESK_LOGIN_LOCKOUT_MIN", 15) / 60
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = os.environ.get("LAWDESK_TIME_ZONE", "UTC")
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "static"
+
+# Uploads always stream to a temporary file on disk, never into memory (a 500 MB PDF must not be held in RAM).
+FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.TemporaryFileUploadHandler"]
+FILE_UPLOAD_TEMP_DIR = str(DATA_DIR / "tmp")
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 0
+LAWDESK_UPLOAD_MAX_MB = _env_int("LAWDESK_UPLOAD_MAX_MB", 2048)
+
+# Ingest runs each file in a child process with these limits (address space in MiB, wall clock in seconds).
+LAWDESK_INGEST_MEMORY_MB = _env_int("LAWDESK_INGEST_MEMORY_MB", 1536)
+LAWDESK_INGEST_TIMEOUT_S = _env_int("LAWDESK_INGEST_TIMEOUT_S", 1800)
+LAWDESK_OCR_DPI = _env_int("LAWDESK_OCR_DPI", 300)
+LAWDESK_OCR_WORKERS = _env_int("LAWDESK_OCR_WORKERS", os.cpu_count() or 1)
+LAWDESK_OCR_LANG = os.environ.get("LAWDESK_OCR_LANG", "eng")
+
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["documents", "models"],
+    }
+}
+
+if redis_url := os.environ.get("REDIS_URL"):
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [redis_url]}}
+    }
+else:
+    CHANNEL_LAYERS = {}
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "lawdesk": {"handlers": ["console"], "level": os.environ.get("LAWDESK_LOG_LEVEL", "INFO")},
+        "matters": {"handlers": ["console"], "level": os.environ.get("LAWDESK_LOG_LEVEL", "INFO")},
+    },
+}

@@ -1,0 +1,79 @@
+"""WebSocket that keeps a matter page's exhibit list current while files are processed.
+
+The worker is another process (maybe another host), so this consumer never relies on in-process state. It reads
+the persisted progress of the matter's exhibits and sends each changed row as an htmx out-of-band swap. With a
+channel layer (``REDIS_URL``), the worker's ``exhibit.changed`` notices make it read at once; without one, it reads
+every ``POLL_S`` seconds. Only members of the matter may connect (close code 4404 otherwise, as pages answer 404).
+"""
+
+import asyncio
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.template.loader import render_to_string
+
+from .models import Exhibit
+from .progress import matter_group
+from .selectors import exhibits_of_matter, matters_for_user
+
+POLL_S = 0.5
+POLL_WITH_LAYER_S = 5.0
+
+
+class MatterProgressConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.matter_id = int(self.scope["url_route"]["kwargs"]["matter_id"])
+        self.matter = await database_sync_to_async(self._member_matter)()
+        if self.matter is None:
+            await self.close(code=4404)
+            return
+        self.seen: dict[int, tuple] = {}
+        self.group = matter_group(self.matter_id)
+        if self.channel_layer is not None:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self._send_changes(initial=True)
+        interval = POLL_WITH_LAYER_S if self.channel_layer is not None else POLL_S
+        self.poller = asyncio.create_task(self._poll(interval))
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "poller", None) is not None:
+            self.poller.cancel()
+        if getattr(self, "group", None) and self.channel_layer is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def exhibit_changed(self, event: dict) -> None:
+        await self._send_changes()
+
+    async def _poll(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            await self._send_changes()
+
+    def _member_matter(self):
+        return matters_for_user(self.scope["user"]).filter(pk=self.matter_id).first()
+
+    def _changed_rows(self, initial: bool) -> list[str]:
+        rows = []
+        for exhibit in exhibits_of_matter(self.matter):
+            state = exhibit_row_state(exhibit)
+            previous = self.seen.get(exhibit.pk)
+            self.seen[exhibit.pk] = state
+            if initial or previous == state:
+                continue
+            row = render_to_string(
+                "matters/detail.html#exhibit-row",
+                {"exhibit": exhibit, "matter": self.matter, "oob": "true" if previous else ""},
+            )
+            # A row this page has never shown (uploaded from another tab) is appended to the table.
+            rows.append(row if previous else f'<tbody hx-swap-oob="beforeend:#exhibit-rows">{row}</tbody>')
+        return rows
+
+    async def _send_changes(self, initial: bool = False) -> None:
+        rows = await database_sync_to_async(self._changed_rows)(initial)
+        if rows:
+            await self.send(text_data="".join(rows))
+
+
+def exhibit_row_state(exhibit: Exhibit) -> tuple:
+    return (exhibit.status, exhibit.progress_page, exhibit.page_count, exhibit.label, exhibit.title)

@@ -1,0 +1,29 @@
+from django import forms
+
+from .models import UPLOAD_ORIGINS, Matter, Origin
+
+
+class MatterForm(forms.ModelForm):
+    class Meta:
+        model = Matter
+        fields = ["name", "court", "case_number", "client", "opposing_party", "label_style"]
+
+
+class UploadForm(forms.Form):
+    """One file per request (the page sends each file separately, so each has its own progress bar)."""
+
+    file = forms.FileField(allow_empty_file=True)
+    origin = forms.ChoiceField(choices=[(o.value, o.label) for o in map(Origin, UPLOAD_ORIGINS)])
+
+
+class ExhibitEditForm(forms.Form):
+    label = forms.CharField(max_length=40)
+    title = forms.CharField(max_length=300)
+
+
+class PasswordForm(forms.Form):
+    password = forms.CharField(widget=forms.PasswordInput, strip=False, max_length=1000)
+
+
+class SearchForm(forms.Form):
+    q = forms.CharField(max_length=500, required=False)

@@ -1,0 +1,299 @@
+"""Parse, render and OCR one file, in a child process that the worker runs with memory and time limits.
+
+This module imports nothing from Django, so the child starts fast and a hostile file can only harm this process.
+Run as ``python -m matters.ingest.child SPEC_JSON``; it prints one JSON object per line on stdout:
+
+- ``{"event": "start", "pages": n, "notes": [...]}`` once the document is open;
+- ``{"event": "page", "number": k, "text": ..., "source": "pdf"|"ocr"|"none", "ocr_confidence": float|null,
+  "ocr_rotation_deg": int, "width_pt": float, "height_pt": float}`` for each page, in page order;
+- ``{"event": "done", "notes": [...]}`` at the end; or ``{"event": "error", "status": "failed"|"needs_password",
+  "reason": ...}`` and exit status 2 when the file cannot be processed.
+
+Page images go to ``out_dir/pages/NNNN.png`` and thumbnails to ``out_dir/thumbs/NNNN.png``; a PDF made from an
+image, a Word file, a repaired or a decrypted PDF goes to ``out_dir/display.pdf``.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from .ocr import OcrResult, ocr_page_image
+
+# A text layer counts as usable when, after removing court ECF stamps, it holds at least this many letters or digits.
+MIN_USABLE_CHARS = 20
+# More than this share of U+FFFD or private-use characters means the font has no usable Unicode map.
+MAX_GARBLED_SHARE = 0.3
+VIEW_LONG_SIDE_PX = 1600
+THUMB_LONG_SIDE_PX = 220
+
+# CM/ECF header stamped on every filed page, e.g. "Case: 21-1298 Document: 42 Page: 1 Date Filed: 08/31/2022" or
+# "Case 1:20-cv-01234-ABC Document 12 Filed 01/02/20 Page 3 of 9 PageID #: 45".
+_ECF_HEADER = re.compile(
+    r"^\s*(?:Appellate\s+)?Case:?\s+\S+.*?\bDoc(?:ument)?\.?:?\s*\S+.*?\b(?:Date\s+)?Filed:?\s*\S+.*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+class IngestFailure(Exception):
+    """Stops processing of this file with a glossary status and a reason written for an attorney."""
+
+    def __init__(self, reason: str, status: str = "failed") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Spec:
+    source: str
+    kind: str
+    out_dir: str
+    original_name: str = ""
+    password_file: str = ""
+    ocr_dpi: int = 300
+    ocr_workers: int = 2
+    ocr_lang: str = "eng"
+    max_image_pixels: int = 0
+
+
+def emit(event: dict) -> None:
+    sys.stdout.write(json.dumps(event) + "\n")
+    sys.stdout.flush()
+
+
+def usable_text(text: str) -> str:
+    """Return the page text without ECF header lines if what is left is a real text layer, else ''."""
+    body = _ECF_HEADER.sub("", text)
+    if sum(ch.isalnum() for ch in body) < MIN_USABLE_CHARS:
+        return ""
+    visible = [ch for ch in body if not ch.isspace()]
+    garbled = sum(1 for ch in visible if ch == "\ufffd" or 0xE000 <= ord(ch) <= 0xF8FF)
+    if visible and garbled / len(visible) > MAX_GARBLED_SHARE:
+        return ""
+    return text
+
+
+def _check_image_pixels(path: str, limit: int) -> None:
+    """Refuse images past Pillow's decompression-bomb limit before any decoder allocates them."""
+    from PIL import Image
+
+    if limit:
+        Image.MAX_IMAGE_PIXELS = limit
+    try:
+        with Image.open(path) as image:
+            frames = getattr(image, "n_frames", 1)
+            for index in range(frames):
+                image.seek(index)
+                width, height = image.size
+                if limit and width * height > limit:
+                    raise IngestFailure(
+                        f"The image is {width} x {height} pixels ({width * height / 1e6:.0f} megapixels), over the "
+                        f"limit of {limit / 1e6:.0f} megapixels that protects the server from decompression bombs. "
+                        "Scan it at a lower resolution and upload it again."
+                    )
+    except Image.DecompressionBombError as exc:
+        raise IngestFailure(
+            f"The image is over the size limit that protects the server from decompression bombs ({exc})."
+        ) from exc
+    except IngestFailure:
+        raise
+    except Exception as exc:  # Pillow raises many types for damaged images
+        raise IngestFailure(f"The image could not be read: it is damaged or truncated ({exc}).") from exc
+
+
+def _docx_to_pdf(source: str, out_dir: Path) -> Path:
+    """Convert with LibreOffice in headless mode; see README ("Word documents") for why LibreOffice."""
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if soffice is None:
+        raise IngestFailure(
+            "Word documents are converted with LibreOffice, which is not installed on this server. "
+            "Ask the operator to install it (Debian package libreoffice-writer-nogui), then reprocess."
+        )
+    with tempfile.TemporaryDirectory(prefix="lawdesk-docx-") as work:
+        work_path = Path(work)
+        # A private profile per conversion lets several conversions run at once.
+        input_path = work_path / "document.docx"
+        shutil.copyfile(source, input_path)
+        command = [
+            soffice,
+            f"-env:UserInstallation=file://{work_path / 'profile'}",
+            "--headless",
+            "--norestore",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+            str(work_path),
+            str(input_path),
+        ]
+        try:
+            subprocess.run(command, capture_output=True, timeout=300, check=False)
+        except subprocess.TimeoutExpired as exc:
+            raise IngestFailure("The Word document took longer than 5 minutes to convert to PDF.") from exc
+        produced = work_path / "document.pdf"
+        if not produced.exists() or produced.stat().st_size == 0:
+            raise IngestFailure("The Word document could not be converted to PDF: it may be damaged.")
+        target = out_dir / "display.pdf"
+        shutil.copyfile(produced, target)
+        return target
+
+
+def open_document(spec: Spec, out_dir: Path, notes: list[str]) -> pymupdf.Document:
+    """Open the upload as a PDF document, converting images and Word files; raise IngestFailure if impossible."""
+    if spec.kind == "image":
+        _check_image_pixels(spec.source, spec.max_image_pixels)
+        try:
+            with pymupdf.open(spec.source) as image_doc:
+                pdf_bytes = image_doc.convert_to_pdf()
+        except Exception as exc:
+            raise IngestFailure(f"The image could not be read: {exc}.") from exc
+        target = out_dir / "display.pdf"
+        target.write_bytes(pdf_bytes)
+        return pymupdf.open(target)
+    if spec.kind == "docx":
+        return pymupdf.open(_docx_to_pdf(spec.source, out_dir))
+    try:
+        doc = pymupdf.open(spec.source, filetype="pdf")
+    except Exception as exc:
+        raise IngestFailure(
+            "The PDF is damaged beyond repair: no page could be read from it. Ask the sender for a new copy."
+        ) from exc
+    if doc.needs_pass:
+        password = Path(spec.password_file).read_text() if spec.password_file else ""
+        if not password:
+            raise IngestFailure(
+                "The PDF is password-protected. Enter its password on the exhibit page to process it.",
+                status="needs_password",
+            )
+        if not doc.authenticate(password):
+            raise IngestFailure(
+                "The password was not accepted for this PDF. Enter the correct password to process it.",
+                status="needs_password",
+            )
+        notes.append("Password-protected PDF opened with the password given; a decrypted copy is kept for display.")
+        return _save_display(doc, out_dir)
+    if doc.is_encrypted or doc.metadata.get("encryption"):
+        notes.append("The PDF carries permission restrictions (owner password only); its content was read normally.")
+    if doc.page_count == 0:
+        raise IngestFailure("The PDF contains no pages.")
+    if doc.is_repaired:
+        notes.append("The PDF's cross-reference table was damaged and was repaired when opened.")
+        return _save_display(doc, out_dir)
+    return doc
+
+
+def _save_display(doc: pymupdf.Document, out_dir: Path) -> pymupdf.Document:
+    target = out_dir / "display.pdf"
+    doc.save(target, garbage=1, encryption=pymupdf.PDF_ENCRYPT_NONE)
+    doc.close()
+    return pymupdf.open(target)
+
+
+def _render_previews(page: pymupdf.Page, number: int, out_dir: Path) -> None:
+    long_side_pt = max(page.rect.width, page.rect.height) or 1
+    for folder, long_side_px in (("pages", VIEW_LONG_SIDE_PX), ("thumbs", THUMB_LONG_SIDE_PX)):
+        zoom = long_side_px / long_side_pt
+        pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+        pixmap.save(out_dir / folder / f"{number:04d}.png")
+
+
+def _page_needs_ocr(page: pymupdf.Page) -> bool:
+    return bool(page.get_images(full=False)) or bool(page.get_drawings())
+
+
+def _render_for_ocr(page: pymupdf.Page, dpi: int, work: Path, number: int) -> Path:
+    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+    path = work / f"page-{number:04d}.pgm"
+    pixmap.save(path)
+    return path
+
+
+def process(spec: Spec) -> None:
+    out_dir = Path(spec.out_dir)
+    for folder in ("pages", "thumbs"):
+        (out_dir / folder).mkdir(parents=True, exist_ok=True)
+    notes: list[str] = []
+    doc = open_document(spec, out_dir, notes)
+    try:
+        page_count = doc.page_count
+    except Exception as exc:
+        raise IngestFailure(f"The document's page tree could not be read ({exc}).") from exc
+    if page_count == 0:
+        raise IngestFailure("The document contains no pages.")
+    emit({"event": "start", "pages": page_count, "notes": notes})
+
+    # Pages are emitted in order; OCR runs on a pool of Tesseract processes (one per core) while the next pages
+    # are read and rendered. At most ocr_workers + 1 page images wait on disk at once.
+    pending: list[tuple[dict, Future | None, Path | None]] = []
+    with tempfile.TemporaryDirectory(prefix="lawdesk-ocr-") as work_dir, ThreadPoolExecutor(
+        max_workers=max(1, spec.ocr_workers)
+    ) as pool:
+        work = Path(work_dir)
+
+        def flush(keep: int) -> None:
+            while len(pending) > keep:
+                record, future, image_path = pending.pop(0)
+                if future is not None:
+                    result: OcrResult = future.result()
+                    record.update(
+                        text=result.text,
+                        source="ocr" if result.text.strip() else "none",
+                        ocr_confidence=result.mean_confidence,
+                        ocr_rotation_deg=result.rotation_deg,
+                    )
+                    image_path.unlink(missing_ok=True)
+                emit(record)
+
+        for index in range(page_count):
+            number = index + 1
+            try:
+                page = doc.load_page(index)
+                text = usable_text(page.get_text("text", sort=True))
+            except Exception as exc:
+                raise IngestFailure(f"Page {number} could not be read ({exc}).") from exc
+            record = {
+                "event": "page",
+                "number": number,
+                "text": text,
+                "source": "pdf" if text else "none",
+                "ocr_confidence": None,
+                "ocr_rotation_deg": 0,
+                "width_pt": round(page.rect.width, 2),
+                "height_pt": round(page.rect.height, 2),
+            }
+            future = image_path = None
+            if not text and _page_needs_ocr(page):
+                image_path = _render_for_ocr(page, spec.ocr_dpi, work, number)
+                future = pool.submit(ocr_page_image, image_path, lang=spec.ocr_lang, dpi=spec.ocr_dpi)
+            _render_previews(page, number, out_dir)
+            pending.append((record, future, image_path))
+            flush(keep=max(1, spec.ocr_workers))
+        flush(keep=0)
+    emit({"event": "done", "notes": notes})
+
+
+def main(argv: list[str]) -> int:
+    spec = Spec(**json.loads(argv[1]))
+    # One Tesseract process per core does better than one process with several OpenMP threads (about 5x here).
+    os.environ["OMP_THREAD_LIMIT"] = "1"
+    try:
+        process(spec)
+    except IngestFailure as failure:
+        emit({"event": "error", "status": failure.status, "reason": failure.reason})
+        return 2
+    except MemoryError:
+        emit({"event": "error", "status": "failed", "reason": "memory"})
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

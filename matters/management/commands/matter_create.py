@@ -1,0 +1,41 @@
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from matters.services import matter_create
+
+
+class Command(BaseCommand):
+    help = "Create a matter and print its id. Members: --member USERNAME (repeatable)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--court", default="")
+        parser.add_argument("--case-number", default="")
+        parser.add_argument("--client", default="")
+        parser.add_argument("--opposing-party", default="")
+        parser.add_argument("--label-style", choices=["numeric", "alpha"], default="numeric")
+        parser.add_argument("--member", action="append", default=[], help="username to add as a member")
+
+    def handle(self, *args, **options) -> None:
+        User = get_user_model()
+        members = []
+        for username in options["member"]:
+            user = User.objects.filter(username=username).first()
+            if user is None:
+                raise CommandError(f"No user named {username!r}.")
+            members.append(user)
+        try:
+            matter = matter_create(
+                name=options["name"],
+                created_by=members[0] if members else None,
+                court=options["court"],
+                case_number=options["case_number"],
+                client=options["client"],
+                opposing_party=options["opposing_party"],
+                label_style=options["label_style"],
+            )
+        except ValidationError as error:
+            raise CommandError("; ".join(error.messages)) from error
+        matter.members.add(*members)
+        self.stdout.write(str(matter.pk))

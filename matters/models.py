@@ -1,0 +1,214 @@
+"""The case file: matters, their members, exhibits, the pages of each exhibit, and the audit log.
+
+Vocabulary (origins, statuses, permissions) is the one in GLOSSARY.md; change it there first.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+
+class Origin(models.TextChoices):
+    """Who a document comes from. Evidence origins, the authority origin, and origins of generated material."""
+
+    CLIENT = "client", "Client"
+    OPPOSING_PARTY = "opposing_party", "Opposing party"
+    THIRD_PARTY = "third_party", "Third party"
+    COURT = "court", "Court"
+    AUTHORITY = "authority", "Authority (case law, statutes, rules)"
+    DRAFT = "draft", "Draft (generated)"
+    SUMMARY = "summary", "Summary (generated)"
+    EXTRACTION = "extraction", "Extraction (generated)"
+    REVIEW = "review", "Review (generated)"
+    PRODUCTION = "production", "Production (generated)"
+    EXPORT = "export", "Export (generated)"
+    LOG = "log", "Log (generated)"
+
+
+EVIDENCE_ORIGINS = frozenset({Origin.CLIENT, Origin.OPPOSING_PARTY, Origin.THIRD_PARTY, Origin.COURT})
+UPLOAD_ORIGINS = (*sorted(EVIDENCE_ORIGINS, key=list(Origin).index), Origin.AUTHORITY)
+GENERATED_ORIGINS = frozenset(set(Origin) - EVIDENCE_ORIGINS - {Origin.AUTHORITY})
+
+
+class Matter(models.Model):
+    """A case or engagement. Only its members see it or anything in it (an ethical wall), superusers included."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    class LabelStyle(models.TextChoices):
+        NUMERIC = "numeric", "Exhibit 1, 2, 3 ..."
+        ALPHA = "alpha", "Exhibit A, B, C ..."
+
+    name = models.CharField("caption / name", max_length=300)
+    court = models.CharField(max_length=200, blank=True)
+    case_number = models.CharField(max_length=100, blank=True)
+    client = models.CharField(max_length=200, blank=True)
+    opposing_party = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
+    label_style = models.CharField(max_length=10, choices=LabelStyle.choices, default=LabelStyle.NUMERIC)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="matters", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        permissions = [
+            ("upload_exhibit", "Upload case materials and edit exhibits"),
+            ("approve_draft", "Approve drafts, waive or confirm findings"),
+            ("serve_production", "Serve productions"),
+            ("manage_topology", "Administer hosts, GPUs, boards and model servers"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("matters:detail", args=[self.pk])
+
+
+class Exhibit(models.Model):
+    """One uploaded file of a matter and everything derived from it.
+
+    The original is stored unchanged under its SHA-256 (see ``matters.storage``); ``original_name`` is the name the
+    browser sent, kept as data only and never used as a path. ``status`` follows GLOSSARY.md; every status but
+    ``ready`` carries a ``reason`` written for an attorney.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        PROCESSING = "processing", "Processing"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+        NEEDS_PASSWORD = "needs_password", "Needs password"
+        REJECTED = "rejected", "Rejected"
+        DUPLICATE = "duplicate", "Duplicate"
+
+    class Kind(models.TextChoices):
+        PDF = "pdf", "PDF"
+        IMAGE = "image", "Image"
+        DOCX = "docx", "Word document"
+        OTHER = "other", "Not accepted"
+
+    matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="exhibits")
+    label = models.CharField(max_length=40, blank=True)
+    label_seq = models.PositiveIntegerField(null=True, blank=True)
+    title = models.CharField(max_length=300, blank=True)
+    origin = models.CharField(max_length=20, choices=Origin.choices)
+    original_name = models.CharField(max_length=500)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    size_bytes = models.BigIntegerField()
+    mime_type = models.CharField("detected type", max_length=120, blank=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    quarantined = models.BooleanField(default=False)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    reason = models.TextField(blank=True)
+    notes = models.JSONField(default=list, blank=True)
+    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    page_count = models.PositiveIntegerField(default=0)
+    pages_pdf = models.PositiveIntegerField(default=0)
+    pages_ocr = models.PositiveIntegerField(default=0)
+    progress_page = models.PositiveIntegerField(default=0)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["matter", "label_seq", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["matter", "label"], condition=~models.Q(label=""), name="exhibit_label_unique_in_matter"
+            ),
+            models.UniqueConstraint(
+                fields=["matter", "sha256"],
+                condition=~models.Q(status="duplicate"),
+                name="exhibit_sha256_unique_in_matter",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.display_label} – {self.title or self.original_name}"
+
+    @property
+    def display_label(self) -> str:
+        return f"Exhibit {self.label}" if self.label else "(no label)"
+
+    @property
+    def is_evidence(self) -> bool:
+        return self.origin in EVIDENCE_ORIGINS
+
+    @property
+    def is_settled(self) -> bool:
+        """True once processing will not change this exhibit without a person acting."""
+        return self.status not in (self.Status.QUEUED, self.Status.PROCESSING)
+
+    def get_absolute_url(self) -> str:
+        return reverse("matters:exhibit", args=[self.matter_id, self.pk])
+
+
+class Page(models.Model):
+    """One page of an exhibit as a viewer shows it, with its text and where that text came from.
+
+    ``source`` is ``pdf`` (the PDF's own text layer), ``ocr`` (Tesseract) or ``none`` (a blank page).
+    ``ocr_confidence`` is Tesseract's mean word confidence, 0–100; ``ocr_rotation_deg`` the clockwise rotation
+    that orientation detection applied before recognition.
+    """
+
+    class Source(models.TextChoices):
+        PDF = "pdf", "PDF text layer"
+        OCR = "ocr", "OCR (Tesseract)"
+        NONE = "none", "No text"
+
+    exhibit = models.ForeignKey(Exhibit, on_delete=models.CASCADE, related_name="pages")
+    number = models.PositiveIntegerField()
+    text = models.TextField(blank=True)
+    source = models.CharField(max_length=4, choices=Source.choices)
+    ocr_confidence = models.FloatField(null=True, blank=True)
+    ocr_rotation_deg = models.SmallIntegerField(default=0)
+    width_pt = models.FloatField()
+    height_pt = models.FloatField()
+
+    class Meta:
+        ordering = ["exhibit", "number"]
+        constraints = [models.UniqueConstraint(fields=["exhibit", "number"], name="page_number_unique_in_exhibit")]
+
+    def __str__(self) -> str:
+        return f"{self.exhibit.display_label}, page {self.number}"
+
+
+class AuditEntry(models.Model):
+    """One append-only line of the audit log.
+
+    Entries form hash chains: one per matter (``chain='matter:<id>'``) and one for events outside any matter
+    (``chain='system'``, logins). ``hash`` is the SHA-256 of the entry's canonical JSON, which includes
+    ``prev_hash``, so rewriting any entry breaks every hash after it (``manage.py audit_verify``).
+    """
+
+    chain = models.CharField(max_length=40)
+    seq = models.PositiveBigIntegerField()
+    matter = models.ForeignKey(Matter, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries")
+    at = models.DateTimeField()
+    actor = models.CharField(max_length=150, blank=True)
+    action = models.CharField(max_length=60)
+    object_type = models.CharField(max_length=60, blank=True)
+    object_id = models.CharField(max_length=64, blank=True)
+    file_sha256 = models.CharField(max_length=64, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        ordering = ["chain", "seq"]
+        constraints = [models.UniqueConstraint(fields=["chain", "seq"], name="audit_seq_unique_in_chain")]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.chain}#{self.seq} {self.action}"
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            raise ValueError("Audit entries are append-only and cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("Audit entries are append-only and cannot be deleted.")

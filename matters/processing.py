@@ -1,0 +1,124 @@
+"""Turn a queued exhibit into pages of text: the worker's side of ingest.
+
+:func:`exhibit_process` claims a queued exhibit, runs the parser/OCR child (:mod:`matters.ingest.runner`), stores
+each page as it arrives with persisted progress (page k of n), and ends in ``ready`` or another glossary status
+with a reason. A failure touches only this exhibit.
+"""
+
+import logging
+
+from django.conf import settings
+from django.db import transaction
+from PIL import Image
+
+from . import storage
+from .audit import audit_record
+from .ingest.child import Spec
+from .ingest.runner import run_child
+from .models import Exhibit, Page
+from .progress import exhibit_changed
+
+logger = logging.getLogger(__name__)
+
+
+def _claim(exhibit_id: int) -> Exhibit | None:
+    with transaction.atomic():
+        claimed = Exhibit.objects.filter(pk=exhibit_id, status=Exhibit.Status.QUEUED).update(
+            status=Exhibit.Status.PROCESSING, progress_page=0, page_count=0, reason=""
+        )
+        if not claimed:
+            return None
+        exhibit = Exhibit.objects.select_related("matter").get(pk=exhibit_id)
+        audit_record(
+            action="exhibit.status",
+            matter=exhibit.matter,
+            obj=exhibit,
+            file_sha256=exhibit.sha256,
+            detail={"from": Exhibit.Status.QUEUED, "to": Exhibit.Status.PROCESSING},
+        )
+    return exhibit
+
+
+def exhibit_process(*, exhibit_id: int) -> Exhibit:
+    """Process the exhibit if it is ``queued`` (otherwise return it unchanged) and return it in its final state."""
+    exhibit = _claim(exhibit_id)
+    if exhibit is None:
+        return Exhibit.objects.get(pk=exhibit_id)
+    _notify(exhibit)
+    storage.discard_derived(exhibit.pk)
+    Page.objects.filter(exhibit=exhibit).delete()
+    password_file = storage.password_path(exhibit.pk)
+    spec = Spec(
+        source=str(storage.blob_path(exhibit.sha256)),
+        kind=exhibit.kind,
+        out_dir=str(storage.derived_dir(exhibit.pk)),
+        original_name=exhibit.original_name,
+        password_file=str(password_file) if password_file.exists() else "",
+        ocr_dpi=settings.LAWDESK_OCR_DPI,
+        ocr_workers=settings.LAWDESK_OCR_WORKERS,
+        ocr_lang=settings.LAWDESK_OCR_LANG,
+        max_image_pixels=Image.MAX_IMAGE_PIXELS or 0,
+    )
+    final_status, reason, notes = Exhibit.Status.FAILED, "", []
+    pages_pdf = pages_ocr = 0
+    try:
+        for event in run_child(
+            spec, memory_mb=settings.LAWDESK_INGEST_MEMORY_MB, timeout_s=settings.LAWDESK_INGEST_TIMEOUT_S
+        ):
+            kind = event["event"]
+            if kind == "start":
+                notes = list(event.get("notes", []))
+                Exhibit.objects.filter(pk=exhibit.pk).update(page_count=event["pages"])
+            elif kind == "page":
+                Page.objects.create(
+                    exhibit=exhibit,
+                    number=event["number"],
+                    text=event["text"],
+                    source=event["source"],
+                    ocr_confidence=event["ocr_confidence"],
+                    ocr_rotation_deg=event["ocr_rotation_deg"],
+                    width_pt=event["width_pt"],
+                    height_pt=event["height_pt"],
+                )
+                pages_pdf += event["source"] == Page.Source.PDF
+                pages_ocr += event["source"] == Page.Source.OCR
+                Exhibit.objects.filter(pk=exhibit.pk).update(progress_page=event["number"])
+                _notify(exhibit)
+            elif kind == "done":
+                final_status, notes = Exhibit.Status.READY, notes + list(event.get("notes", []))
+            elif kind == "error":
+                final_status, reason = event["status"], event["reason"]
+    except Exception as exc:  # the worker must survive anything a file does; the exhibit records why
+        logger.exception("ingest of exhibit %s failed", exhibit.pk)
+        final_status, reason = Exhibit.Status.FAILED, f"Processing stopped on an internal error: {exc}"
+    finally:
+        password_file.unlink(missing_ok=True)
+
+    if final_status != Exhibit.Status.READY:
+        Page.objects.filter(exhibit=exhibit).delete()
+        pages_pdf = pages_ocr = 0
+    with transaction.atomic():
+        Exhibit.objects.filter(pk=exhibit.pk).update(
+            status=final_status,
+            reason=reason,
+            notes=notes,
+            pages_pdf=pages_pdf,
+            pages_ocr=pages_ocr,
+        )
+        exhibit.refresh_from_db()
+        audit_record(
+            action="exhibit.status",
+            matter=exhibit.matter,
+            obj=exhibit,
+            file_sha256=exhibit.sha256,
+            detail={"from": Exhibit.Status.PROCESSING, "to": final_status, "reason": reason},
+        )
+    _notify(exhibit)
+    return exhibit
+
+
+def _notify(exhibit: Exhibit) -> None:
+    try:
+        exhibit_changed(matter_id=exhibit.matter_id, exhibit_id=exhibit.pk)
+    except Exception:  # a missing Redis must not fail the ingest; the persisted progress is still there
+        logger.warning("could not push progress for exhibit %s", exhibit.pk, exc_info=True)

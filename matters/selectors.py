@@ -1,0 +1,45 @@
+"""Reads of the case file that enforce the ethical wall: a user sees a matter only as one of its members.
+
+Superusers and operators are no exception. A non-member asking for a matter's URL gets 404, so the existence of
+a matter is not disclosed either.
+"""
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from .models import Exhibit, Matter, Page
+
+
+def matters_for_user(user) -> QuerySet[Matter]:
+    if not user.is_authenticated:
+        return Matter.objects.none()
+    return Matter.objects.filter(members=user)
+
+
+def matter_for_user(user, matter_id: int) -> Matter:
+    """Return the matter if ``user`` is a member; raise Http404 otherwise."""
+    matter = matters_for_user(user).filter(pk=matter_id).first()
+    if matter is None:
+        raise Http404("No such matter.")
+    return matter
+
+
+def exhibit_for_user(user, matter_id: int, exhibit_id: int) -> Exhibit:
+    """Return the exhibit if it belongs to a matter ``user`` is a member of; raise Http404 otherwise."""
+    matter = matter_for_user(user, matter_id)
+    exhibit = matter.exhibits.filter(pk=exhibit_id).select_related("matter", "duplicate_of").first()
+    if exhibit is None:
+        raise Http404("No such exhibit.")
+    return exhibit
+
+
+def page_for_user(user, matter_id: int, exhibit_id: int, number: int) -> Page:
+    exhibit = exhibit_for_user(user, matter_id, exhibit_id)
+    page = exhibit.pages.filter(number=number).first()
+    if page is None:
+        raise Http404("No such page.")
+    return page
+
+
+def exhibits_of_matter(matter: Matter) -> QuerySet[Exhibit]:
+    return matter.exhibits.select_related("duplicate_of").order_by("label_seq", "id")

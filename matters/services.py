@@ -1,0 +1,202 @@
+"""Writes to the case file: matters, members, exhibits. Views, tasks and commands call these and nothing else."""
+
+import string
+from pathlib import Path
+from typing import BinaryIO
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from . import storage
+from .audit import audit_record
+from .models import UPLOAD_ORIGINS, Exhibit, Matter
+from .sniff import ACCEPTED_DESCRIPTION, sniff
+
+
+def matter_create(*, name: str, created_by: AbstractBaseUser | None, **fields) -> Matter:
+    """Create a matter with its creator as first member. ``fields``: court, case_number, client, opposing_party,
+    label_style. Raises ValidationError on bad values."""
+    matter = Matter(name=name, **fields)
+    matter.full_clean()
+    with transaction.atomic():
+        matter.save()
+        if created_by is not None:
+            matter.members.add(created_by)
+        audit_record(action="matter.create", actor=created_by, matter=matter, obj=matter, detail={"name": name})
+    return matter
+
+
+def matter_add_member(*, matter: Matter, user: AbstractBaseUser, added_by: AbstractBaseUser | None) -> None:
+    matter.members.add(user)
+    audit_record(
+        action="matter.member_add", actor=added_by, matter=matter, obj=matter, detail={"user": user.get_username()}
+    )
+
+
+def format_label(seq: int, style: str) -> str:
+    """Return the label for the ``seq``-th exhibit (1-based): ``7`` or, for alpha, A..Z, AA..AZ, ... (spreadsheet
+    style, as courts continue lettered exhibits past Z)."""
+    if style != Matter.LabelStyle.ALPHA:
+        return str(seq)
+    letters = ""
+    while seq > 0:
+        seq, remainder = divmod(seq - 1, 26)
+        letters = string.ascii_uppercase[remainder] + letters
+    return letters
+
+
+def _default_title(original_name: str) -> str:
+    stem = Path(original_name.replace("\\", "/")).name
+    stem = stem.rsplit(".", 1)[0] if "." in stem.strip(".") else stem
+    return stem.strip()[:300] or "Untitled"
+
+
+def exhibit_create(
+    *,
+    matter: Matter,
+    stream: BinaryIO,
+    original_name: str,
+    origin: str,
+    uploaded_by: AbstractBaseUser | None,
+    enqueue: bool = True,
+) -> Exhibit:
+    """Store an upload and register it as an exhibit of ``matter``; return the Exhibit.
+
+    The bytes are copied in chunks to the content-addressed store and the type is decided by content. Outcomes:
+    an accepted type gets the next label and status ``queued`` (and, with ``enqueue``, an ingest task once the
+    transaction commits); an empty file is ``failed``; an unaccepted type is ``rejected`` and kept in quarantine;
+    a file already in the matter is ``duplicate`` with ``duplicate_of`` set and is not stored again.
+    Raises ValidationError for an origin that is not an upload origin.
+    """
+    if origin not in UPLOAD_ORIGINS:
+        raise ValidationError({"origin": f"{origin!r} is not an origin for uploaded material."})
+    staged = storage.stage_stream(stream)
+    name = original_name[:500]
+    try:
+        sniffed = sniff(staged.path, staged.head) if staged.size_bytes else None
+        with transaction.atomic():
+            exhibit = Exhibit(
+                matter=matter,
+                origin=origin,
+                original_name=name,
+                title=_default_title(name),
+                sha256=staged.sha256,
+                size_bytes=staged.size_bytes,
+                mime_type=sniffed.mime_type if sniffed else "",
+                kind=sniffed.kind if sniffed else Exhibit.Kind.OTHER,
+                uploaded_by=uploaded_by,
+            )
+            existing = (
+                Exhibit.objects.select_for_update()
+                .filter(matter=matter, sha256=staged.sha256)
+                .exclude(status=Exhibit.Status.DUPLICATE)
+                .first()
+            )
+            if existing is not None:
+                exhibit.status = Exhibit.Status.DUPLICATE
+                exhibit.duplicate_of = existing
+                exhibit.kind = existing.kind
+                exhibit.quarantined = existing.quarantined
+                exhibit.reason = (
+                    f"The same file (SHA-256 {staged.sha256[:12]}…) is already in this matter as "
+                    f"{existing.display_label}, “{existing.title}”. It was not stored twice."
+                )
+                storage.discard_staged(staged)
+            elif sniffed is None:
+                exhibit.status = Exhibit.Status.FAILED
+                exhibit.reason = "The file is empty (0 bytes). Nothing was received; upload it again."
+                storage.commit_staged(staged, quarantined=True)
+                exhibit.quarantined = True
+            elif sniffed.kind == Exhibit.Kind.OTHER:
+                exhibit.status = Exhibit.Status.REJECTED
+                exhibit.quarantined = True
+                exhibit.reason = (
+                    f"This file is a {sniffed.description} ({sniffed.mime_type}), which is not accepted: "
+                    f"upload {ACCEPTED_DESCRIPTION}. The file is kept unchanged in quarantine."
+                )
+                storage.commit_staged(staged, quarantined=True)
+            else:
+                storage.commit_staged(staged, quarantined=False)
+                _assign_next_label(exhibit)
+            exhibit.save()
+            audit_record(
+                action="exhibit.upload",
+                actor=uploaded_by,
+                matter=matter,
+                obj=exhibit,
+                file_sha256=staged.sha256,
+                detail={
+                    "original_name": name,
+                    "size_bytes": staged.size_bytes,
+                    "type": exhibit.mime_type,
+                    "origin": origin,
+                    "status": exhibit.status,
+                },
+            )
+            if enqueue and exhibit.status == Exhibit.Status.QUEUED:
+                transaction.on_commit(lambda: _enqueue_ingest(exhibit.pk))
+    finally:
+        storage.discard_staged(staged)
+    return exhibit
+
+
+def _assign_next_label(exhibit: Exhibit) -> None:
+    matter = Matter.objects.select_for_update().get(pk=exhibit.matter_id)
+    seq = (matter.exhibits.aggregate(top=Max("label_seq"))["top"] or 0) + 1
+    label = format_label(seq, matter.label_style)
+    while matter.exhibits.filter(label=label).exists():  # a label edited by hand may already use it
+        seq += 1
+        label = format_label(seq, matter.label_style)
+    exhibit.label_seq = seq
+    exhibit.label = label
+
+
+def _enqueue_ingest(exhibit_id: int) -> None:
+    from .tasks import ingest_exhibit
+
+    ingest_exhibit.enqueue(exhibit_id)
+
+
+def exhibit_update(*, exhibit: Exhibit, updated_by: AbstractBaseUser, title: str, label: str) -> Exhibit:
+    """Change an exhibit's title and label. Raises ValidationError if the label is empty or taken in the matter."""
+    label = label.strip()
+    title = title.strip()
+    if not label and exhibit.label:
+        raise ValidationError({"label": "An exhibit label cannot be empty."})
+    if label and Exhibit.objects.filter(matter=exhibit.matter, label=label).exclude(pk=exhibit.pk).exists():
+        raise ValidationError({"label": f"Exhibit {label} already exists in this matter."})
+    before = {"title": exhibit.title, "label": exhibit.label}
+    exhibit.title = title or exhibit.title
+    exhibit.label = label
+    exhibit.full_clean()
+    with transaction.atomic():
+        exhibit.save(update_fields=["title", "label", "updated_at"])
+        audit_record(
+            action="exhibit.edit",
+            actor=updated_by,
+            matter=exhibit.matter,
+            obj=exhibit,
+            detail={"before": before, "after": {"title": exhibit.title, "label": exhibit.label}},
+        )
+    return exhibit
+
+
+def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: AbstractBaseUser) -> Exhibit:
+    """Queue a password-protected PDF again with its password.
+
+    The password is written to a file readable only by the server (never to the database or the task queue) and
+    is deleted as soon as the worker has tried it. Raises ValidationError if the exhibit is not waiting for one.
+    """
+    if exhibit.status != Exhibit.Status.NEEDS_PASSWORD:
+        raise ValidationError("This exhibit is not waiting for a password.")
+    if not password:
+        raise ValidationError({"password": "Enter the PDF's password."})
+    storage.write_secret(storage.password_path(exhibit.pk), password)
+    with transaction.atomic():
+        Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="")
+        exhibit.refresh_from_db()
+        audit_record(action="exhibit.password_submitted", actor=submitted_by, matter=exhibit.matter, obj=exhibit)
+        transaction.on_commit(lambda: _enqueue_ingest(exhibit.pk))
+    return exhibit

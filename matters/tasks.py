@@ -1,0 +1,11 @@
+"""Background tasks. Thin: each calls a service with ids (Django Tasks takes JSON arguments)."""
+
+from django_tasks import task
+
+from .processing import exhibit_process
+
+
+@task(queue_name="documents")
+def ingest_exhibit(exhibit_id: int) -> str:
+    """Process one uploaded exhibit on the ``documents`` queue; return its final status."""
+    return exhibit_process(exhibit_id=exhibit_id).status

@@ -1,0 +1,27 @@
+from django.urls import path
+
+from . import views
+
+app_name = "matters"
+
+urlpatterns = [
+    path("", views.matter_list, name="list"),
+    path("matters/new/", views.matter_new, name="new"),
+    path("matters/<int:matter_id>/", views.matter_detail, name="detail"),
+    path("matters/<int:matter_id>/upload/", views.exhibit_upload, name="upload"),
+    path("matters/<int:matter_id>/exhibits/rows/", views.exhibit_rows, name="exhibit_rows"),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/", views.exhibit_detail, name="exhibit"),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/edit/", views.exhibit_edit, name="exhibit_edit"),
+    path(
+        "matters/<int:matter_id>/exhibits/<int:exhibit_id>/password/", views.exhibit_password, name="exhibit_password"
+    ),
+    path(
+        "matters/<int:matter_id>/exhibits/<int:exhibit_id>/original/", views.exhibit_original, name="exhibit_original"
+    ),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/", views.page_view, name="page"),
+    path(
+        "matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/<str:size>.png",
+        views.page_image,
+        name="page_image",
+    ),
+]

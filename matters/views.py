@@ -1,0 +1,202 @@
+"""Pages of the case file. Thin: parse input, call a selector or service, render.
+
+Every view goes through ``matters.selectors``, which answer 404 to anyone who is not a member of the matter.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import permission_required
+from django.core.exceptions import ValidationError
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from . import storage
+from .audit import audit_record
+from .forms import ExhibitEditForm, MatterForm, PasswordForm, SearchForm, UploadForm
+from .models import UPLOAD_ORIGINS, Origin
+from .search import matter_search
+from .selectors import exhibit_for_user, exhibits_of_matter, matter_for_user, matters_for_user, page_for_user
+from .services import exhibit_create, exhibit_submit_password, exhibit_update, matter_create
+
+ORIGIN_CHOICES = [(o.value, o.label) for o in map(Origin, UPLOAD_ORIGINS)]
+
+
+@require_GET
+def matter_list(request: HttpRequest) -> HttpResponse:
+    return render(
+        request, "matters/list.html", {"matters": matters_for_user(request.user), "form": MatterForm()}
+    )
+
+
+@require_POST
+@permission_required("matters.upload_exhibit", raise_exception=True)
+def matter_new(request: HttpRequest) -> HttpResponse:
+    form = MatterForm(request.POST)
+    if not form.is_valid():
+        return render(request, "matters/list.html", {"matters": matters_for_user(request.user), "form": form})
+    matter = matter_create(created_by=request.user, **form.cleaned_data)
+    return redirect(matter)
+
+
+@require_GET
+def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
+    matter = matter_for_user(request.user, matter_id)
+    search_form = SearchForm(request.GET or None)
+    query = search_form.cleaned_data["q"] if search_form.is_valid() else ""
+    context = {
+        "matter": matter,
+        "exhibits": exhibits_of_matter(matter),
+        "origins": ORIGIN_CHOICES,
+        "query": query,
+        "hits": matter_search(matter=matter, query=query) if query else None,
+    }
+    if request.htmx and request.htmx.target == "search-results":
+        return render(request, "matters/detail.html#search-results", context)
+    return render(request, "matters/detail.html", context)
+
+
+@require_POST
+@permission_required("matters.upload_exhibit", raise_exception=True)
+def exhibit_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
+    """Take one file; answer JSON with the exhibit's status and its rendered list row (400 with a reason if the
+    request itself is unusable)."""
+    matter = matter_for_user(request.user, matter_id)
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return JsonResponse({"error": _form_errors(form)}, status=400)
+    upload = form.cleaned_data["file"]
+    exhibit = exhibit_create(
+        matter=matter,
+        stream=upload,
+        original_name=upload.name or "unnamed",
+        origin=form.cleaned_data["origin"],
+        uploaded_by=request.user,
+    )
+    row = render(request, "matters/detail.html#exhibit-row", {"exhibit": exhibit, "matter": matter}).content
+    return JsonResponse(
+        {
+            "exhibit": exhibit.pk,
+            "label": exhibit.label,
+            "status": exhibit.status,
+            "reason": exhibit.reason,
+            "duplicate_of": exhibit.duplicate_of_id,
+            "row_html": row.decode("utf-8"),
+        },
+        status=201,
+    )
+
+
+def _form_errors(form) -> str:
+    return " ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+
+
+@require_GET
+def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    return render(
+        request,
+        "matters/exhibit.html",
+        {
+            "matter": exhibit.matter,
+            "exhibit": exhibit,
+            "pages": exhibit.pages.all(),
+            "edit_form": ExhibitEditForm(initial={"label": exhibit.label, "title": exhibit.title}),
+            "password_form": PasswordForm(),
+        },
+    )
+
+
+@require_POST
+@permission_required("matters.upload_exhibit", raise_exception=True)
+def exhibit_edit(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    form = ExhibitEditForm(request.POST)
+    if form.is_valid():
+        try:
+            exhibit_update(exhibit=exhibit, updated_by=request.user, **form.cleaned_data)
+            messages.success(request, "Saved.")
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+    else:
+        messages.error(request, _form_errors(form))
+    return redirect(exhibit)
+
+
+@require_POST
+@permission_required("matters.upload_exhibit", raise_exception=True)
+def exhibit_password(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    form = PasswordForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError(_form_errors(form))
+        exhibit_submit_password(exhibit=exhibit, password=form.cleaned_data["password"], submitted_by=request.user)
+        messages.success(request, "Password received; the file is queued for processing again.")
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect(exhibit)
+
+
+@require_GET
+def exhibit_original(request: HttpRequest, matter_id: int, exhibit_id: int) -> FileResponse:
+    """Serve the original bytes as an attachment with the detected type; recorded in the audit log."""
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    source = exhibit.duplicate_of or exhibit
+    path = storage.blob_path(source.sha256, quarantined=source.quarantined)
+    if not path.exists():
+        raise Http404("The stored original is missing.")
+    audit_record(
+        action="exhibit.original_download",
+        actor=request.user,
+        matter=exhibit.matter,
+        obj=exhibit,
+        file_sha256=exhibit.sha256,
+    )
+    response = FileResponse(
+        path.open("rb"),
+        as_attachment=True,
+        filename=exhibit.original_name or f"exhibit-{exhibit.pk}",
+        content_type=exhibit.mime_type or "application/octet-stream",
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@require_GET
+def page_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
+    page = page_for_user(request.user, matter_id, exhibit_id, number)
+    exhibit = page.exhibit
+    audit_record(action="page.view", actor=request.user, matter=exhibit.matter, obj=page, file_sha256=exhibit.sha256)
+    return render(
+        request,
+        "matters/page.html",
+        {
+            "matter": exhibit.matter,
+            "exhibit": exhibit,
+            "page": page,
+            "previous": number - 1 if number > 1 else None,
+            "next": number + 1 if number < exhibit.page_count else None,
+        },
+    )
+
+
+@require_GET
+def page_image(request: HttpRequest, matter_id: int, exhibit_id: int, number: int, size: str) -> FileResponse:
+    page = page_for_user(request.user, matter_id, exhibit_id, number)
+    folder = {"full": "pages", "thumb": "thumbs"}.get(size)
+    if folder is None:
+        raise Http404("No such image size.")
+    path = storage.derived_dir(page.exhibit_id) / folder / f"{page.number:04d}.png"
+    if not path.exists():
+        raise Http404("This page has no image.")
+    response = FileResponse(path.open("rb"), content_type="image/png")
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
+
+
+@require_GET
+def exhibit_rows(request: HttpRequest, matter_id: int) -> HttpResponse:
+    """The exhibit list's rows, for a page that cannot keep a WebSocket open."""
+    matter = matter_for_user(request.user, matter_id)
+    return render(request, "matters/detail.html#exhibit-rows", {"matter": matter, "exhibits": exhibits_of_matter(matter)})
+
