@@ -109,7 +109,9 @@ class Exhibit(models.Model):
     pages_pdf = models.PositiveIntegerField(default=0)
     pages_ocr = models.PositiveIntegerField(default=0)
     progress_page = models.PositiveIntegerField(default=0)
-    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -104,7 +104,8 @@ def _memory_reason(memory_mb: int) -> str:
 
 def _crash_reason(returncode: int, stderr: str, memory_mb: int) -> str:
     lowered = stderr.lower()
-    if "memoryerror" in lowered or "cannot allocate" in lowered or "out of memory" in lowered or returncode in (
+    out_of_memory = ("memoryerror", "cannot allocate", "out of memory", "malloc", "bad_alloc")
+    if any(sign in lowered for sign in out_of_memory) or returncode in (
         -signal.SIGKILL,
         -signal.SIGSEGV,
         -signal.SIGABRT,

@@ -1,0 +1,92 @@
+"""One command for the whole application: ``python -m lawdesk.run``.
+
+Migrates the database, creates the first attorney account when there is none, then runs in this terminal the
+ASGI server (HTTP and WebSocket, daphne) on LAWDESK_HOST:LAWDESK_PORT (127.0.0.1:8000) and LAWDESK_WORKERS
+background workers (``manage.py db_worker``, both queues). Ctrl-C, or either child stopping, stops all of them.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def _check_programs() -> None:
+    for program, purpose in (("tesseract", "OCR of scanned pages"), ("soffice", "Word (DOCX) documents")):
+        if shutil.which(program) is None:
+            print(f"warning: {program} is not installed; {purpose} will fail with a reason until it is.", flush=True)
+
+
+def _prepare() -> None:
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", interactive=False, verbosity=0)
+    from lawdesk.accounts import ensure_first_attorney
+
+    account = ensure_first_attorney(
+        username=os.environ.get("LAWDESK_ADMIN_USER", "attorney"),
+        password=os.environ.get("LAWDESK_ADMIN_PASSWORD"),
+    )
+    if account.created and account.password:
+        # Printed to the terminal once, never logged: it exists nowhere else in clear text.
+        print(
+            f"\nFirst attorney account created.\n  username: {account.username}\n  password: {account.password}\n"
+            "Write it down now; it is not shown again (change it in the admin after logging in).\n",
+            flush=True,
+        )
+    elif account.created:
+        print(f"First attorney account '{account.username}' created with LAWDESK_ADMIN_PASSWORD.", flush=True)
+
+
+def main() -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
+    os.chdir(BASE_DIR)
+    _check_programs()
+    _prepare()
+    host = os.environ.get("LAWDESK_HOST", "127.0.0.1")
+    port = os.environ.get("LAWDESK_PORT", "8000")
+    workers = int(os.environ.get("LAWDESK_WORKERS", "1"))
+    commands = [[sys.executable, "-m", "daphne", "-b", host, "-p", port, "lawdesk.asgi:application"]]
+    commands += [
+        [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--no-reload", "--interval", "0.5"]
+    ] * workers
+    children = [subprocess.Popen(command) for command in commands]
+    print(f"LawDesk is running at http://{host}:{port}/ with {workers} worker(s). Press Ctrl-C to stop.", flush=True)
+
+    stopping = False
+
+    def stop(signum, frame) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    exit_code = 0
+    while not stopping:
+        for child in children:
+            if child.poll() is not None:
+                print(f"{child.args[2]} stopped (exit status {child.returncode}); stopping LawDesk.", flush=True)
+                stopping, exit_code = True, child.returncode or 1
+        time.sleep(0.2)
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 20
+    for child in children:
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+    print("LawDesk stopped.", flush=True)
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

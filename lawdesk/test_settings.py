@@ -1,0 +1,12 @@
+"""Settings for the test suite: a private data directory, a file-based SQLite test database (so a worker or
+server started as another process sees the same data), and fast password hashing."""
+
+import os
+import tempfile
+
+os.environ.setdefault("LAWDESK_DATA_DIR", tempfile.mkdtemp(prefix="lawdesk-test-"))
+os.environ.setdefault("LAWDESK_TEST_SQLITE", os.path.join(os.environ["LAWDESK_DATA_DIR"], "test.sqlite3"))
+
+from .settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

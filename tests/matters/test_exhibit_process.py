@@ -1,0 +1,188 @@
+"""exhibit_process: every kind of file ends ``ready`` or in a glossary status with a reason, original kept."""
+
+import re
+from difflib import SequenceMatcher
+
+import pymupdf
+import pytest
+from PIL import Image
+
+from matters import storage
+from matters.models import Exhibit, Page
+from matters.processing import exhibit_process
+from matters.services import exhibit_submit_password
+
+pytestmark = pytest.mark.django_db
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z]{4,}", text.lower())
+
+
+def word_recall(found: str, expected: str) -> float:
+    """Share of the expected words (4+ letters) that appear in the found text."""
+    have = set(words(found))
+    wanted = words(expected)
+    return sum(w in have for w in wanted) / len(wanted)
+
+
+def test_born_digital_pdf_text_comes_from_the_text_layer(matter, corpus, ingest):
+    exhibit = ingest(matter, corpus("court/ca7_3.pdf"))
+    assert exhibit.status == Exhibit.Status.READY and exhibit.reason == ""
+    with pymupdf.open(corpus("court/ca7_3.pdf")) as doc:
+        expected = [page.get_text() for page in doc]
+    pages = list(exhibit.pages.order_by("number"))
+    assert [p.number for p in pages] == list(range(1, len(expected) + 1))
+    assert exhibit.pages_pdf == len(expected) and exhibit.pages_ocr == 0
+    assert all(p.source == Page.Source.PDF for p in pages)
+    assert word_recall(pages[0].text, expected[0]) == 1.0
+    thumbs = storage.derived_dir(exhibit.pk) / "thumbs"
+    assert sorted(f.name for f in thumbs.iterdir()) == [f"{n:04d}.png" for n in range(1, len(expected) + 1)]
+
+
+def test_invalid_pdf_fails_with_reason_and_keeps_original(matter, corpus, ingest):
+    path = corpus("odd/invalid.pdf")
+    exhibit = ingest(matter, path)
+    assert exhibit.status == Exhibit.Status.FAILED
+    assert "damaged beyond repair" in exhibit.reason
+    assert exhibit.pages.count() == 0
+    assert storage.blob_path(exhibit.sha256).read_bytes() == path.read_bytes()
+
+
+def test_password_protected_pdf_waits_for_its_password(matter, attorney, corpus, ingest):
+    exhibit = ingest(matter, corpus("odd/password-is-test.pdf"))
+    assert exhibit.status == Exhibit.Status.NEEDS_PASSWORD
+    assert "password-protected" in exhibit.reason
+
+    exhibit_submit_password(exhibit=exhibit, password="wrong", submitted_by=attorney)
+    exhibit = exhibit_process(exhibit_id=exhibit.pk)
+    assert exhibit.status == Exhibit.Status.NEEDS_PASSWORD
+    assert "not accepted" in exhibit.reason
+    assert not storage.password_path(exhibit.pk).exists()
+
+    exhibit_submit_password(exhibit=exhibit, password="test", submitted_by=attorney)
+    exhibit = exhibit_process(exhibit_id=exhibit.pk)
+    assert exhibit.status == Exhibit.Status.READY
+    assert exhibit.page_count >= 1 and exhibit.pages.exclude(text="").exists()
+    assert not storage.password_path(exhibit.pk).exists()
+    assert any("Password-protected" in note for note in exhibit.notes)
+
+
+def test_permissions_only_encryption_is_processed_with_a_note(matter, tmp_path, ingest):
+    path = tmp_path / "restricted.pdf"
+    with pymupdf.open() as doc:
+        doc.new_page().insert_text((72, 72), "Settlement agreement between the parties dated March 3, 2021.")
+        doc.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="owner-secret", user_pw="",
+                 permissions=pymupdf.PDF_PERM_ACCESSIBILITY)
+    exhibit = ingest(matter, path)
+    assert exhibit.status == Exhibit.Status.READY
+    assert "Settlement agreement" in exhibit.pages.get().text
+    assert any("permission restrictions" in note for note in exhibit.notes)
+
+
+def test_wrong_startxref_is_repaired_and_processed(matter, corpus, tmp_path, ingest):
+    data = corpus("court/ca7_3.pdf").read_bytes()
+    broken = re.sub(rb"startxref\s+\d+", b"startxref\n12345", data[-200:])
+    path = tmp_path / "bad-xref.pdf"
+    path.write_bytes(data[:-200] + broken)
+    exhibit = ingest(matter, path)
+    assert exhibit.status == Exhibit.Status.READY
+    assert any("repaired" in note for note in exhibit.notes)
+    assert "Seventh Circuit" in exhibit.pages.get(number=1).text or exhibit.pages.get(number=1).text
+    assert storage.blob_path(exhibit.sha256).read_bytes() == path.read_bytes()
+
+
+def test_image_over_the_decompression_bomb_limit_fails_with_its_size(matter, tmp_path, ingest):
+    limit = Image.MAX_IMAGE_PIXELS
+    width = 10_000
+    height = limit // width + 10
+    path = tmp_path / "bomb.png"
+    Image.new("1", (width, height), 1).save(path)
+    exhibit = ingest(matter, path)
+    assert exhibit.status == Exhibit.Status.FAILED
+    assert f"{width} x {height} pixels" in exhibit.reason
+    assert "decompression bombs" in exhibit.reason
+
+
+def test_a_failing_file_does_not_stop_the_next(matter, corpus, ingest, settings):
+    settings.LAWDESK_INGEST_TIMEOUT_S = 1
+    slow = ingest(matter, corpus("odd/cardinal.pdf"))
+    settings.LAWDESK_INGEST_TIMEOUT_S = 600
+    after = ingest(matter, corpus("court/ca7_3.pdf"))
+    assert slow.status == Exhibit.Status.FAILED
+    assert "longer than the limit of 1 seconds" in slow.reason
+    assert after.status == Exhibit.Status.READY
+
+
+@pytest.mark.ocr
+def test_memory_limit_stops_a_hostile_page_alone(matter, corpus, ingest, settings):
+    settings.LAWDESK_INGEST_MEMORY_MB = 700
+    enormous = ingest(matter, corpus("odd/enormous.pdf"))
+    normal = ingest(matter, corpus("odd/scan-1p.pdf"))
+    assert enormous.status == Exhibit.Status.FAILED
+    assert "memory limit of 700 MiB" in enormous.reason
+    assert normal.status == Exhibit.Status.READY and normal.pages_ocr == 1
+
+
+@pytest.mark.ocr
+def test_scan_is_ocrd_with_confidence(matter, corpus, ingest):
+    exhibit = ingest(matter, corpus("odd/scan-2p.pdf"))
+    assert exhibit.status == Exhibit.Status.READY
+    assert exhibit.pages_ocr == 2 and exhibit.pages_pdf == 0
+    for page in exhibit.pages.all():
+        assert page.source == Page.Source.OCR
+        assert page.ocr_confidence is not None and page.ocr_confidence > 60
+        assert len(words(page.text)) > 50
+
+
+@pytest.mark.ocr
+def test_ecf_header_alone_is_not_a_text_layer(matter, corpus, ingest):
+    exhibit = ingest(matter, corpus("odd/header-only.pdf"))
+    page = exhibit.pages.get()
+    assert page.source == Page.Source.OCR
+    # "UNITED" exists only in the scanned image; the text layer holds nothing but the ECF stamp.
+    assert "UNITED" in page.text
+
+
+@pytest.mark.ocr
+def test_linn_ocr_matches_ground_truth(matter, corpus, ingest):
+    exhibit = ingest(matter, corpus("odd/linn.pdf"))
+    truth = corpus("odd/linn.txt").read_text()
+    found = exhibit.pages.get().text
+
+    def norm(text: str) -> str:
+        return " ".join(text.split())
+
+    similarity = SequenceMatcher(None, norm(found), norm(truth), autojunk=False).ratio()
+    print(f"linn.pdf OCR character similarity: {similarity:.4f}")
+    assert similarity >= 0.97
+
+
+@pytest.mark.ocr
+def test_rotated_pages_are_read_upright(matter, corpus, ingest):
+    truth = corpus("odd/linn.txt").read_text()
+    cardinal = ingest(matter, corpus("odd/cardinal.pdf"))
+    pages = list(cardinal.pages.order_by("number"))
+    assert [p.ocr_rotation_deg for p in pages] == [0, 90, 180, 270]
+    for page in pages:
+        assert word_recall(page.text, truth) > 0.9, page.number
+    skewed = ingest(matter, corpus("odd/rotated_skew.pdf"))
+    assert word_recall(skewed.pages.get().text, truth) > 0.9
+
+
+@pytest.mark.ocr
+def test_multipage_tiff_gives_every_page(matter, corpus, ingest):
+    exhibit = ingest(matter, corpus("odd/multipage.tiff"))
+    assert exhibit.status == Exhibit.Status.READY
+    assert exhibit.page_count == 3
+    assert list(exhibit.pages.values_list("number", flat=True)) == [1, 2, 3]
+    assert (storage.derived_dir(exhibit.pk) / "display.pdf").exists()
+
+
+def test_docx_is_converted_with_its_header_kept(matter, corpus, ingest):
+    exhibit = ingest(matter, corpus("odd/letter.docx"))
+    assert exhibit.status == Exhibit.Status.READY
+    assert exhibit.kind == "docx"
+    first = exhibit.pages.get(number=1)
+    assert "Docket No. MD17-00012" in first.text
+    assert (round(first.width_pt), round(first.height_pt)) == (612, 792)
