@@ -5,7 +5,7 @@ Every view goes through ``matters.selectors``, which answer 404 to anyone who is
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -55,12 +55,19 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     return render(request, "matters/detail.html", context)
 
 
+def _require_permission(user, permission: str) -> None:
+    """Raise PermissionDenied (403) unless ``user`` has ``permission``. Call it after the membership check, so a
+    non-member still gets 404 and learns nothing about the matter."""
+    if not user.has_perm(permission):
+        raise PermissionDenied
+
+
 @require_POST
-@permission_required("matters.upload_exhibit", raise_exception=True)
 def exhibit_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
     """Take one file; answer JSON with the exhibit's status and its rendered list row (400 with a reason if the
     request itself is unusable)."""
     matter = matter_for_user(request.user, matter_id)
+    _require_permission(request.user, "matters.upload_exhibit")
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return JsonResponse({"error": _form_errors(form)}, status=400)
@@ -107,9 +114,9 @@ def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> Htt
 
 
 @require_POST
-@permission_required("matters.upload_exhibit", raise_exception=True)
 def exhibit_edit(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    _require_permission(request.user, "matters.upload_exhibit")
     form = ExhibitEditForm(request.POST)
     if form.is_valid():
         try:
@@ -123,9 +130,9 @@ def exhibit_edit(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpR
 
 
 @require_POST
-@permission_required("matters.upload_exhibit", raise_exception=True)
 def exhibit_password(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    _require_permission(request.user, "matters.upload_exhibit")
     form = PasswordForm(request.POST)
     try:
         if not form.is_valid():

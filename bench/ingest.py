@@ -1,0 +1,177 @@
+"""Ingest throughput benchmark: our child-process ingest path against bare baselines, measured side by side.
+
+Run from the repository root as ``.venv/bin/python bench/ingest.py`` (``--quick`` for a smaller run).
+Corpus files are copied to a temporary directory first; nothing is written under /work/shared.
+
+1. Born-digital PDFs (every PDF in ``corpus/court``): pages per second through
+   :func:`matters.ingest.runner.run_child` (one child process per file, which also renders a viewer image and a
+   thumbnail per page, and OCRs any page without a usable text layer) against a bare PyMuPDF loop calling
+   ``page.get_text()`` on every page of the same files. Target: ours / bare >= 0.8.
+2. OCR (scanned PDFs from ``corpus/odd``, about 10 pages): pages per second through ``run_child`` with
+   ``ocr_workers=os.cpu_count()``, timed end to end (rendering included), against the ``tesseract`` command with
+   ``--psm 1 --dpi 300`` run on the same pages, pre-rendered at 300 dpi grayscale (rendering not timed), one
+   process per core with ``OMP_THREAD_LIMIT=1``. Target: ours / bare >= 0.9.
+3. The one-off cost of ``import pymupdf`` in a fresh interpreter, which every child process pays.
+
+Each side gets one untimed warm-up on one file so that neither pays for a cold disk cache alone.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import pymupdf  # noqa: E402
+
+from matters.ingest.child import Spec  # noqa: E402
+from matters.ingest.runner import run_child  # noqa: E402
+
+CORPUS = Path("/work/shared/corpus")
+OCR_FILES = ["scan-1p.pdf", "scan-2p.pdf", "linn.pdf", "cardinal.pdf", "skew.pdf", "c02-22.pdf"]  # 10 pages
+QUICK_OCR_FILES = ["scan-1p.pdf", "linn.pdf", "skew.pdf"]  # 3 pages
+QUICK_COURT_FILES = 6
+TARGET_DIGITAL = 0.8
+TARGET_OCR = 0.9
+CORES = os.cpu_count() or 1
+
+
+def copy_files(sources: list[Path], dest: Path) -> list[Path]:
+    """Copy ``sources`` into ``dest`` (prefixing an index so repeated files stay distinct); return the copies."""
+    dest.mkdir(parents=True, exist_ok=True)
+    copies = []
+    for index, source in enumerate(sources):
+        target = dest / f"{index:03d}-{source.name}"
+        shutil.copyfile(source, target)
+        copies.append(target)
+    return copies
+
+
+def run_ours(files: list[Path], out_root: Path, ocr_workers: int) -> tuple[int, float, dict[str, int]]:
+    """Ingest each file through ``run_child``; return (pages, seconds, pages per text source)."""
+    pages, sources = 0, {}
+    start = time.perf_counter()
+    for index, path in enumerate(files):
+        out_dir = out_root / f"{index:03d}"
+        spec = Spec(source=str(path), kind="pdf", out_dir=str(out_dir), ocr_workers=ocr_workers)
+        for event in list(run_child(spec, memory_mb=2048, timeout_s=600)):
+            if event["event"] == "error":
+                raise RuntimeError(f"{path.name}: {event['reason']}")
+            if event["event"] == "page":
+                pages += 1
+                sources[event["source"]] = sources.get(event["source"], 0) + 1
+    return pages, time.perf_counter() - start, sources
+
+
+def run_bare_text(files: list[Path]) -> tuple[int, float]:
+    """Extract the text of every page with a bare PyMuPDF loop; return (pages, seconds)."""
+    pages = 0
+    start = time.perf_counter()
+    for path in files:
+        doc = pymupdf.open(path)
+        for page in doc:
+            page.get_text()
+            pages += 1
+        doc.close()
+    return pages, time.perf_counter() - start
+
+
+def render_pages(files: list[Path], dest: Path) -> list[Path]:
+    """Render every page at 300 dpi grayscale to PGM files in ``dest`` (untimed preparation for the baseline)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    images = []
+    for file_index, path in enumerate(files):
+        with pymupdf.open(path) as doc:
+            for page in doc:
+                image = dest / f"{file_index:03d}-{page.number + 1:04d}.pgm"
+                page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY, alpha=False).save(image)
+                images.append(image)
+    return images
+
+
+def run_bare_tesseract(images: list[Path], out_dir: Path) -> tuple[int, float]:
+    """OCR the images with ``tesseract --psm 1``, one process per core at a time; return (pages, seconds)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+
+    def ocr(image: Path) -> None:
+        command = ["tesseract", str(image), str(out_dir / image.stem), "--psm", "1", "--dpi", "300", "txt"]
+        subprocess.run(command, env=env, check=True, capture_output=True)
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=CORES) as pool:
+        list(pool.map(ocr, images))
+    return len(images), time.perf_counter() - start
+
+
+def import_pymupdf_seconds(runs: int = 3) -> list[float]:
+    """Time ``import pymupdf`` in ``runs`` fresh interpreters; return the seconds of each."""
+    code = "import time;t=time.perf_counter();import pymupdf;print(time.perf_counter()-t)"
+    return [float(subprocess.check_output([sys.executable, "-c", code], text=True)) for _ in range(runs)]
+
+
+def bench_digital(files: list[Path], work: Path) -> tuple[float, float]:
+    """Run part 1; print its figures and return (ours pages/s, bare pages/s)."""
+    run_ours(files[:1], work / "warmup-digital", ocr_workers=2)
+    run_bare_text(files[:1])
+    bare_pages, bare_s = run_bare_text(files)
+    ours_pages, ours_s, sources = run_ours(files, work / "out-digital", ocr_workers=2)
+    assert ours_pages == bare_pages, (ours_pages, bare_pages)
+    print(f"[born-digital] {len(files)} files, {ours_pages} pages; text source in ours: {sources}")
+    print(f"  ours: {ours_s:7.2f} s  {ours_pages / ours_s:7.2f} pages/s")
+    print(f"  bare: {bare_s:7.2f} s  {bare_pages / bare_s:7.2f} pages/s")
+    return ours_pages / ours_s, bare_pages / bare_s
+
+
+def bench_ocr(files: list[Path], work: Path) -> tuple[float, float]:
+    """Run part 2; print its figures and return (ours pages/s, bare pages/s)."""
+    images = render_pages(files, work / "pgm")
+    run_bare_tesseract(images[:1], work / "warmup-tess")
+    bare_pages, bare_s = run_bare_tesseract(images, work / "out-tess")
+    ours_pages, ours_s, sources = run_ours(files, work / "out-ocr", ocr_workers=CORES)
+    assert ours_pages == bare_pages, (ours_pages, bare_pages)
+    print(f"[ocr] {len(files)} files, {ours_pages} pages, {CORES} cores; text source in ours: {sources}")
+    print(f"  ours: {ours_s:7.2f} s  {ours_pages / ours_s:7.2f} pages/s")
+    print(f"  bare: {bare_s:7.2f} s  {bare_pages / bare_s:7.2f} pages/s")
+    return ours_pages / ours_s, bare_pages / bare_s
+
+
+def main() -> int:
+    """Parse arguments, run the three measurements and print the summary table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer files, for a smoke run")
+    args = parser.parse_args()
+
+    court = sorted((CORPUS / "court").glob("*.pdf"))
+    if args.quick:
+        court = court[:QUICK_COURT_FILES]
+    ocr_names = QUICK_OCR_FILES if args.quick else OCR_FILES
+    with tempfile.TemporaryDirectory(prefix="lawdesk-bench-") as tmp:
+        work = Path(tmp)
+        court_files = copy_files(court, work / "court")
+        ocr_files = copy_files([CORPUS / "odd" / name for name in ocr_names], work / "odd")
+        digital = bench_digital(court_files, work)
+        ocr = bench_ocr(ocr_files, work)
+    imports = import_pymupdf_seconds()
+    print(f"[import pymupdf] fresh interpreter: {', '.join(f'{s * 1000:.0f} ms' for s in imports)}")
+
+    print()
+    print(f"{'measure':<22}{'ours p/s':>10}{'bare p/s':>10}{'ratio':>8}{'target':>8}  met")
+    for name, (ours, bare), target in (("born-digital PDF", digital, TARGET_DIGITAL), ("OCR", ocr, TARGET_OCR)):
+        ratio = ours / bare
+        verdict = "yes" if ratio >= target else "NO"
+        print(f"{name:<22}{ours:>10.2f}{bare:>10.2f}{ratio:>8.2f}{target:>8.2f}  {verdict}")
+    print(f"{'import pymupdf':<22}{statistics.median(imports) * 1000:>9.0f} ms (median of {len(imports)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
