@@ -4,8 +4,9 @@ import secrets
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import transaction
+
+from matters.roles import role_group
 
 
 @dataclass(frozen=True)
@@ -28,5 +29,5 @@ def ensure_first_attorney(*, username: str, password: str | None) -> FirstAccoun
         generated = password is None or password == ""
         secret = secrets.token_urlsafe(12) if generated else password
         user = User.objects.create_superuser(username=username, password=secret, email="")
-        user.groups.add(Group.objects.get(name="attorney"))
+        user.groups.add(role_group("attorney"))
     return FirstAccount(username=username, password=secret if generated else None, created=True)

@@ -9,11 +9,11 @@ import time
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group
 from django.db import connection
 
 from matters.models import Matter
 from matters.processing import exhibit_process
+from matters.roles import role_group
 from matters.services import exhibit_create, matter_create
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -55,7 +55,7 @@ def make_user(django_user_model):
     def make(username: str, role: str = "attorney", **extra):
         user = django_user_model.objects.create_user(username=username, password="correct-horse-battery", **extra)
         if role:
-            user.groups.add(Group.objects.get(name=role))
+            user.groups.add(role_group(role))
         return user
 
     return make

@@ -34,11 +34,7 @@ def _run(statements_by_vendor):
     return run
 
 
-ROLE_PERMISSIONS = {
-    "attorney": ["upload_exhibit", "approve_draft", "serve_production"],
-    "assistant": ["upload_exhibit"],
-    "operator": ["manage_topology"],
-}
+from matters.roles import ROLE_PERMISSIONS  # noqa: E402  (a constant; no model code is imported)
 
 
 def create_roles(apps, schema_editor):

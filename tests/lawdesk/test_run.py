@@ -1,0 +1,72 @@
+"""The one-command start: migrate, first attorney account, ASGI server and worker together; Ctrl-C stops all."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from lawdesk.accounts import ensure_first_attorney
+from tests.conftest import BASE_DIR, free_port
+
+
+@pytest.mark.django_db
+def test_first_attorney_is_created_once_with_a_generated_password(django_user_model):
+    account = ensure_first_attorney(username="attorney", password=None)
+    assert account.created and account.password and len(account.password) >= 16
+    user = django_user_model.objects.get(username="attorney")
+    assert user.check_password(account.password)
+    assert user.is_superuser and user.has_perm("matters.approve_draft")
+    again = ensure_first_attorney(username="attorney", password=None)
+    assert not again.created and again.password is None
+
+
+@pytest.mark.django_db
+def test_password_from_the_environment_is_used_and_not_echoed(django_user_model):
+    account = ensure_first_attorney(username="counsel", password="a-long-passphrase-here")
+    assert account.created and account.password is None
+    assert django_user_model.objects.get(username="counsel").check_password("a-long-passphrase-here")
+
+
+def test_run_starts_server_and_worker_and_ctrl_c_stops_them(tmp_path):
+    port = free_port()
+    env = dict(os.environ, LAWDESK_DATA_DIR=str(tmp_path / "data"), LAWDESK_PORT=str(port),
+               DJANGO_SETTINGS_MODULE="lawdesk.settings", PYTHONUNBUFFERED="1")
+    env.pop("DATABASE_URL", None)
+    env.pop("LAWDESK_ADMIN_PASSWORD", None)
+    env.pop("LAWDESK_TEST_SQLITE", None)
+    log = tmp_path / "run.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "lawdesk.run"], cwd=BASE_DIR, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline:
+                try:
+                    response = httpx.get(f"http://127.0.0.1:{port}/login/", timeout=2)
+                    break
+                except httpx.TransportError:
+                    assert process.poll() is None, log.read_text()
+                    time.sleep(0.3)
+            else:
+                pytest.fail("the server did not answer within 90 s:\n" + log.read_text())
+            assert response.status_code == 200 and "Log in" in response.text
+            assert httpx.get(f"http://127.0.0.1:{port}/", timeout=5).status_code == 302  # login required
+            output = log.read_text()
+            password = re.search(r"password: (\S+)", output).group(1)
+            assert "username: attorney" in output
+            assert (tmp_path / "data" / "lawdesk.sqlite3").exists()
+            children = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
+            assert len(children) >= 3  # run, daphne, db_worker
+        finally:
+            os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole foreground group
+            process.wait(timeout=30)
+    time.sleep(0.5)
+    leftover = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
+    assert leftover == []
+    assert "LawDesk stopped." in log.read_text()
+    assert log.read_text().count(password) == 1  # shown once, on the terminal only
