@@ -97,8 +97,6 @@ def test_attorney_uploads_files_and_watches_them_become_ready_live(make_user, co
             assert page.url == matter_url
             assert any('data-status="ready"' in frame for frame in frames), "no ready row came over the WebSocket"
 
-            print("FRAMES", *frames, sep="\n---\n")
-            print("ROWS", page.inner_html("#exhibit-rows"))
             scan_row = rows.filter(has_text="scan-1p.pdf")
             expect(scan_row).to_have_count(1)
             expect(scan_row).to_contain_text("(1 OCR)")
