@@ -80,6 +80,21 @@
     for (let i = 0; i < PARALLEL; i++) next();
   }
 
+  // The WebSocket appends a row it has not sent before to #exhibit-rows. This page may already show that row,
+  // placed from the upload's answer: replace it rather than add a second copy (and drop the "no materials" row).
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    const target = event.detail.target;
+    if (!target || target.id !== "exhibit-rows") return;
+    const empty = target.querySelector("tr.empty");
+    if (empty) empty.remove();
+    event.detail.fragment.querySelectorAll("tr[id]").forEach(function (row) {
+      const existing = document.getElementById(row.id);
+      if (!existing) return;
+      existing.replaceWith(row);
+      if (window.htmx) window.htmx.process(row);
+    });
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     const zone = document.getElementById("dropzone");
     const input = document.getElementById("upload-input");

@@ -24,9 +24,7 @@ SCAN_WORDS = ["Morristown", "Tennessee", "summary judgment", "Goodwin"]
 
 
 @pytest.mark.browser
-# Committed data, so that the server and the worker (other processes) see it. serialized_rollback puts the
-# migrations' data (the role groups) back after the flush that ends a transactional test, for the tests after it.
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)  # committed data, so that the server and the worker processes see it
 def test_attorney_uploads_files_and_watches_them_become_ready_live(make_user, corpus, processes, tmp_path):
     """An attorney logs in, creates a matter through the "New matter" form and drops three files on it at once
     (two born-digital court filings and a one-page scan). Without any reload, the exhibit list follows the worker

@@ -1,6 +1,7 @@
 """Full-text search across a matter's pages (SQLite FTS5 or PostgreSQL full-text search)."""
 
 import io
+import re
 
 import pytest
 from django.urls import reverse
@@ -35,10 +36,13 @@ def test_query_syntax_and_markup_are_harmless(client, attorney, matter):
     exhibit.save()
     Page.objects.create(exhibit=exhibit, number=1, text="The <script>alert(1)</script> defendant NEAR paid",
                         source="pdf", width_pt=612, height_pt=792)
-    hits = matter_search(matter=matter, query='defendant "NEAR" script: (')
+    hits = matter_search(matter=matter, query='defendant "NEAR" paid: (')
     assert len(hits) == 1
     assert "<script" not in hits[0].snippet_html
-    assert hits[0].snippet_html.startswith("The &lt;<mark>script</mark>&gt;alert(1)&lt;/")
+    assert "<mark>defendant</mark>" in hits[0].snippet_html
+    # PostgreSQL's headline drops tag-like tokens; FTS5 keeps them, escaped. Either way no markup gets through.
+    assert re.sub(r"</?mark>", "", hits[0].snippet_html).replace("&lt;script&gt;alert(1)&lt;/script&gt; ", "") in (
+        "The defendant NEAR paid", "defendant NEAR paid")
     client.force_login(attorney)
     page = client.get(reverse("matters:detail", args=[matter.pk]), {"q": "defendant"}).content.decode()
     assert "1 page found" in page and "<mark>defendant</mark>" in page
