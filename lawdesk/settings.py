@@ -151,7 +151,6 @@ FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.TemporaryFileUploadHand
 FILE_UPLOAD_TEMP_DIR = str(DATA_DIR / "tmp")
 Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 0
-LAWDESK_UPLOAD_MAX_MB = _env_int("LAWDESK_UPLOAD_MAX_MB", 2048)
 
 # Ingest runs each file in a child process with these limits (address space in MiB, wall clock in seconds).
 LAWDESK_INGEST_MEMORY_MB = _env_int("LAWDESK_INGEST_MEMORY_MB", 1536)

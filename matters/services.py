@@ -6,7 +6,7 @@ from typing import BinaryIO
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from . import storage
@@ -76,69 +76,76 @@ def exhibit_create(
     name = original_name[:500]
     try:
         sniffed = sniff(staged.path, staged.head) if staged.size_bytes else None
-        with transaction.atomic():
-            exhibit = Exhibit(
-                matter=matter,
-                origin=origin,
-                original_name=name,
-                title=_default_title(name),
-                sha256=staged.sha256,
-                size_bytes=staged.size_bytes,
-                mime_type=sniffed.mime_type if sniffed else "",
-                kind=sniffed.kind if sniffed else Exhibit.Kind.OTHER,
-                uploaded_by=uploaded_by,
-            )
-            existing = (
-                Exhibit.objects.select_for_update()
-                .filter(matter=matter, sha256=staged.sha256)
-                .exclude(status=Exhibit.Status.DUPLICATE)
-                .first()
-            )
-            if existing is not None:
-                exhibit.status = Exhibit.Status.DUPLICATE
-                exhibit.duplicate_of = existing
-                exhibit.kind = existing.kind
-                exhibit.quarantined = existing.quarantined
-                exhibit.reason = (
-                    f"The same file (SHA-256 {staged.sha256[:12]}…) is already in this matter as "
-                    f"{existing.display_label}, “{existing.title}”. It was not stored twice."
-                )
-                storage.discard_staged(staged)
-            elif sniffed is None:
-                exhibit.status = Exhibit.Status.FAILED
-                exhibit.reason = "The file is empty (0 bytes). Nothing was received; upload it again."
-                storage.commit_staged(staged, quarantined=True)
-                exhibit.quarantined = True
-            elif sniffed.kind == Exhibit.Kind.OTHER:
-                exhibit.status = Exhibit.Status.REJECTED
-                exhibit.quarantined = True
-                exhibit.reason = (
-                    f"This file is a {sniffed.description} ({sniffed.mime_type}), which is not accepted: "
-                    f"upload {ACCEPTED_DESCRIPTION}. The file is kept unchanged in quarantine."
-                )
-                storage.commit_staged(staged, quarantined=True)
-            else:
-                storage.commit_staged(staged, quarantined=False)
-                _assign_next_label(exhibit)
-            exhibit.save()
-            audit_record(
-                action="exhibit.upload",
-                actor=uploaded_by,
-                matter=matter,
-                obj=exhibit,
-                file_sha256=staged.sha256,
-                detail={
-                    "original_name": name,
-                    "size_bytes": staged.size_bytes,
-                    "type": exhibit.mime_type,
-                    "origin": origin,
-                    "status": exhibit.status,
-                },
-            )
-            if enqueue and exhibit.status == Exhibit.Status.QUEUED:
-                transaction.on_commit(lambda: _enqueue_ingest(exhibit.pk))
+        try:
+            exhibit = _register(matter, staged, sniffed, name, origin, uploaded_by)
+        except IntegrityError:
+            # Another upload of the same bytes won the race; registering again finds it and records a duplicate.
+            exhibit = _register(matter, staged, sniffed, name, origin, uploaded_by)
+        if enqueue and exhibit.status == Exhibit.Status.QUEUED:
+            transaction.on_commit(lambda: _enqueue_ingest(exhibit.pk))
     finally:
         storage.discard_staged(staged)
+    return exhibit
+
+
+def _register(matter, staged: storage.StagedFile, sniffed, name: str, origin: str, uploaded_by) -> Exhibit:
+    with transaction.atomic():
+        exhibit = Exhibit(
+            matter=matter,
+            origin=origin,
+            original_name=name,
+            title=_default_title(name),
+            sha256=staged.sha256,
+            size_bytes=staged.size_bytes,
+            mime_type=sniffed.mime_type if sniffed else "",
+            kind=sniffed.kind if sniffed else Exhibit.Kind.OTHER,
+            uploaded_by=uploaded_by,
+        )
+        existing = (
+            Exhibit.objects.select_for_update()
+            .filter(matter=matter, sha256=staged.sha256)
+            .exclude(status=Exhibit.Status.DUPLICATE)
+            .first()
+        )
+        if existing is not None:
+            exhibit.status = Exhibit.Status.DUPLICATE
+            exhibit.duplicate_of = existing
+            exhibit.kind = existing.kind
+            exhibit.quarantined = existing.quarantined
+            exhibit.reason = (
+                f"The same file (SHA-256 {staged.sha256[:12]}…) is already in this matter as "
+                f"{existing.display_label}, “{existing.title}”. It was not stored twice."
+            )
+        elif sniffed is None:
+            exhibit.status = Exhibit.Status.FAILED
+            exhibit.reason = "The file is empty (0 bytes). Nothing was received; upload it again."
+            exhibit.quarantined = True
+        elif sniffed.kind == Exhibit.Kind.OTHER:
+            exhibit.status = Exhibit.Status.REJECTED
+            exhibit.quarantined = True
+            exhibit.reason = (
+                f"This file is a {sniffed.description} ({sniffed.mime_type}), which is not accepted: "
+                f"upload {ACCEPTED_DESCRIPTION}. The file is kept unchanged in quarantine."
+            )
+        else:
+            _assign_next_label(exhibit)
+        if existing is None:
+            storage.commit_staged(staged, quarantined=exhibit.quarantined)
+        exhibit.save()
+        audit_record(
+            action="exhibit.upload",
+            actor=uploaded_by,
+            matter=matter,
+            obj=exhibit,
+            file_sha256=staged.sha256,
+            detail={
+                "original_name": name,
+                "size_bytes": staged.size_bytes,
+                "type": exhibit.mime_type,
+                "origin": origin,
+                "status": exhibit.status,
+            },
+        )
     return exhibit
 
 

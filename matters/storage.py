@@ -68,7 +68,7 @@ def commit_staged(staged: StagedFile, *, quarantined: bool) -> Path:
     """Move a staged file to its content-addressed place and return that path; identical content is kept once."""
     target = blob_path(staged.sha256, quarantined=quarantined)
     target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
+    if target.exists() or not staged.path.exists():  # kept already, or moved there by an earlier attempt
         staged.path.unlink(missing_ok=True)
     else:
         os.replace(staged.path, target)
