@@ -1,9 +1,10 @@
-// Drag-and-drop upload with one request and one progress bar per file. htmx has no per-file upload progress,
+// Drag-and-drop upload with one request and one progress bar per file, sent one after another so that exhibit
+// labels follow the order in which the files were chosen. htmx has no per-file upload progress,
 // hence this small script. The server answers each file with the exhibit's list row, which replaces or joins the
 // table; the WebSocket then keeps that row current while the worker processes the file.
 (function () {
   "use strict";
-  const PARALLEL = 3;
+  const PARALLEL = 1;
 
   function csrfToken() {
     const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
@@ -42,7 +43,7 @@
         if (xhr.status === 201) {
           bar.value = 1;
           item.dataset.status = body.status;
-          note.textContent = body.status === "queued" ? "uploaded, queued for processing" : body.status + ": " + body.reason;
+          note.textContent = body.status === "queued" ? "uploaded; processing is shown in the exhibit list" : body.status + ": " + body.reason;
           placeRow(body.row_html);
         } else {
           item.dataset.status = "error";

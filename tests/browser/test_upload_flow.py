@@ -72,7 +72,7 @@ def test_attorney_uploads_files_and_watches_them_become_ready_live(make_user, co
             expect(progress).to_have_count(3)
             for item in progress.all():
                 expect(item).to_have_attribute("data-status", "queued")
-                expect(item.locator(".note")).to_have_text("uploaded, queued for processing")
+                expect(item.locator(".note")).to_have_text("uploaded; processing is shown in the exhibit list")
             expect(page.locator(ROWS)).to_have_count(3)
 
             # The rows become ready through the WebSocket's swaps alone.
@@ -94,6 +94,11 @@ def test_attorney_uploads_files_and_watches_them_become_ready_live(make_user, co
             assert page.evaluate("window.__marker") == 1, "the matter page was reloaded"
             assert page.url == matter_url
             assert any('data-status="ready"' in frame for frame in frames), "no ready row came over the WebSocket"
+
+            # Labels follow the order in which the files were chosen.
+            for number, name in enumerate(("ca7_3", "ca4_17", "scan-1p"), start=1):
+                row = rows.filter(has_text=f"{name}.pdf")
+                expect(row.locator("td").first).to_have_text(f"Exhibit {number}")
 
             scan_row = rows.filter(has_text="scan-1p.pdf")
             expect(scan_row).to_have_count(1)
