@@ -52,7 +52,7 @@ def main() -> int:
     _prepare()
     host = os.environ.get("LAWDESK_HOST", "127.0.0.1")
     port = os.environ.get("LAWDESK_PORT", "8000")
-    workers = int(os.environ.get("LAWDESK_WORKERS", "1"))
+    workers = int(os.environ.get("LAWDESK_WORKERS", str(min(2, os.cpu_count() or 1))))
     commands = [[sys.executable, "-m", "daphne", "-b", host, "-p", port, "lawdesk.asgi:application"]]
     commands += [
         [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--no-reload", "--interval", "0.5"]

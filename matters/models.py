@@ -109,6 +109,7 @@ class Exhibit(models.Model):
     pages_pdf = models.PositiveIntegerField(default=0)
     pages_ocr = models.PositiveIntegerField(default=0)
     progress_page = models.PositiveIntegerField(default=0)
+    previews_ready = models.BooleanField(default=False)
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

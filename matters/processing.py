@@ -1,8 +1,9 @@
-"""Turn a queued exhibit into pages of text: the worker's side of ingest.
+"""Turn a queued exhibit into pages of text, then page images: the worker's side of ingest.
 
 :func:`exhibit_process` claims a queued exhibit, runs the parser/OCR child (:mod:`matters.ingest.runner`), stores
 each page as it arrives with persisted progress (page k of n), and ends in ``ready`` or another glossary status
-with a reason. A failure touches only this exhibit.
+with a reason. A failure touches only this exhibit. Text is what makes an exhibit ready and searchable; the page
+images for viewers come after, from :func:`exhibit_render_previews`, so they never delay it.
 """
 
 import logging
@@ -39,8 +40,26 @@ def _claim(exhibit_id: int) -> Exhibit | None:
     return exhibit
 
 
-def exhibit_process(*, exhibit_id: int) -> Exhibit:
-    """Process the exhibit if it is ``queued`` (otherwise return it unchanged) and return it in its final state."""
+def _spec(exhibit: Exhibit, password_file: str = "") -> Spec:
+    return Spec(
+        source=str(storage.blob_path(exhibit.sha256)),
+        kind=exhibit.kind,
+        out_dir=str(storage.derived_dir(exhibit.pk)),
+        original_name=exhibit.original_name,
+        password_file=password_file,
+        ocr_dpi=settings.LAWDESK_OCR_DPI,
+        ocr_workers=settings.LAWDESK_OCR_WORKERS,
+        ocr_lang=settings.LAWDESK_OCR_LANG,
+        max_image_pixels=Image.MAX_IMAGE_PIXELS or 0,
+    )
+
+
+def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
+    """Process the exhibit if it is ``queued`` (otherwise return it unchanged) and return it in its final state.
+
+    Once ready, its page images are made by a ``render_previews`` task (``previews="enqueue"``), right here
+    (``"inline"``, for the command line), or not at all (``"skip"``).
+    """
     exhibit = _claim(exhibit_id)
     if exhibit is None:
         return Exhibit.objects.get(pk=exhibit_id)
@@ -48,17 +67,7 @@ def exhibit_process(*, exhibit_id: int) -> Exhibit:
     storage.discard_derived(exhibit.pk)
     Page.objects.filter(exhibit=exhibit).delete()
     password_file = storage.password_path(exhibit.pk)
-    spec = Spec(
-        source=str(storage.blob_path(exhibit.sha256)),
-        kind=exhibit.kind,
-        out_dir=str(storage.derived_dir(exhibit.pk)),
-        original_name=exhibit.original_name,
-        password_file=str(password_file) if password_file.exists() else "",
-        ocr_dpi=settings.LAWDESK_OCR_DPI,
-        ocr_workers=settings.LAWDESK_OCR_WORKERS,
-        ocr_lang=settings.LAWDESK_OCR_LANG,
-        max_image_pixels=Image.MAX_IMAGE_PIXELS or 0,
-    )
+    spec = _spec(exhibit, str(password_file) if password_file.exists() else "")
     final_status, reason, notes = Exhibit.Status.FAILED, "", []
     pages_pdf = pages_ocr = 0
     try:
@@ -104,6 +113,7 @@ def exhibit_process(*, exhibit_id: int) -> Exhibit:
             notes=notes,
             pages_pdf=pages_pdf,
             pages_ocr=pages_ocr,
+            previews_ready=False,
         )
         exhibit.refresh_from_db()
         audit_record(
@@ -114,7 +124,40 @@ def exhibit_process(*, exhibit_id: int) -> Exhibit:
             detail={"from": Exhibit.Status.PROCESSING, "to": final_status, "reason": reason},
         )
     _notify(exhibit)
+    if exhibit.status == Exhibit.Status.READY:
+        if previews == "inline":
+            exhibit_render_previews(exhibit_id=exhibit.pk)
+            exhibit.refresh_from_db()
+        elif previews == "enqueue":
+            from .tasks import render_previews  # tasks import this module
+
+            transaction.on_commit(lambda: render_previews.enqueue(exhibit.pk))
     return exhibit
+
+
+def exhibit_render_previews(*, exhibit_id: int) -> bool:
+    """Make the viewer image and thumbnail of every page of a ready exhibit; return whether they were made.
+
+    Runs in a child process with the ingest limits. A failure leaves the exhibit ready (its text is what counts)
+    and is logged; the viewer then shows the text without an image.
+    """
+    exhibit = Exhibit.objects.filter(pk=exhibit_id, status=Exhibit.Status.READY).first()
+    if exhibit is None:
+        return False
+    made = False
+    for event in run_child(
+        _spec(exhibit),
+        memory_mb=settings.LAWDESK_INGEST_MEMORY_MB,
+        timeout_s=settings.LAWDESK_INGEST_TIMEOUT_S,
+        job="previews",
+    ):
+        if event["event"] == "previews":
+            made = True
+        elif event["event"] == "error":
+            logger.warning("page images of exhibit %s were not made: %s", exhibit.pk, event["reason"])
+    Exhibit.objects.filter(pk=exhibit.pk).update(previews_ready=made)
+    _notify(exhibit)
+    return made
 
 
 def _notify(exhibit: Exhibit) -> None:

@@ -2,10 +2,16 @@
 
 from django_tasks import task
 
-from .processing import exhibit_process
+from .processing import exhibit_process, exhibit_render_previews
 
 
 @task(queue_name="documents")
 def ingest_exhibit(exhibit_id: int) -> str:
     """Process one uploaded exhibit on the ``documents`` queue; return its final status."""
     return exhibit_process(exhibit_id=exhibit_id).status
+
+
+@task(queue_name="documents", priority=-10)
+def render_previews(exhibit_id: int) -> bool:
+    """Make page images of a ready exhibit on the ``documents`` queue, after any waiting text extraction."""
+    return exhibit_render_previews(exhibit_id=exhibit_id)

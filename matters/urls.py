@@ -20,7 +20,7 @@ urlpatterns = [
     ),
     path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/", views.page_view, name="page"),
     path(
-        "matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/<str:size>.png",
+        "matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/<str:size>.jpg",
         views.page_image,
         name="page_image",
     ),

@@ -173,14 +173,14 @@ def exhibit_original(request: HttpRequest, matter_id: int, exhibit_id: int) -> F
 def page_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
     page = page_for_user(request.user, matter_id, exhibit_id, number)
     exhibit = page.exhibit
+    context = {"matter": exhibit.matter, "exhibit": exhibit, "page": page}
+    if request.htmx:  # the figure asking again whether its image is ready
+        return render(request, "matters/page.html#page-figure", context)
     audit_record(action="page.view", actor=request.user, matter=exhibit.matter, obj=page, file_sha256=exhibit.sha256)
     return render(
         request,
         "matters/page.html",
-        {
-            "matter": exhibit.matter,
-            "exhibit": exhibit,
-            "page": page,
+        context | {
             "previous": number - 1 if number > 1 else None,
             "next": number + 1 if number < exhibit.page_count else None,
         },
@@ -193,10 +193,10 @@ def page_image(request: HttpRequest, matter_id: int, exhibit_id: int, number: in
     folder = {"full": "pages", "thumb": "thumbs"}.get(size)
     if folder is None:
         raise Http404("No such image size.")
-    path = storage.derived_dir(page.exhibit_id) / folder / f"{page.number:04d}.png"
+    path = storage.derived_dir(page.exhibit_id) / folder / f"{page.number:04d}.jpg"
     if not path.exists():
         raise Http404("This page has no image.")
-    response = FileResponse(path.open("rb"), content_type="image/png")
+    response = FileResponse(path.open("rb"), content_type="image/jpeg")
     response["Cache-Control"] = "private, max-age=3600"
     return response
 

@@ -81,7 +81,7 @@ def ingest(attorney):
                 matter=matter, stream=stream, original_name=name or path.name, origin=origin,
                 uploaded_by=attorney, enqueue=False,
             )
-        return exhibit_process(exhibit_id=exhibit.pk)
+        return exhibit_process(exhibit_id=exhibit.pk, previews="inline")
 
     return run
 

@@ -1,7 +1,8 @@
-"""Parse, render and OCR one file, in a child process that the worker runs with memory and time limits.
+"""Parse and OCR one file, or render its page images, in a child process run with memory and time limits.
 
-This module imports nothing from Django, so the child starts fast and a hostile file can only harm this process.
-Run as ``python -m matters.ingest.child SPEC_JSON``; it prints one JSON object per line on stdout:
+This module imports nothing from Django, so a hostile file can only harm the child. The worker forks children from
+a fork server that has imported this module once (:mod:`matters.ingest.runner`); for debugging, run it directly as
+``python -m matters.ingest.child SPEC_JSON [previews]``, which prints the events as JSON lines. Ingest events:
 
 - ``{"event": "start", "pages": n, "notes": [...]}`` once the document is open;
 - ``{"event": "page", "number": k, "text": ..., "source": "pdf"|"ocr"|"none", "ocr_confidence": float|null,
@@ -9,17 +10,20 @@ Run as ``python -m matters.ingest.child SPEC_JSON``; it prints one JSON object p
 - ``{"event": "done", "notes": [...]}`` at the end; or ``{"event": "error", "status": "failed"|"needs_password",
   "reason": ...}`` and exit status 2 when the file cannot be processed.
 
-Page images go to ``out_dir/pages/NNNN.png`` and thumbnails to ``out_dir/thumbs/NNNN.png``; a PDF made from an
-image, a Word file, a repaired or a decrypted PDF goes to ``out_dir/display.pdf``.
+A PDF made from an image, a Word file, a repaired or a decrypted PDF goes to ``out_dir/display.pdf``.
+Previews (a separate, later run over that display PDF) write ``out_dir/pages/NNNN.jpg`` (viewer image) and
+``out_dir/thumbs/NNNN.jpg`` and emit ``{"event": "previews", "pages": n}``.
 """
 
 import json
 import os
+import resource
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +38,9 @@ MIN_USABLE_CHARS = 20
 MAX_GARBLED_SHARE = 0.3
 VIEW_LONG_SIDE_PX = 1600
 THUMB_LONG_SIDE_PX = 220
+JPEG_QUALITY = 82
+
+Emit = Callable[[dict], None]
 
 # CM/ECF header stamped on every filed page, e.g. "Case: 21-1298 Document: 42 Page: 1 Date Filed: 08/31/2022" or
 # "Case 1:20-cv-01234-ABC Document 12 Filed 01/02/20 Page 3 of 9 PageID #: 45".
@@ -65,7 +72,7 @@ class Spec:
     max_image_pixels: int = 0
 
 
-def emit(event: dict) -> None:
+def print_event(event: dict) -> None:
     sys.stdout.write(json.dumps(event) + "\n")
     sys.stdout.flush()
 
@@ -197,12 +204,29 @@ def _save_display(doc: pymupdf.Document, out_dir: Path) -> pymupdf.Document:
     return pymupdf.open(target)
 
 
-def _render_previews(page: pymupdf.Page, number: int, out_dir: Path) -> None:
-    long_side_pt = max(page.rect.width, page.rect.height) or 1
-    for folder, long_side_px in (("pages", VIEW_LONG_SIDE_PX), ("thumbs", THUMB_LONG_SIDE_PX)):
-        zoom = long_side_px / long_side_pt
-        pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
-        pixmap.save(out_dir / folder / f"{number:04d}.png")
+def display_source(spec: Spec) -> str:
+    """The PDF that viewers and later steps read: the derived display.pdf if ingest made one, else the original."""
+    display = Path(spec.out_dir) / "display.pdf"
+    return str(display) if display.exists() else spec.source
+
+
+def render_previews(spec: Spec, emit: Emit) -> None:
+    """Render each page's viewer image and thumbnail (colour JPEG) from the display PDF."""
+    out_dir = Path(spec.out_dir)
+    for folder in ("pages", "thumbs"):
+        (out_dir / folder).mkdir(parents=True, exist_ok=True)
+    try:
+        doc = pymupdf.open(display_source(spec), filetype="pdf")
+    except Exception as exc:
+        raise IngestFailure(f"The page images could not be made: the PDF did not open ({exc}).") from exc
+    with doc:
+        for index, page in enumerate(doc):
+            long_side_pt = max(page.rect.width, page.rect.height) or 1
+            for folder, long_side_px in (("pages", VIEW_LONG_SIDE_PX), ("thumbs", THUMB_LONG_SIDE_PX)):
+                zoom = long_side_px / long_side_pt
+                pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+                pixmap.save(out_dir / folder / f"{index + 1:04d}.jpg", jpg_quality=JPEG_QUALITY)
+        emit({"event": "previews", "pages": doc.page_count})
 
 
 def _page_needs_ocr(page: pymupdf.Page) -> bool:
@@ -216,10 +240,10 @@ def _render_for_ocr(page: pymupdf.Page, dpi: int, work: Path, number: int) -> Pa
     return path
 
 
-def process(spec: Spec) -> None:
+def extract(spec: Spec, emit: Emit) -> None:
+    """Open the file and emit its pages' text in order (OCR where the text layer is not usable)."""
     out_dir = Path(spec.out_dir)
-    for folder in ("pages", "thumbs"):
-        (out_dir / folder).mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
     notes: list[str] = []
     doc = open_document(spec, out_dir, notes)
     try:
@@ -256,7 +280,7 @@ def process(spec: Spec) -> None:
             number = index + 1
             try:
                 page = doc.load_page(index)
-                text = usable_text(page.get_text("text", sort=True))
+                text = usable_text(page.get_text("text"))
             except Exception as exc:
                 raise IngestFailure(f"Page {number} could not be read ({exc}).") from exc
             record = {
@@ -273,27 +297,49 @@ def process(spec: Spec) -> None:
             if not text and _page_needs_ocr(page):
                 image_path = _render_for_ocr(page, spec.ocr_dpi, work, number)
                 future = pool.submit(ocr_page_image, image_path, lang=spec.ocr_lang, dpi=spec.ocr_dpi)
-            _render_previews(page, number, out_dir)
             pending.append((record, future, image_path))
             flush(keep=max(1, spec.ocr_workers))
         flush(keep=0)
     emit({"event": "done", "notes": notes})
 
 
-def main(argv: list[str]) -> int:
-    spec = Spec(**json.loads(argv[1]))
+def _classify(exc: BaseException) -> dict:
+    message = str(exc)
+    if isinstance(exc, MemoryError) or "malloc" in message or "out of memory" in message.lower():
+        return {"event": "error", "status": "failed", "reason": "memory"}
+    return {
+        "event": "error",
+        "status": "failed",
+        "reason": f"The file could not be processed: the reader stopped on an error ({type(exc).__name__}: "
+        f"{message[:300]}).",
+    }
+
+
+def run(spec: Spec, job: str, emit: Emit) -> int:
+    """Run ``job`` ("ingest" or "previews") and emit its events; never raises. Returns an exit status."""
     # One Tesseract process per core does better than one process with several OpenMP threads (about 5x here).
     os.environ["OMP_THREAD_LIMIT"] = "1"
     try:
-        process(spec)
+        (render_previews if job == "previews" else extract)(spec, emit)
     except IngestFailure as failure:
         emit({"event": "error", "status": failure.status, "reason": failure.reason})
         return 2
-    except MemoryError:
-        emit({"event": "error", "status": "failed", "reason": "memory"})
+    except BaseException as exc:  # a hostile file may break the parser in any way; report it, never hang
+        emit(_classify(exc))
         return 3
     return 0
 
 
+def run_limited(spec_fields: dict, job: str, connection, memory_mb: int) -> None:
+    """Entry point of a forked child: own process group, address-space limit, events sent on ``connection``."""
+    os.setsid()  # a timeout kills the whole group, Tesseract and LibreOffice included
+    limit = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        run(Spec(**spec_fields), job, connection.send)
+    finally:
+        connection.close()
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(run(Spec(**json.loads(sys.argv[1])), sys.argv[2] if len(sys.argv) > 2 else "ingest", print_event))

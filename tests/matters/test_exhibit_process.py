@@ -37,7 +37,8 @@ def test_born_digital_pdf_text_comes_from_the_text_layer(matter, corpus, ingest)
     assert all(p.source == Page.Source.PDF for p in pages)
     assert word_recall(pages[0].text, expected[0]) == 1.0
     thumbs = storage.derived_dir(exhibit.pk) / "thumbs"
-    assert sorted(f.name for f in thumbs.iterdir()) == [f"{n:04d}.png" for n in range(1, len(expected) + 1)]
+    assert exhibit.previews_ready
+    assert sorted(f.name for f in thumbs.iterdir()) == [f"{n:04d}.jpg" for n in range(1, len(expected) + 1)]
 
 
 def test_invalid_pdf_fails_with_reason_and_keeps_original(matter, corpus, ingest):

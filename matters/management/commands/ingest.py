@@ -38,7 +38,7 @@ class Command(BaseCommand):
             except (ValidationError, OSError) as error:
                 self.stdout.write(json.dumps({"file": name, "status": "failed", "reason": str(error)}))
                 continue
-            exhibit = exhibit_process(exhibit_id=exhibit.pk)
+            exhibit = exhibit_process(exhibit_id=exhibit.pk, previews="inline")
             self.stdout.write(
                 json.dumps(
                     {
