@@ -1,0 +1,30 @@
+"""One client for every model server LawDesk talks to: llama.cpp ``llama-server``, Ollama, and any
+OpenAI-compatible server. See :mod:`pipeline.llm.client`."""
+
+from .client import ModelClient
+from .errors import (
+    Cancelled,
+    ContextOverflow,
+    ModelServerError,
+    SchemaError,
+    ServerLoading,
+    ServerUnavailable,
+    StreamBroken,
+    StreamTimeout,
+)
+from .types import Generation, Message, Sampling
+
+__all__ = [
+    "Cancelled",
+    "ContextOverflow",
+    "Generation",
+    "Message",
+    "ModelClient",
+    "ModelServerError",
+    "Sampling",
+    "SchemaError",
+    "ServerLoading",
+    "ServerUnavailable",
+    "StreamBroken",
+    "StreamTimeout",
+]

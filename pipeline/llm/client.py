@@ -1,0 +1,470 @@
+"""Talk to one model server over httpx: streamed chat completions, context checks, JSON-schema output.
+
+Wire formats, as the servers document them:
+- llama.cpp ``llama-server`` (tools/server/README.md): ``POST /v1/chat/completions`` with ``stream: true`` sends
+  SSE ``data:`` chunks; the last chunk carries ``timings`` (``prompt_n``, ``prompt_per_second``, ``predicted_n``,
+  ``predicted_per_second``), then ``data: [DONE]``. ``GET /health`` answers 503 ``{"error": {"code": 503,
+  "message": "Loading model"}}`` while loading; ``GET /props`` gives ``default_generation_settings.n_ctx``
+  (per slot); ``POST /apply-template`` and ``POST /tokenize`` count a chat prompt exactly.
+  ``response_format: {"type": "json_schema", "json_schema": {"schema": ...}}`` constrains the output.
+- Ollama (docs/api.md): ``POST /api/chat`` streams NDJSON; the final line has ``done: true``, ``eval_count``,
+  ``eval_duration`` (ns), ``prompt_eval_count``, ``prompt_eval_duration``; ``format`` takes a JSON schema;
+  ``options.num_ctx`` sets the context (always sent, always the same, since a new value reloads the model and
+  Ollama silently truncates a prompt that does not fit).
+- Any OpenAI-compatible server: the chat-completions stream without ``timings``.
+"""
+
+import json
+import math
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import jsonschema
+from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_exponential
+
+from .errors import (
+    Cancelled,
+    ContextOverflow,
+    ModelServerError,
+    SchemaError,
+    ServerLoading,
+    ServerUnavailable,
+    StreamBroken,
+    StreamTimeout,
+)
+from .slots import slots_for
+from .stream import ndjson_lines, sse_events
+from .types import Generation, Message, Sampling
+
+LLAMA_CPP = "llama.cpp"
+OLLAMA = "ollama"
+OPENAI = "openai"
+BACKENDS = (LLAMA_CPP, OLLAMA, OPENAI)
+
+# Where a server cannot count tokens for us (Ollama), assume 3 characters per token (English prose runs near 4)
+# plus 8 tokens of chat template per message: an overestimate, so a prompt we accept fits.
+ESTIMATE_CHARS_PER_TOKEN = 3
+ESTIMATE_TEMPLATE_TOKENS_PER_MESSAGE = 8
+
+TokenCallback = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """How to reach one model server. ``context_tokens`` is required for Ollama (sent as ``num_ctx``) and
+    optional elsewhere (llama.cpp reports its own); ``parallel_slots`` bounds simultaneous requests."""
+
+    base_url: str
+    backend: str = LLAMA_CPP
+    model: str = ""
+    api_key: str = ""
+    parallel_slots: int = 1
+    context_tokens: int | None = None
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.name or self.base_url
+
+
+class _Loading(Exception):
+    """Internal: the server answered 503 while loading; tenacity retries on it."""
+
+
+class ModelClient:
+    """A client for one server. Thread-safe; one instance may serve many stages.
+
+    Timeouts in seconds: ``connect_timeout_s`` to open a connection, ``read_timeout_s`` between two reads of a
+    stream (a stalled generation), ``loading_wait_s`` in total for a server that is still loading its model.
+    """
+
+    def __init__(
+        self,
+        server: ServerConfig,
+        *,
+        connect_timeout_s: float = 5.0,
+        read_timeout_s: float = 120.0,
+        loading_wait_s: float = 300.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if server.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {server.backend!r}; expected one of {BACKENDS}")
+        if server.backend == OLLAMA and not server.context_tokens:
+            raise ValueError("an Ollama server needs context_tokens: it is sent as num_ctx with every request")
+        self.server = server
+        self.loading_wait_s = loading_wait_s
+        headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}
+        self._http = httpx.Client(
+            base_url=server.base_url.rstrip("/"),
+            headers=headers,
+            timeout=httpx.Timeout(read_timeout_s, connect=connect_timeout_s),
+            transport=transport,
+        )
+        self._context_tokens: int | None = server.context_tokens
+
+    def close(self) -> None:
+        self._http.close()
+
+    # ---- health and context -------------------------------------------------------------------------------
+
+    def health(self) -> str:
+        """Return ``up``, ``loading`` or ``down`` (reachability only; speed is the topology probe's job)."""
+        path = {LLAMA_CPP: "/health", OLLAMA: "/api/tags", OPENAI: "/v1/models"}[self.server.backend]
+        try:
+            response = self._http.get(path, timeout=5)
+        except httpx.TransportError:
+            return "down"
+        if response.status_code == 503:
+            return "loading"
+        return "up" if response.status_code == 200 else "down"
+
+    def context_tokens(self) -> int | None:
+        """The per-slot context size in tokens: llama.cpp's ``/props``, else the configured value."""
+        if self._context_tokens is None and self.server.backend == LLAMA_CPP:
+            props = self._request_json("GET", "/props")
+            settings = props.get("default_generation_settings") or {}
+            self._context_tokens = int(settings.get("n_ctx") or props.get("n_ctx") or 0) or None
+        return self._context_tokens
+
+    def count_prompt_tokens(self, messages: list[Message]) -> tuple[int, bool]:
+        """Return (tokens, exact). llama.cpp counts exactly, chat template included (``/apply-template`` then
+        ``/tokenize``); other servers get the stated conservative estimate."""
+        payload = [{"role": m.role, "content": m.content} for m in messages]
+        if self.server.backend == LLAMA_CPP:
+            prompt = self._request_json("POST", "/apply-template", json={"messages": payload})["prompt"]
+            tokens = self._request_json(
+                "POST", "/tokenize", json={"content": prompt, "add_special": True, "parse_special": True}
+            )["tokens"]
+            return len(tokens), True
+        estimate = sum(
+            math.ceil(len(m.content) / ESTIMATE_CHARS_PER_TOKEN) + ESTIMATE_TEMPLATE_TOKENS_PER_MESSAGE
+            for m in messages
+        )
+        return estimate, False
+
+    def check_fits(self, messages: list[Message], sampling: Sampling) -> int | None:
+        """Raise ContextOverflow if the prompt plus ``sampling.max_tokens`` exceeds the context; return the
+        prompt's token count (None where the server's context is unknown)."""
+        context = self.context_tokens()
+        if not context:
+            return None
+        prompt_tokens, exact = self.count_prompt_tokens(messages)
+        needed = prompt_tokens + sampling.max_tokens
+        if needed > context:
+            how = "" if exact else " (estimated)"
+            raise ContextOverflow(
+                f"The prompt is {prompt_tokens} tokens{how} and the answer may take {sampling.max_tokens}: "
+                f"{needed} in all, but {self.server.label} holds {context} per request. Over by "
+                f"{needed - context} tokens; send fewer pages or a shorter instruction.",
+                needed_tokens=needed,
+                context_tokens=context,
+            )
+        return prompt_tokens
+
+    # ---- generation ---------------------------------------------------------------------------------------
+
+    def generate(
+        self,
+        messages: list[Message],
+        *,
+        sampling: Sampling = Sampling(),
+        schema: dict[str, Any] | None = None,
+        on_token: TokenCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Generation:
+        """Stream one chat completion and return it.
+
+        With ``schema``, the server is asked to constrain its output to that JSON schema, the result is parsed and
+        validated (``Generation.parsed``), and one repair request follows a failure; a second failure raises
+        SchemaError with the raw text. ``on_token`` gets each piece of text as it arrives; setting ``cancel``
+        closes the stream (the server stops generating) and raises Cancelled.
+        Raises ContextOverflow before sending a prompt that does not fit, and the other ModelServerError
+        subclasses for each failure of the server or the stream.
+        """
+        self.check_fits(messages, sampling)
+        generation = self._generate_once(messages, sampling, schema, on_token, cancel)
+        if schema is None:
+            return generation
+        problem = _schema_problem(generation.text, schema)
+        if problem is None:
+            generation.parsed = json.loads(generation.text)
+            return generation
+        repair = [
+            *messages,
+            Message("assistant", generation.text),
+            Message("user", f"That answer is not valid JSON for the required schema ({problem}). "
+                            "Answer again with only the corrected JSON."),
+        ]
+        repaired = self._generate_once(repair, sampling, schema, on_token, cancel)
+        problem = _schema_problem(repaired.text, schema)
+        if problem is not None:
+            raise SchemaError(
+                f"{self.server.label} gave output that does not match the schema twice: {problem}",
+                raw_text=repaired.text,
+            )
+        repaired.parsed = json.loads(repaired.text)
+        repaired.repaired = True
+        return repaired
+
+    def _generate_once(self, messages, sampling, schema, on_token, cancel) -> Generation:
+        gate = slots_for(self.server.base_url, self.server.parallel_slots)
+        with gate.hold(cancel):
+            retrying = Retrying(
+                retry=retry_if_exception_type(_Loading),
+                wait=wait_exponential(multiplier=0.5, max=5),
+                stop=stop_after_delay(self.loading_wait_s),
+                reraise=True,
+            )
+            try:
+                for attempt in retrying:
+                    with attempt:
+                        return self._stream(messages, sampling, schema, on_token, cancel)
+            except _Loading as loading:
+                raise ServerLoading(
+                    f"{self.server.label} was still loading its model after {self.loading_wait_s:.0f} s "
+                    f"({loading})."
+                ) from None
+        raise AssertionError("unreachable")
+
+    def _request_body(self, messages, sampling: Sampling, schema) -> tuple[str, dict]:
+        chat = [{"role": m.role, "content": m.content} for m in messages]
+        if self.server.backend == OLLAMA:
+            options = {
+                "temperature": sampling.temperature,
+                "seed": sampling.seed,
+                "top_k": sampling.top_k,
+                "top_p": sampling.top_p,
+                "num_predict": sampling.max_tokens,
+                "num_ctx": self.server.context_tokens,
+            }
+            body = {"model": self.server.model, "messages": chat, "stream": True, "options": options}
+            if schema is not None:
+                body["format"] = schema
+            return "/api/chat", body
+        body = {
+            "model": self.server.model or "default",
+            "messages": chat,
+            "stream": True,
+            "temperature": sampling.temperature,
+            "seed": sampling.seed,
+            "top_p": sampling.top_p,
+            "max_tokens": sampling.max_tokens,
+            "stream_options": {"include_usage": True},
+        }
+        if self.server.backend == LLAMA_CPP:
+            body["top_k"] = sampling.top_k
+        if schema is not None:
+            body["response_format"] = {"type": "json_schema", "json_schema": {"name": "stage", "schema": schema}}
+        return "/v1/chat/completions", body
+
+    def _stream(self, messages, sampling: Sampling, schema, on_token, cancel) -> Generation:
+        path, body = self._request_body(messages, sampling, schema)
+        accumulator = _Accumulator(on_token)
+        started = time.perf_counter()
+        try:
+            with self._http.stream("POST", path, json=body) as response:
+                if response.status_code == 503:
+                    response.read()
+                    raise _Loading(_error_message(response))
+                if response.status_code != 200:
+                    response.read()
+                    raise ModelServerError(
+                        f"{self.server.label} refused the request: HTTP {response.status_code} "
+                        f"{_error_message(response)}"
+                    )
+                lines = _cancellable(response.iter_lines(), cancel, accumulator)
+                if self.server.backend == OLLAMA:
+                    result = _read_ollama(lines, accumulator, self.server.label)
+                else:
+                    result = _read_openai(lines, accumulator, self.server.label)
+        except httpx.ConnectError as error:
+            raise ServerUnavailable(f"Could not connect to {self.server.label}: {error}.") from error
+        except httpx.ReadTimeout as error:
+            raise StreamTimeout(
+                f"{self.server.label} sent nothing for {self._http.timeout.read:.0f} s in the middle of a "
+                "generation.",
+                partial_text=accumulator.text,
+            ) from error
+        except (httpx.RemoteProtocolError, httpx.ReadError) as error:
+            raise StreamBroken(
+                f"The connection to {self.server.label} broke during the generation: {error}.",
+                partial_text=accumulator.text,
+            ) from error
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        result.first_token_ms = (
+            (accumulator.first_at - started) * 1000 if accumulator.first_at is not None else None
+        )
+        result.sampling = sampling.as_dict()
+        result.model = result.model or self.server.model
+        return result
+
+    def _request_json(self, method: str, path: str, **kwargs) -> dict:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.ConnectError as error:
+            raise ServerUnavailable(f"Could not connect to {self.server.label}: {error}.") from error
+        except httpx.TransportError as error:
+            raise ModelServerError(f"{self.server.label} did not answer {path}: {error}.") from error
+        if response.status_code == 503:
+            raise ServerLoading(f"{self.server.label} is loading its model ({_error_message(response)}).")
+        if response.status_code != 200:
+            raise ModelServerError(f"{self.server.label} answered {path} with HTTP {response.status_code}.")
+        return response.json()
+
+
+class _Accumulator:
+    """Collects streamed text and the times of the first and last pieces."""
+
+    def __init__(self, on_token: TokenCallback | None) -> None:
+        self.parts: list[str] = []
+        self.pieces = 0
+        self.first_at: float | None = None
+        self.last_at: float | None = None
+        self.on_token = on_token
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def add(self, piece: str) -> None:
+        if not piece:
+            return
+        now = time.perf_counter()
+        if self.first_at is None:
+            self.first_at = now
+        self.last_at = now
+        self.parts.append(piece)
+        self.pieces += 1
+        if self.on_token is not None:
+            self.on_token(piece)
+
+    def measured_tok_s(self, tokens: int | None) -> float | None:
+        count = tokens or self.pieces
+        if self.first_at is None or self.last_at is None or count < 2 or self.last_at <= self.first_at:
+            return None
+        return (count - 1) / (self.last_at - self.first_at)
+
+
+def _cancellable(lines: Iterator[str], cancel: threading.Event | None, accumulator: _Accumulator) -> Iterator[str]:
+    for line in lines:
+        if cancel is not None and cancel.is_set():
+            # Leaving the stream's with-block closes the connection; llama-server and Ollama stop on a closed
+            # connection, so no slot keeps generating for nobody.
+            raise Cancelled("The generation was cancelled.", partial_text=accumulator.text)
+        yield line
+
+
+def _error_message(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:300]
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        return str(error.get("message", error))
+    return str(error or body)[:300]
+
+
+def _read_openai(lines: Iterator[str], accumulator: _Accumulator, label: str) -> Generation:
+    finish_reason = None
+    usage: dict = {}
+    timings: dict = {}
+    model = ""
+    done = False
+    for event in sse_events(lines):
+        if event.kind == "error":
+            raise StreamBroken(f"{label} reported an error mid-stream: {event.payload}", partial_text=accumulator.text)
+        if event.payload.strip() == "[DONE]":
+            done = True
+            break
+        try:
+            chunk = json.loads(event.payload)
+        except json.JSONDecodeError as error:
+            raise StreamBroken(f"{label} sent a chunk that is not JSON: {event.payload[:200]!r}",
+                               partial_text=accumulator.text) from error
+        if "error" in chunk:
+            raise StreamBroken(f"{label} reported an error mid-stream: {_describe(chunk['error'])}",
+                               partial_text=accumulator.text)
+        model = chunk.get("model") or model
+        for choice in chunk.get("choices") or []:
+            accumulator.add((choice.get("delta") or {}).get("content") or "")
+            # Ollama's OpenAI endpoint sends finish_reason "" on intermediate chunks: only a value counts.
+            finish_reason = choice.get("finish_reason") or finish_reason
+        usage = chunk.get("usage") or usage
+        timings = chunk.get("timings") or timings
+    if not done and finish_reason is None:
+        raise StreamBroken(f"The stream from {label} ended before the generation finished.",
+                           partial_text=accumulator.text)
+    completion = timings.get("predicted_n") or usage.get("completion_tokens")
+    return Generation(
+        text=accumulator.text,
+        finish_reason=finish_reason,
+        prompt_tokens=timings.get("prompt_n") or usage.get("prompt_tokens"),
+        completion_tokens=completion,
+        decode_tok_s=timings.get("predicted_per_second"),
+        prompt_tok_s=timings.get("prompt_per_second"),
+        measured_decode_tok_s=accumulator.measured_tok_s(completion),
+        duration_ms=0.0,
+        first_token_ms=None,
+        model=model,
+    )
+
+
+def _read_ollama(lines: Iterator[str], accumulator: _Accumulator, label: str) -> Generation:
+    final: dict | None = None
+    for line in ndjson_lines(lines):
+        try:
+            chunk = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise StreamBroken(f"{label} sent a line that is not JSON: {line[:200]!r}",
+                               partial_text=accumulator.text) from error
+        if "error" in chunk:
+            raise StreamBroken(f"{label} reported an error mid-stream: {_describe(chunk['error'])}",
+                               partial_text=accumulator.text)
+        accumulator.add((chunk.get("message") or {}).get("content") or "")
+        if chunk.get("done"):
+            final = chunk
+            break
+    if final is None:
+        raise StreamBroken(f"The stream from {label} ended before the generation finished.",
+                           partial_text=accumulator.text)
+    eval_count = final.get("eval_count")
+    prompt_count = final.get("prompt_eval_count")
+    return Generation(
+        text=accumulator.text,
+        finish_reason=final.get("done_reason") or "stop",
+        prompt_tokens=prompt_count,
+        completion_tokens=eval_count,
+        decode_tok_s=_per_second(eval_count, final.get("eval_duration")),
+        prompt_tok_s=_per_second(prompt_count, final.get("prompt_eval_duration")),
+        measured_decode_tok_s=accumulator.measured_tok_s(eval_count),
+        duration_ms=0.0,
+        first_token_ms=None,
+        model=final.get("model", ""),
+    )
+
+
+def _per_second(count: int | None, duration_ns: int | None) -> float | None:
+    return count / (duration_ns / 1e9) if count and duration_ns else None
+
+
+def _describe(error: Any) -> str:
+    return str(error.get("message", error)) if isinstance(error, dict) else str(error)
+
+
+def _schema_problem(text: str, schema: dict) -> str | None:
+    """Return why ``text`` is not a JSON document valid against ``schema``, or None if it is."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        return f"not JSON: {error.msg} at character {error.pos}"
+    try:
+        jsonschema.validate(document, schema)
+    except jsonschema.ValidationError as error:
+        where = "/".join(str(p) for p in error.absolute_path) or "the top level"
+        return f"at {where}: {error.message}"
+    return None

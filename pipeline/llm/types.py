@@ -1,0 +1,51 @@
+"""Requests and results shared by every backend."""
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Message:
+    """A chat message; ``role`` is ``system``, ``user`` or ``assistant``."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Sampling settings, recorded with every request. Stages default to greedy decoding with a fixed seed, so a
+    re-run on the same server and evidence gives the same output. ``max_tokens`` is the completion budget."""
+
+    temperature: float = 0.0
+    seed: int = 1234
+    top_k: int = 1
+    top_p: float = 1.0
+    max_tokens: int = 512
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Generation:
+    """One completed generation, the same for every backend.
+
+    Server figures are as the server reports them (llama.cpp ``timings``; Ollama ``eval_count``/``eval_duration``
+    in ns); ``measured_decode_tok_s`` is ours: completion tokens after the first, over the time from the first to
+    the last streamed token. ``first_token_ms`` counts from sending the request.
+    """
+
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    decode_tok_s: float | None
+    prompt_tok_s: float | None
+    measured_decode_tok_s: float | None
+    duration_ms: float
+    first_token_ms: float | None
+    model: str = ""
+    sampling: dict[str, Any] = field(default_factory=dict)
+    parsed: Any = None
+    repaired: bool = False
