@@ -1,7 +1,7 @@
 """One command for the whole application: ``python -m lawdesk.run``.
 
-Migrates the database, creates the first attorney account when there is none, then runs in this terminal the
-ASGI server (HTTP and WebSocket, daphne) on LAWDESK_HOST:LAWDESK_PORT (127.0.0.1:8000) and LAWDESK_WORKERS
+Migrates the database, creates the first attorney account when there is none, starts the embedded model server
+when no other model server is enabled (registering it for every role), then runs in this terminal the ASGI server (HTTP and WebSocket, daphne) on LAWDESK_HOST:LAWDESK_PORT (127.0.0.1:8000) and LAWDESK_WORKERS
 background workers (``manage.py db_worker``, both queues). Ctrl-C, or either child stopping, stops all of them.
 """
 
@@ -45,19 +45,30 @@ def _prepare() -> None:
         print(f"First attorney account '{account.username}' created with LAWDESK_ADMIN_PASSWORD.", flush=True)
 
 
-def main() -> int:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
-    os.chdir(BASE_DIR)
-    _check_programs()
-    _prepare()
-    host = os.environ.get("LAWDESK_HOST", "127.0.0.1")
-    port = os.environ.get("LAWDESK_PORT", "8000")
-    workers = int(os.environ.get("LAWDESK_WORKERS", str(min(2, os.cpu_count() or 1))))
-    commands = [[sys.executable, "-m", "daphne", "-b", host, "-p", port, "lawdesk.asgi:application"]]
-    commands += [
-        [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--no-reload", "--interval", "0.5"]
-    ] * workers
-    children = [subprocess.Popen(command) for command in commands]
+def _start_embedded_model():
+    """Start the embedded llama-server when no other model server is enabled; return it (or None)."""
+    from pipeline.embedded import EmbeddedUnavailable, needs_embedded, register_embedded, start_embedded_server
+
+    if not needs_embedded():
+        return None
+    print("No model server is configured: starting the embedded model (Gemma 3 270M on llama-server)...", flush=True)
+    try:
+        from django.conf import settings
+
+        server = start_embedded_server(log_path=settings.DATA_DIR / "llama-server.log")
+    except EmbeddedUnavailable as error:
+        print(f"warning: the embedded model did not start: {error} Model stages will wait for a server.", flush=True)
+        return None
+    register_embedded(server)
+    print(f"Embedded model server at {server.base_url} holds every role.", flush=True)
+    return server
+
+
+def _serve(host: str, port: str, workers: int) -> int:
+    """Run the ASGI server and the workers until Ctrl-C (SIGINT), SIGTERM or one of them stops; return a status."""
+    server = [sys.executable, "-m", "daphne", "-b", host, "-p", port, "lawdesk.asgi:application"]
+    worker = [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--no-reload", "--interval", "0.5"]
+    children = [subprocess.Popen(command) for command in [server, *[worker] * workers]]
     print(f"LawDesk is running at http://{host}:{port}/ with {workers} worker(s). Press Ctrl-C to stop.", flush=True)
 
     stopping = False
@@ -84,6 +95,24 @@ def main() -> int:
             child.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             child.kill()
+    return exit_code
+
+
+def main() -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
+    os.chdir(BASE_DIR)
+    _check_programs()
+    _prepare()
+    embedded = _start_embedded_model()
+    try:
+        exit_code = _serve(
+            host=os.environ.get("LAWDESK_HOST", "127.0.0.1"),
+            port=os.environ.get("LAWDESK_PORT", "8000"),
+            workers=int(os.environ.get("LAWDESK_WORKERS", str(min(2, os.cpu_count() or 1)))),
+        )
+    finally:
+        if embedded is not None:
+            embedded.stop()
     print("LawDesk stopped.", flush=True)
     return exit_code
 

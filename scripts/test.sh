@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Set up, then run the whole test suite: once on SQLite (everything, including OCR-heavy and browser tests) and
-# once on PostgreSQL (everything that touches the database, without repeating the OCR-heavy and browser tests).
+# Set up, then run the whole test suite: once on SQLite (everything, including the OCR-heavy, browser and live-model
+# tests) and once on PostgreSQL (everything else, without repeating those).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
@@ -12,4 +12,4 @@ export PYTHONUNBUFFERED=1
 echo "== SQLite"
 .venv/bin/python -m pytest -q "$@"
 echo "== PostgreSQL ($LAWDESK_TEST_PG_URL)"
-DATABASE_URL="$LAWDESK_TEST_PG_URL" .venv/bin/python -m pytest -q -m "not ocr and not browser" "$@"
+DATABASE_URL="$LAWDESK_TEST_PG_URL" .venv/bin/python -m pytest -q -m "not ocr and not browser and not live" "$@"

@@ -175,8 +175,11 @@ class ModelClient:
         schema: dict[str, Any] | None = None,
         on_token: TokenCallback | None = None,
         cancel: threading.Event | None = None,
+        extra_body: dict[str, Any] | None = None,
     ) -> Generation:
         """Stream one chat completion and return it.
+
+        ``extra_body`` adds backend-specific request fields (for llama.cpp, e.g. ``{"ignore_eos": true}``).
 
         With ``schema``, the server is asked to constrain its output to that JSON schema, the result is parsed and
         validated (``Generation.parsed``), and one repair request follows a failure; a second failure raises
@@ -186,7 +189,7 @@ class ModelClient:
         subclasses for each failure of the server or the stream.
         """
         self.check_fits(messages, sampling)
-        generation = self._generate_once(messages, sampling, schema, on_token, cancel)
+        generation = self._generate_once(messages, sampling, schema, on_token, cancel, extra_body)
         if schema is None:
             return generation
         problem = _schema_problem(generation.text, schema)
@@ -199,7 +202,7 @@ class ModelClient:
             Message("user", f"That answer is not valid JSON for the required schema ({problem}). "
                             "Answer again with only the corrected JSON."),
         ]
-        repaired = self._generate_once(repair, sampling, schema, on_token, cancel)
+        repaired = self._generate_once(repair, sampling, schema, on_token, cancel, extra_body)
         problem = _schema_problem(repaired.text, schema)
         if problem is not None:
             raise SchemaError(
@@ -210,7 +213,7 @@ class ModelClient:
         repaired.repaired = True
         return repaired
 
-    def _generate_once(self, messages, sampling, schema, on_token, cancel) -> Generation:
+    def _generate_once(self, messages, sampling, schema, on_token, cancel, extra_body=None) -> Generation:
         gate = slots_for(self.server.base_url, self.server.parallel_slots)
         with gate.hold(cancel):
             retrying = Retrying(
@@ -222,7 +225,7 @@ class ModelClient:
             try:
                 for attempt in retrying:
                     with attempt:
-                        return self._stream(messages, sampling, schema, on_token, cancel)
+                        return self._stream(messages, sampling, schema, on_token, cancel, extra_body)
             except _Loading as loading:
                 raise ServerLoading(
                     f"{self.server.label} was still loading its model after {self.loading_wait_s:.0f} s "
@@ -261,8 +264,9 @@ class ModelClient:
             body["response_format"] = {"type": "json_schema", "json_schema": {"name": "stage", "schema": schema}}
         return "/v1/chat/completions", body
 
-    def _stream(self, messages, sampling: Sampling, schema, on_token, cancel) -> Generation:
+    def _stream(self, messages, sampling: Sampling, schema, on_token, cancel, extra_body=None) -> Generation:
         path, body = self._request_body(messages, sampling, schema)
+        body.update(extra_body or {})
         accumulator = _Accumulator(on_token)
         started = time.perf_counter()
         try:
