@@ -9,7 +9,10 @@ ensure_redis
 ensure_postgres
 
 export PYTHONUNBUFFERED=1
-echo "== SQLite"
-.venv/bin/python -m pytest -q "$@"
+# Both runs always happen, so one database's failure never hides the other's; the exit status is the worse one.
+status=0
 echo "== PostgreSQL ($LAWDESK_TEST_PG_URL)"
-DATABASE_URL="$LAWDESK_TEST_PG_URL" .venv/bin/python -m pytest -q -m "not ocr and not browser and not live" "$@"
+DATABASE_URL="$LAWDESK_TEST_PG_URL" .venv/bin/python -m pytest -q -m "not ocr and not browser and not live" "$@" || status=$?
+echo "== SQLite"
+.venv/bin/python -m pytest -q "$@" || status=$?
+exit $status

@@ -42,10 +42,13 @@ JPEG_QUALITY = 82
 
 Emit = Callable[[dict], None]
 
-# CM/ECF header stamped on every filed page, e.g. "Case: 21-1298 Document: 42 Page: 1 Date Filed: 08/31/2022" or
+# CM/ECF stamp on every filed page, as the courts of appeals and district courts print it, e.g.
+# "Case: 21-1298 Document: 42 Page: 1 Date Filed: 08/31/2022", "Appeal: 17-2218 Doc: 17 Filed: 10/31/2017 Pg: 1 of 1",
+# "Appellate Case: 22-1801 Page: 1 Date Filed: 01/19/2023 Entry ID: 5237514",
 # "Case 1:20-cv-01234-ABC Document 12 Filed 01/02/20 Page 3 of 9 PageID #: 45".
 _ECF_HEADER = re.compile(
-    r"^\s*(?:Appellate\s+)?Case:?\s+\S+.*?\bDoc(?:ument)?\.?:?\s*\S+.*?\b(?:Date\s+)?Filed:?\s*\S+.*$",
+    r"^\s*(?:USCA\d*\s+)?(?:Appellate\s+Case|Case|Appeal):?\s+\S+"
+    r"(?=.*\b(?:Doc(?:ument)?|Page|Pg)\b)(?=.*\bFiled\b).*$",
     re.IGNORECASE | re.MULTILINE,
 )
 

@@ -9,6 +9,7 @@ from PIL import Image
 
 from matters import storage
 from matters.models import Exhibit, Page
+from matters.ingest.child import usable_text
 from matters.processing import exhibit_process
 from matters.services import exhibit_submit_password
 
@@ -187,3 +188,25 @@ def test_docx_is_converted_with_its_header_kept(matter, corpus, ingest):
     first = exhibit.pages.get(number=1)
     assert "Docket No. MD17-00012" in first.text
     assert (round(first.width_pt), round(first.height_pt)) == (612, 792)
+
+
+@pytest.mark.parametrize("stamp", [
+    "Case: 20-1507     Document: 00117684624     Page: 1      Date Filed: 12/22/2020      Entry ID: 6390389",
+    "Appeal: 17-2218      Doc: 17            Filed: 10/31/2017      Pg: 1 of 1",
+    "Appellate Case: 22-1801     Page: 1      Date Filed: 01/19/2023 Entry ID: 5237514 ",
+    "Appellate Case: 21-800     Document: 010110462922     Date Filed: 01/11/2021     Page: 1 ",
+    "      Case: 17-3994     Document: 1-3     Filed: 09/20/2017     Page: 1",
+    "Case 1:20-cv-01234-ABC Document 12 Filed 01/02/20 Page 3 of 9 PageID #: 45",
+])
+def test_an_ecf_stamp_alone_is_not_a_text_layer(stamp):
+    assert usable_text(stamp + "\n") == ""
+    body = "The district court granted summary judgment to the defendant on every claim."
+    assert usable_text(f"{stamp}\n{body}\n") == f"{stamp}\n{body}\n"
+
+
+@pytest.mark.ocr
+def test_fourth_circuit_scan_under_its_stamp_is_ocrd(matter, corpus, ingest):
+    exhibit = ingest(matter, corpus("court/ca4_17.pdf"))
+    page = exhibit.pages.get()
+    assert page.source == Page.Source.OCR and exhibit.pages_ocr == 1
+    assert len(words(page.text)) > 40  # the order itself, not only "Appeal: 17-2218 Doc: 17 Filed: ..."
