@@ -72,14 +72,15 @@ def start_embedded_server(
 ) -> EmbeddedServer:
     """Start ``llama-server`` with the embedded model on 127.0.0.1 and wait until ``/health`` says ok.
 
-    The GGUF carries no chat template, so ``--chat-template gemma`` is passed (llama.cpp's built-in Gemma
-    template). ``-c`` is the total context, divided among ``--parallel`` slots. Raises EmbeddedUnavailable.
+    The GGUF carries no chat template, so ``--chat-template gemma`` names llama.cpp's built-in Gemma template;
+    ``--no-jinja`` is needed with it, since llama-server's default Jinja engine would take the word "gemma" as
+    the template text itself and send the model nothing but that word. ``-c`` is the total context, divided among ``--parallel`` slots. Raises EmbeddedUnavailable.
     """
     binary, gguf = server_binary(), model_path()
     port = port or _free_port()
     command = [
         str(binary), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port),
-        "--chat-template", "gemma", "--alias", EMBEDDED_ALIAS,
+        "--chat-template", "gemma", "--no-jinja", "--alias", EMBEDDED_ALIAS,
         "-c", str(context_tokens * parallel), "--parallel", str(parallel),
         "-t", str(threads or os.cpu_count() or 1), "--no-webui",
     ]

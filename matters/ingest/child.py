@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pymupdf
 
+from .docx_safety import sanitize_docx
 from .ocr import OcrResult, ocr_page_image
 
 # A text layer counts as usable when, after removing court ECF stamps, it holds at least this many letters or digits.
@@ -120,7 +121,7 @@ def _check_image_pixels(path: str, limit: int) -> None:
         raise IngestFailure(f"The image could not be read: it is damaged or truncated ({exc}).") from exc
 
 
-def _docx_to_pdf(source: str, out_dir: Path) -> Path:
+def _docx_to_pdf(source: str, out_dir: Path, notes: list[str]) -> Path:
     """Convert with LibreOffice in headless mode; see README ("Word documents") for why LibreOffice."""
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if soffice is None:
@@ -132,7 +133,10 @@ def _docx_to_pdf(source: str, out_dir: Path) -> Path:
         work_path = Path(work)
         # A private profile per conversion lets several conversions run at once.
         input_path = work_path / "document.docx"
-        shutil.copyfile(source, input_path)
+        try:
+            cut = sanitize_docx(Path(source), input_path)
+        except Exception as exc:  # zipfile and lxml raise several types for a damaged package
+            raise IngestFailure(f"The Word document is damaged and could not be read ({exc}).") from exc
         command = [
             soffice,
             f"-env:UserInstallation=file://{work_path / 'profile'}",
@@ -153,6 +157,11 @@ def _docx_to_pdf(source: str, out_dir: Path) -> Path:
             raise IngestFailure("The Word document could not be converted to PDF: it may be damaged.")
         target = out_dir / "display.pdf"
         shutil.copyfile(produced, target)
+        if cut:
+            notes.append(
+                f"{cut} link(s) to files or web addresses outside the Word document were removed before "
+                "conversion; linked content is not shown."
+            )
         return target
 
 
@@ -169,7 +178,7 @@ def open_document(spec: Spec, out_dir: Path, notes: list[str]) -> pymupdf.Docume
         target.write_bytes(pdf_bytes)
         return pymupdf.open(target)
     if spec.kind == "docx":
-        return pymupdf.open(_docx_to_pdf(spec.source, out_dir))
+        return pymupdf.open(_docx_to_pdf(spec.source, out_dir, notes))
     try:
         doc = pymupdf.open(spec.source, filetype="pdf")
     except Exception as exc:

@@ -407,7 +407,8 @@ def _read_openai(lines: Iterator[str], accumulator: _Accumulator, label: str) ->
     return Generation(
         text=accumulator.text,
         finish_reason=finish_reason,
-        prompt_tokens=timings.get("prompt_n") or usage.get("prompt_tokens"),
+        # timings.prompt_n counts only the prompt tokens evaluated, not those reused from llama.cpp's prompt cache.
+        prompt_tokens=usage.get("prompt_tokens") or timings.get("prompt_n"),
         completion_tokens=completion,
         decode_tok_s=timings.get("predicted_per_second"),
         prompt_tok_s=timings.get("prompt_per_second"),

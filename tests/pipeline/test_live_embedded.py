@@ -53,13 +53,15 @@ def test_same_request_gives_the_same_output(client):
 def test_json_schema_is_honoured(client):
     schema = {
         "type": "object",
-        "properties": {"has_grounds": {"type": "boolean"}, "reasons": {"type": "array", "items": {"type": "string"},
-                                                                     "maxItems": 2}},
+        "properties": {
+            "has_grounds": {"type": "boolean"},
+            "reasons": {"type": "array", "items": {"type": "string", "maxLength": 60}, "maxItems": 2},
+        },
         "required": ["has_grounds", "reasons"],
     }
     generation = client.generate(
         [Message("user", "Is a signed lease with unpaid rent grounds for a claim? Answer in JSON.")],
-        sampling=Sampling(max_tokens=128), schema=schema,
+        sampling=Sampling(max_tokens=256), schema=schema,
     )
     assert isinstance(generation.parsed["has_grounds"], bool)
     assert isinstance(generation.parsed["reasons"], list)
