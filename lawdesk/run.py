@@ -1,7 +1,7 @@
 """One command for the whole application: ``python -m lawdesk.run``.
 
 Migrates the database, creates the first attorney account when there is none, starts the embedded model server
-when no other model server is enabled (registering it for every role), then runs in this terminal the ASGI server (HTTP and WebSocket, daphne) on LAWDESK_HOST:LAWDESK_PORT (127.0.0.1:8000) and LAWDESK_WORKERS
+when no other model server is enabled (registering it for every role), then runs in this terminal the ASGI server (HTTP and WebSocket, uvicorn) on LAWDESK_HOST:LAWDESK_PORT (127.0.0.1:8000) and LAWDESK_WORKERS
 background workers (``manage.py db_worker``, both queues). Ctrl-C, or either child stopping, stops all of them.
 """
 
@@ -43,11 +43,17 @@ def _prepare() -> None:
         )
     elif account.created:
         print(f"First attorney account '{account.username}' created with LAWDESK_ADMIN_PASSWORD.", flush=True)
+    from django.conf import settings
+    from matters.processing import exhibits_requeue_stale
+
+    if requeued := exhibits_requeue_stale(idle_s=settings.LAWDESK_INGEST_TIMEOUT_S):
+        print(f"Queued again {len(requeued)} file(s) whose processing had stopped with a worker.", flush=True)
 
 
 def _start_embedded_model():
     """Start the embedded llama-server when no other model server is enabled; return it (or None)."""
-    from pipeline.embedded import EmbeddedUnavailable, needs_embedded, register_embedded, start_embedded_server
+    from pipeline.embedded import EmbeddedUnavailable, start_embedded_server
+    from pipeline.servers import needs_embedded, register_embedded
 
     if not needs_embedded():
         return None
@@ -64,9 +70,17 @@ def _start_embedded_model():
     return server
 
 
+def asgi_server_command(host: str, port: str | int) -> list[str]:
+    """The ASGI server (uvicorn): it hands a request body to Django as it arrives, which spools it to disk.
+    (Daphne, through Twisted, parses a whole multipart body in memory first: about 13 times the upload's size.)
+    Lifespan events are off because Channels' router does not take them."""
+    return [sys.executable, "-m", "uvicorn", "lawdesk.asgi:application", "--host", host, "--port", str(port),
+            "--ws", "websockets", "--lifespan", "off", "--no-server-header", "--log-level", "warning"]
+
+
 def _serve(host: str, port: str, workers: int) -> int:
     """Run the ASGI server and the workers until Ctrl-C (SIGINT), SIGTERM or one of them stops; return a status."""
-    server = [sys.executable, "-m", "daphne", "-b", host, "-p", port, "lawdesk.asgi:application"]
+    server = asgi_server_command(host, port)
     worker = [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--no-reload", "--interval", "0.5"]
     children = [subprocess.Popen(command) for command in [server, *[worker] * workers]]
     print(f"LawDesk is running at http://{host}:{port}/ with {workers} worker(s). Press Ctrl-C to stop.", flush=True)

@@ -40,7 +40,6 @@ DEBUG = os.environ.get("LAWDESK_DEBUG", "") == "1"
 ALLOWED_HOSTS = os.environ.get("LAWDESK_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",")
 
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -146,11 +145,13 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "static"
 
-# Uploads always stream to a temporary file on disk, never into memory (a 500 MB PDF must not be held in RAM).
+# Uploads stream to disk, never into memory (a 500 MB PDF must not be held in RAM): Django's ASGI handler
+# spools a request body to a temporary file past FILE_UPLOAD_MAX_MEMORY_SIZE (0 would mean "never spool"), and
+# the only upload handler writes each file to a temporary file.
 FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.TemporaryFileUploadHandler"]
 FILE_UPLOAD_TEMP_DIR = str(DATA_DIR / "tmp")
 Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
-FILE_UPLOAD_MAX_MEMORY_SIZE = 0
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
 # Ingest runs each file in a child process with these limits (address space in MiB, wall clock in seconds).
 LAWDESK_INGEST_MEMORY_MB = _env_int("LAWDESK_INGEST_MEMORY_MB", 1536)

@@ -3,7 +3,7 @@
 The worker is another process (maybe another host), so this consumer never relies on in-process state. It reads
 the persisted progress of the matter's exhibits and sends each changed row as an htmx out-of-band swap. With a
 channel layer (``REDIS_URL``), the worker's ``exhibit.changed`` notices make it read at once; without one, it reads
-every ``POLL_S`` seconds. Only members of the matter may connect (close code 4404 otherwise, as pages answer 404).
+every ``POLL_S`` seconds. Only members of the matter may connect: anyone else's handshake is refused (HTTP 403).
 """
 
 import asyncio

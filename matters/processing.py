@@ -10,6 +10,7 @@ import logging
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 from PIL import Image
 
 from . import storage
@@ -77,7 +78,7 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
             kind = event["event"]
             if kind == "start":
                 notes = list(event.get("notes", []))
-                Exhibit.objects.filter(pk=exhibit.pk).update(page_count=event["pages"])
+                Exhibit.objects.filter(pk=exhibit.pk).update(page_count=event["pages"], updated_at=timezone.now())
             elif kind == "page":
                 Page.objects.create(
                     exhibit=exhibit,
@@ -91,10 +92,11 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
                 )
                 pages_pdf += event["source"] == Page.Source.PDF
                 pages_ocr += event["source"] == Page.Source.OCR
-                Exhibit.objects.filter(pk=exhibit.pk).update(progress_page=event["number"])
+                # updated_at doubles as the heartbeat that tells a live exhibit from one whose worker died.
+                Exhibit.objects.filter(pk=exhibit.pk).update(progress_page=event["number"], updated_at=timezone.now())
                 _notify(exhibit)
             elif kind == "done":
-                final_status, notes = Exhibit.Status.READY, notes + list(event.get("notes", []))
+                final_status, notes = Exhibit.Status.READY, list(event.get("notes", []))
             elif kind == "error":
                 final_status, reason = event["status"], event["reason"]
     except Exception as exc:  # the worker must survive anything a file does; the exhibit records why
@@ -114,6 +116,7 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
             pages_pdf=pages_pdf,
             pages_ocr=pages_ocr,
             previews_ready=False,
+            updated_at=timezone.now(),
         )
         exhibit.refresh_from_db()
         audit_record(
@@ -165,3 +168,37 @@ def _notify(exhibit: Exhibit) -> None:
         exhibit_changed(matter_id=exhibit.matter_id, exhibit_id=exhibit.pk)
     except Exception:  # a missing Redis must not fail the ingest; the persisted progress is still there
         logger.warning("could not push progress for exhibit %s", exhibit.pk, exc_info=True)
+
+
+def exhibits_requeue_stale(*, idle_s: int) -> list[int]:
+    """Queue again every exhibit left ``processing`` with no progress for ``idle_s`` seconds (its worker died:
+    killed, or the machine restarted); return their ids. A live worker records progress with every page, and
+    a file is stopped at the ingest time limit, so an idle time past that limit means nobody is working on it.
+    """
+    cutoff = timezone.now() - timezone.timedelta(seconds=idle_s)
+    requeued = []
+    for exhibit in Exhibit.objects.filter(status=Exhibit.Status.PROCESSING, updated_at__lt=cutoff).select_related(
+        "matter"
+    ):
+        with transaction.atomic():
+            if not Exhibit.objects.filter(pk=exhibit.pk, status=Exhibit.Status.PROCESSING, updated_at__lt=cutoff).update(
+                status=Exhibit.Status.QUEUED, progress_page=0, updated_at=timezone.now()
+            ):
+                continue
+            audit_record(
+                action="exhibit.status",
+                matter=exhibit.matter,
+                obj=exhibit,
+                file_sha256=exhibit.sha256,
+                detail={"from": Exhibit.Status.PROCESSING, "to": Exhibit.Status.QUEUED,
+                        "reason": "its worker stopped before finishing"},
+            )
+            transaction.on_commit(lambda pk=exhibit.pk: _enqueue(pk))
+        requeued.append(exhibit.pk)
+    return requeued
+
+
+def _enqueue(exhibit_id: int) -> None:
+    from .tasks import ingest_exhibit  # tasks import this module
+
+    ingest_exhibit.enqueue(exhibit_id)

@@ -170,6 +170,8 @@ def exhibit_update(*, exhibit: Exhibit, updated_by: AbstractBaseUser, title: str
     """Change an exhibit's title and label. Raises ValidationError if the label is empty or taken in the matter."""
     label = label.strip()
     title = title.strip()
+    if exhibit.label_seq is None and label:
+        raise ValidationError({"label": f"A {exhibit.status} file is not an exhibit and takes no label."})
     if not label and exhibit.label:
         raise ValidationError({"label": "An exhibit label cannot be empty."})
     if label and Exhibit.objects.filter(matter=exhibit.matter, label=label).exclude(pk=exhibit.pk).exists():
@@ -205,5 +207,19 @@ def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: Ab
         Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="")
         exhibit.refresh_from_db()
         audit_record(action="exhibit.password_submitted", actor=submitted_by, matter=exhibit.matter, obj=exhibit)
+        transaction.on_commit(lambda: _enqueue_ingest(exhibit.pk))
+    return exhibit
+
+
+def exhibit_reprocess(*, exhibit: Exhibit, requested_by: AbstractBaseUser) -> Exhibit:
+    """Queue a failed exhibit again (after an operator raised a limit or installed a converter, say).
+    Raises ValidationError for any other status."""
+    if exhibit.status != Exhibit.Status.FAILED or exhibit.label_seq is None:
+        raise ValidationError(f"Only a failed exhibit can be processed again; this one is {exhibit.status}.")
+    with transaction.atomic():
+        Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="", progress_page=0)
+        exhibit.refresh_from_db()
+        audit_record(action="exhibit.reprocess", actor=requested_by, matter=exhibit.matter, obj=exhibit,
+                     file_sha256=exhibit.sha256)
         transaction.on_commit(lambda: _enqueue_ingest(exhibit.pk))
     return exhibit

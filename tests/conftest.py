@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from lawdesk.run import asgi_server_command
 from matters.models import Matter
 from matters.processing import exhibit_process
 from matters.roles import role_group
@@ -120,8 +121,7 @@ class Processes:
         return self._start(command, env)
 
     def server(self, port: int, **env: str) -> subprocess.Popen:
-        process = self._start([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                               "lawdesk.asgi:application"], env)
+        process = self._start(asgi_server_command("127.0.0.1", port), env)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:

@@ -37,6 +37,9 @@ from .ocr import OcrResult, ocr_page_image
 MIN_USABLE_CHARS = 20
 # More than this share of U+FFFD or private-use characters means the font has no usable Unicode map.
 MAX_GARBLED_SHARE = 0.3
+# Largest page image handed to Tesseract: a letter page at 300 dpi is 8.4 megapixels, a 24 x 36 inch drawing at
+# 250 dpi 54; past this the resolution is lowered rather than the page failing for memory.
+MAX_OCR_PIXELS = 60_000_000
 VIEW_LONG_SIDE_PX = 1600
 THUMB_LONG_SIDE_PX = 220
 JPEG_QUALITY = 82
@@ -82,7 +85,9 @@ def print_event(event: dict) -> None:
 
 
 def usable_text(text: str) -> str:
-    """Return the page text without ECF header lines if what is left is a real text layer, else ''."""
+    """Return the page text (NUL characters removed: no database stores them) if, without ECF header lines, it
+    is a real text layer; else ''."""
+    text = text.replace("\x00", "")
     body = _ECF_HEADER.sub("", text)
     if sum(ch.isalnum() for ch in body) < MIN_USABLE_CHARS:
         return ""
@@ -245,8 +250,20 @@ def _page_needs_ocr(page: pymupdf.Page) -> bool:
     return bool(page.get_images(full=False)) or bool(page.get_drawings())
 
 
-def _render_for_ocr(page: pymupdf.Page, dpi: int, work: Path, number: int) -> Path:
+def ocr_dpi_for(page: pymupdf.Page, dpi: int) -> int:
+    """Lower ``dpi`` for a page so large that rendering it would pass MAX_OCR_PIXELS (a photo whose page size
+    comes from a 72 dpi header, a wall-size drawing); a letter page keeps the full resolution."""
+    area_in2 = (page.rect.width / 72) * (page.rect.height / 72)
+    if area_in2 * dpi * dpi <= MAX_OCR_PIXELS:
+        return dpi
+    return max(1, int((MAX_OCR_PIXELS / area_in2) ** 0.5))
+
+
+def _render_for_ocr(page: pymupdf.Page, dpi: int, work: Path, number: int) -> Path | None:
+    """Render the page in grey for Tesseract; return None for a blank page, which has nothing to read."""
     pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+    if pixmap.is_unicolor:
+        return None
     path = work / f"page-{number:04d}.pgm"
     pixmap.save(path)
     return path
@@ -307,8 +324,10 @@ def extract(spec: Spec, emit: Emit) -> None:
             }
             future = image_path = None
             if not text and _page_needs_ocr(page):
-                image_path = _render_for_ocr(page, spec.ocr_dpi, work, number)
-                future = pool.submit(ocr_page_image, image_path, lang=spec.ocr_lang, dpi=spec.ocr_dpi)
+                dpi = ocr_dpi_for(page, spec.ocr_dpi)
+                image_path = _render_for_ocr(page, dpi, work, number)
+                if image_path is not None:
+                    future = pool.submit(ocr_page_image, image_path, lang=spec.ocr_lang, dpi=dpi)
             pending.append((record, future, image_path))
             flush(keep=max(1, spec.ocr_workers))
         flush(keep=0)

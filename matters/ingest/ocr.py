@@ -64,4 +64,6 @@ def ocr_page_image(image_path: Path, *, lang: str = "eng", dpi: int = 300, timeo
         text = base.with_suffix(".txt").read_text(encoding="utf-8")
         confidence = _mean_confidence(base.with_suffix(".tsv").read_text(encoding="utf-8"))
         rotation = _rotation(base.with_suffix(".hocr").read_text(encoding="utf-8"))
-    return OcrResult(text=text.replace("\x0c", "").strip(), mean_confidence=confidence, rotation_deg=rotation)
+    return OcrResult(
+        text=text.replace("\x0c", "").replace("\x00", "").strip(), mean_confidence=confidence, rotation_deg=rotation
+    )

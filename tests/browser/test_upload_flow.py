@@ -1,4 +1,4 @@
-"""The upload flow end to end, in a real browser against LawDesk's real processes (daphne server + db_worker)."""
+"""The upload flow end to end, in a real browser against LawDesk's real processes (the ASGI server and a db_worker)."""
 
 import re
 

@@ -61,7 +61,7 @@ def test_run_starts_server_and_worker_and_ctrl_c_stops_them(tmp_path):
             assert "username: attorney" in output
             assert (tmp_path / "data" / "lawdesk.sqlite3").exists()
             children = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
-            assert len(children) >= 3  # run, daphne, db_worker
+            assert len(children) >= 3  # run, the ASGI server, a worker
         finally:
             os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole foreground group
             process.wait(timeout=30)

@@ -128,3 +128,41 @@ def test_exhibit_text_and_reasons_are_escaped(client, attorney, matter):
     page = client.get(reverse("matters:exhibit", args=[matter.pk, exhibit.pk])).content.decode()
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_two_files_in_one_request_are_refused_not_half_stored(client, attorney, matter, corpus):
+    client.force_login(attorney)
+    response = client.post(
+        reverse("matters:upload", args=[matter.pk]),
+        {"origin": "client", "file": [corpus("court/ca7_3.pdf").open("rb"), corpus("court/ca4_17.pdf").open("rb")]},
+    )
+    assert response.status_code == 400 and "one file per request" in response.json()["error"]
+    assert not Exhibit.objects.exists()
+
+
+def test_a_rejected_file_takes_no_label(client, attorney, matter, corpus):
+    exhibit = exhibit_create(matter=matter, stream=corpus("odd/simple.zip").open("rb"), original_name="s.zip",
+                             origin="client", uploaded_by=attorney, enqueue=False)
+    client.force_login(attorney)
+    response = client.post(reverse("matters:exhibit_edit", args=[matter.pk, exhibit.pk]),
+                           {"label": "R1", "title": "zip"}, follow=True)
+    assert "takes no label" in response.content.decode()
+    exhibit.refresh_from_db()
+    assert exhibit.label == ""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_websocket_to_an_unknown_path_is_refused_not_an_error(attorney):
+    from asgiref.sync import async_to_sync
+    from channels.routing import URLRouter
+    from channels.testing import WebsocketCommunicator
+
+    from matters.routing import websocket_urlpatterns
+
+    async def attempt():
+        communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), "/ws/matters/abc/progress/")
+        communicator.scope["user"] = attorney
+        return await communicator.connect()
+
+    connected, _code = async_to_sync(attempt)()
+    assert connected is False

@@ -210,3 +210,63 @@ def test_fourth_circuit_scan_under_its_stamp_is_ocrd(matter, corpus, ingest):
     page = exhibit.pages.get()
     assert page.source == Page.Source.OCR and exhibit.pages_ocr == 1
     assert len(words(page.text)) > 40  # the order itself, not only "Appeal: 17-2218 Doc: 17 Filed: ..."
+
+
+def test_blank_scanned_pages_are_not_sent_to_tesseract(matter, tmp_path, ingest):
+    path = tmp_path / "blank-scans.pdf"
+    with pymupdf.open() as doc:
+        white = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 850, 1100), False)
+        white.set_rect(white.irect, (255,))
+        for _ in range(3):
+            doc.new_page().insert_image(pymupdf.Rect(0, 0, 612, 792), pixmap=white)
+        doc.save(path)
+    exhibit = ingest(matter, path)
+    assert exhibit.status == Exhibit.Status.READY and exhibit.page_count == 3
+    assert exhibit.pages_ocr == 0
+    assert set(exhibit.pages.values_list("source", flat=True)) == {Page.Source.NONE}
+
+
+def test_huge_pages_are_ocrd_at_a_lower_resolution():
+    from matters.ingest.child import MAX_OCR_PIXELS, ocr_dpi_for
+
+    with pymupdf.open() as doc:
+        doc.new_page(width=612, height=792)
+        doc.new_page(width=8000, height=6000)  # an 8000 x 6000 photo at 72 dpi: 111 x 83 inches
+        letter, photo = doc[0], doc[1]
+        assert ocr_dpi_for(letter, 300) == 300
+        dpi = ocr_dpi_for(photo, 300)
+        assert dpi < 300
+        assert (8000 / 72 * dpi) * (6000 / 72 * dpi) <= MAX_OCR_PIXELS
+
+
+def test_exhibit_left_processing_by_a_dead_worker_is_queued_again(matter, corpus, attorney, time_machine):
+    import io
+
+    from matters.processing import exhibits_requeue_stale
+    from matters.services import exhibit_create
+
+    time_machine.move_to("2026-11-29 10:00:00Z")
+    exhibit = exhibit_create(matter=matter, stream=io.BytesIO(corpus("court/ca7_3.pdf").read_bytes()),
+                             original_name="a.pdf", origin="client", uploaded_by=attorney, enqueue=False)
+    Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.PROCESSING, progress_page=3)
+    time_machine.move_to("2026-11-29 10:10:00Z")
+    assert exhibits_requeue_stale(idle_s=1800) == []  # could still be alive: left alone
+    time_machine.move_to("2026-11-29 10:40:00Z")
+    assert exhibits_requeue_stale(idle_s=1800) == [exhibit.pk]
+    exhibit.refresh_from_db()
+    assert (exhibit.status, exhibit.progress_page) == (Exhibit.Status.QUEUED, 0)
+    assert matter.audit_entries.filter(action="exhibit.status", detail__to="queued").exists()
+    assert exhibit_process(exhibit_id=exhibit.pk, previews="skip").status == Exhibit.Status.READY
+
+
+def test_failed_exhibit_can_be_processed_again(matter, corpus, attorney, ingest, settings):
+    from matters.services import exhibit_reprocess
+
+    settings.LAWDESK_INGEST_TIMEOUT_S = 1
+    exhibit = ingest(matter, corpus("odd/cardinal.pdf"))
+    assert exhibit.status == Exhibit.Status.FAILED
+    settings.LAWDESK_INGEST_TIMEOUT_S = 600
+    exhibit_reprocess(exhibit=exhibit, requested_by=attorney)
+    assert exhibit_process(exhibit_id=exhibit.pk, previews="skip").status == Exhibit.Status.READY
+    with pytest.raises(Exception, match="Only a failed exhibit"):
+        exhibit_reprocess(exhibit=exhibit, requested_by=attorney)

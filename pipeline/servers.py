@@ -1,0 +1,28 @@
+"""Writes to the model-server records: registering the embedded server for every role."""
+
+from django.db import transaction
+
+from .embedded import EMBEDDED_ALIAS, EMBEDDED_CONTEXT_TOKENS, EmbeddedServer
+from .models import ModelServer, Role, RoleAssignment
+
+EMBEDDED_NAME = "embedded"
+
+
+def register_embedded(server: EmbeddedServer, *, context_tokens: int = EMBEDDED_CONTEXT_TOKENS) -> ModelServer:
+    """Record the embedded server (enabled) and give it every role; return it."""
+    with transaction.atomic():
+        record, _ = ModelServer.objects.update_or_create(
+            name=EMBEDDED_NAME,
+            defaults={
+                "backend": ModelServer.Backend.LLAMA_CPP, "base_url": server.base_url, "model_name": EMBEDDED_ALIAS,
+                "context_tokens": context_tokens, "parallel_slots": 1, "enabled": True, "embedded": True,
+            },
+        )
+        for role in Role:
+            RoleAssignment.objects.update_or_create(role=role, defaults={"server": record})
+    return record
+
+
+def needs_embedded() -> bool:
+    """True when no enabled model server other than the embedded one is configured."""
+    return not ModelServer.objects.filter(enabled=True, embedded=False).exists()
