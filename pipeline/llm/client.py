@@ -373,6 +373,19 @@ def _error_message(response: httpx.Response) -> str:
     return str(error or body)[:300]
 
 
+def _chunk(payload: str, label: str, accumulator: _Accumulator) -> dict:
+    """Parse one streamed JSON chunk; raise StreamBroken if it is not JSON or reports an error."""
+    try:
+        chunk = json.loads(payload)
+    except json.JSONDecodeError as error:
+        raise StreamBroken(f"{label} sent a chunk that is not JSON: {payload[:200]!r}",
+                           partial_text=accumulator.text) from error
+    if isinstance(chunk, dict) and "error" in chunk:
+        raise StreamBroken(f"{label} reported an error mid-stream: {_describe(chunk['error'])}",
+                           partial_text=accumulator.text)
+    return chunk if isinstance(chunk, dict) else {}
+
+
 def _read_openai(lines: Iterator[str], accumulator: _Accumulator, label: str) -> Generation:
     finish_reason = None
     usage: dict = {}
@@ -385,14 +398,7 @@ def _read_openai(lines: Iterator[str], accumulator: _Accumulator, label: str) ->
         if event.payload.strip() == "[DONE]":
             done = True
             break
-        try:
-            chunk = json.loads(event.payload)
-        except json.JSONDecodeError as error:
-            raise StreamBroken(f"{label} sent a chunk that is not JSON: {event.payload[:200]!r}",
-                               partial_text=accumulator.text) from error
-        if "error" in chunk:
-            raise StreamBroken(f"{label} reported an error mid-stream: {_describe(chunk['error'])}",
-                               partial_text=accumulator.text)
+        chunk = _chunk(event.payload, label, accumulator)
         model = chunk.get("model") or model
         for choice in chunk.get("choices") or []:
             accumulator.add((choice.get("delta") or {}).get("content") or "")
@@ -422,14 +428,7 @@ def _read_openai(lines: Iterator[str], accumulator: _Accumulator, label: str) ->
 def _read_ollama(lines: Iterator[str], accumulator: _Accumulator, label: str) -> Generation:
     final: dict | None = None
     for line in ndjson_lines(lines):
-        try:
-            chunk = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise StreamBroken(f"{label} sent a line that is not JSON: {line[:200]!r}",
-                               partial_text=accumulator.text) from error
-        if "error" in chunk:
-            raise StreamBroken(f"{label} reported an error mid-stream: {_describe(chunk['error'])}",
-                               partial_text=accumulator.text)
+        chunk = _chunk(line, label, accumulator)
         accumulator.add((chunk.get("message") or {}).get("content") or "")
         if chunk.get("done"):
             final = chunk
