@@ -55,9 +55,10 @@ def bare(base_url: str, tokens: int) -> float:
         first = None
         with http.stream("POST", "/v1/chat/completions", json=body) as response:
             for line in response.iter_lines():
-                if first is None and line.startswith("data: {") and json.loads(line[6:])["choices"] and \
-                        json.loads(line[6:])["choices"][0]["delta"].get("content"):
-                    first = time.perf_counter()
+                if first is None and line.startswith("data: {"):
+                    choices = json.loads(line[6:]).get("choices") or [{}]
+                    if (choices[0].get("delta") or {}).get("content"):
+                        first = time.perf_counter()
         return (first - started) * 1000
 
 
