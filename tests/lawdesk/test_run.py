@@ -60,6 +60,9 @@ def test_run_starts_server_and_worker_and_ctrl_c_stops_them(tmp_path):
             password = re.search(r"password: (\S+)", output).group(1)
             assert "username: attorney" in output
             assert (tmp_path / "data" / "lawdesk.sqlite3").exists()
+            embedded = re.search(r"Embedded model server at (http://127\.0\.0\.1:\d+) holds every role", output)
+            assert embedded, output
+            assert httpx.get(f"{embedded.group(1)}/health", timeout=5).json()["status"] == "ok"
             children = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
             assert len(children) >= 3  # run, the ASGI server, a worker
         finally:
@@ -69,4 +72,6 @@ def test_run_starts_server_and_worker_and_ctrl_c_stops_them(tmp_path):
     leftover = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
     assert leftover == []
     assert "LawDesk stopped." in log.read_text()
+    with pytest.raises(httpx.TransportError):  # the embedded llama-server went with it
+        httpx.get(f"{embedded.group(1)}/health", timeout=2)
     assert log.read_text().count(password) == 1  # shown once, on the terminal only
