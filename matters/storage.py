@@ -95,3 +95,15 @@ def write_secret(path: Path, value: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:
         handle.write(value)
+
+
+def display_pdf(exhibit) -> Path:
+    """The PDF that viewers and productions read for an exhibit: the one processing made (from an image, a Word
+    file, a repaired or decrypted PDF), else the original itself."""
+    made = derived_dir(exhibit.pk) / "display.pdf"
+    return made if made.exists() else blob_path(exhibit.sha256)
+
+
+def production_dir(production_id: int) -> Path:
+    """Generated output of a production, apart from uploads: ``productions/<id>/``."""
+    return data_path("productions", str(int(production_id)))

@@ -15,3 +15,11 @@ def ingest_exhibit(exhibit_id: int) -> str:
 def render_previews(exhibit_id: int) -> bool:
     """Make page images of a ready exhibit on the ``documents`` queue, after any waiting text extraction."""
     return exhibit_render_previews(exhibit_id=exhibit_id)
+
+
+@task(queue_name="documents")
+def run_production(production_id: int) -> str:
+    """Stamp and pack one production on the ``documents`` queue; return its final status."""
+    from .productions import production_run
+
+    return production_run(production_id=production_id).status

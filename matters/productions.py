@@ -1,0 +1,273 @@
+"""Bates productions: reserve a range of numbers, stamp and combine the exhibits, write the volume.
+
+:func:`production_create` validates the request and reserves the numbers in one transaction (serialised per
+matter: ``select_for_update`` on the matter row on PostgreSQL, SQLite's write lock, taken at the start of every
+transaction here). :func:`production_run` (in the worker) does the stamping; if it fails, the range stays
+reserved and is void: logged in the audit log and shown on the matter's productions list, never reused.
+"""
+
+import hashlib
+import logging
+import re
+import shutil
+import zipfile
+from dataclasses import dataclass
+
+import pymupdf
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from . import storage
+from .audit import audit_record
+from .bates.stamp import StampSpec, cover_sheet, put_text, stamp_page
+from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
+from .models import EVIDENCE_ORIGINS, BatesPage, Exhibit, Matter, Production, ProductionDocument
+
+logger = logging.getLogger(__name__)
+
+PREFIX_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")
+CONFIDENTIAL = "CONFIDENTIAL"
+AEO = "HIGHLY CONFIDENTIAL - ATTORNEYS' EYES ONLY"
+INDEX_LINES_PER_PAGE = 40
+
+
+def default_exhibits(matter: Matter):
+    """All ready evidence of the matter, in label order: what a production offers by default."""
+    return matter.exhibits.filter(status=Exhibit.Status.READY, origin__in=EVIDENCE_ORIGINS).order_by("label_seq")
+
+
+def next_number(matter: Matter, prefix: str) -> int:
+    """The first number after every range ever reserved for ``prefix`` in ``matter`` (void ranges included)."""
+    top = Production.objects.filter(matter=matter, prefix=prefix).aggregate(top=Max("last_number"))["top"]
+    return (top or 0) + 1
+
+
+def production_create(
+    *,
+    matter: Matter,
+    exhibits: list[Exhibit],
+    prefix: str,
+    created_by,
+    digits: int = 6,
+    start: int | None = None,
+    suffix: str = "",
+    position: str = Production.Position.BOTTOM_RIGHT,
+    confidentiality: dict[int, str] | None = None,
+    cover_sheets: str = Production.CoverSheets.NONE,
+    with_index: bool = True,
+    with_images: bool = False,
+    enqueue: bool = True,
+) -> Production:
+    """Reserve a Bates range and register a production of ``exhibits`` (in that order); return it, ``stamping``.
+
+    ``confidentiality`` maps exhibit ids to a designation (CONFIDENTIAL, AEO or custom text). Raises
+    ValidationError for a bad prefix, digits outside 6-15, an exhibit that is not ready or not in the matter, a
+    start number inside a range already reserved, or a range that does not fit in ``digits``.
+    """
+    prefix, suffix = prefix.strip(), suffix.strip()
+    if not PREFIX_PATTERN.match(prefix):
+        raise ValidationError({"prefix": "A Bates prefix is a letter followed by up to 29 letters, digits, - or _."})
+    if not 6 <= digits <= 15:
+        raise ValidationError({"digits": "Bates numbers have 6 to 15 digits."})
+    if suffix and not re.match(r"^[A-Za-z0-9_.-]{1,30}$", suffix):
+        raise ValidationError({"suffix": "A suffix is up to 30 letters, digits, '.', '-' or '_'."})
+    StampSpec.from_position(position)
+    if not exhibits:
+        raise ValidationError("Choose at least one exhibit to produce.")
+    for exhibit in exhibits:
+        if exhibit.matter_id != matter.pk or exhibit.status != Exhibit.Status.READY:
+            raise ValidationError(f"{exhibit.display_label} is not a ready exhibit of this matter.")
+    if len({e.pk for e in exhibits}) != len(exhibits):
+        raise ValidationError("An exhibit is listed twice.")
+    confidentiality = confidentiality or {}
+    numbered_covers = len(exhibits) if cover_sheets == Production.CoverSheets.NUMBERED else 0
+    pages = sum(e.page_count for e in exhibits) + numbered_covers
+    with transaction.atomic():
+        Matter.objects.select_for_update().get(pk=matter.pk)
+        first = next_number(matter, prefix) if start is None else start
+        last = first + pages - 1
+        if first < 1:
+            raise ValidationError({"start": "Bates numbers start at 1."})
+        if last >= 10**digits:
+            raise ValidationError({"digits": f"{pages} pages from {first} do not fit in {digits} digits."})
+        clash = Production.objects.filter(matter=matter, prefix=prefix).filter(
+            Q(first_number__lte=last) & Q(last_number__gte=first)
+        ).first()
+        if clash is not None:
+            raise ValidationError(
+                {"start": f"{clash.first}–{clash.last} are already used by production {clash.pk}; numbers never "
+                          f"repeat. The next free number is {next_number(matter, prefix)}."}
+            )
+        production = Production.objects.create(
+            matter=matter, prefix=prefix, digits=digits, suffix=suffix, first_number=first, last_number=last,
+            position=position, cover_sheets=cover_sheets, with_index=with_index, with_images=with_images,
+            page_count=pages, created_by=created_by,
+        )
+        ProductionDocument.objects.bulk_create(
+            ProductionDocument(production=production, exhibit=e, order=n, confidentiality=confidentiality.get(e.pk, ""),
+                               page_count=e.page_count)
+            for n, e in enumerate(exhibits, start=1)
+        )
+        audit_record(action="production.start", actor=created_by, matter=matter, obj=production,
+                     detail={"first": production.first, "last": production.last, "pages": pages,
+                             "exhibits": [e.pk for e in exhibits]})
+        if enqueue:
+            transaction.on_commit(lambda: _enqueue(production.pk))
+    return production
+
+
+def _enqueue(production_id: int) -> None:
+    from .tasks import run_production
+
+    run_production.enqueue(production_id)
+
+
+@dataclass
+class _Planned:
+    document: ProductionDocument
+    cover_number: int | None
+    numbers: list[int]
+
+
+def _plan(production: Production) -> list[_Planned]:
+    """Give every page its number before stamping, so the index page can list the ranges first."""
+    number = production.first_number
+    plan = []
+    for document in production.documents.select_related("exhibit"):
+        cover_number = None
+        if production.cover_sheets == Production.CoverSheets.NUMBERED:
+            cover_number, number = number, number + 1
+        numbers = list(range(number, number + document.page_count))
+        number += document.page_count
+        plan.append(_Planned(document, cover_number, numbers))
+    return plan
+
+
+def _index_pages(production: Production, plan: list[_Planned]) -> pymupdf.Document:
+    doc = pymupdf.open()
+    lines = [f"{'Label':<10}{'Begin':<22}{'End':<22}{'Pages':>6}  Title"]
+    for item in plan:
+        exhibit, numbers = item.document.exhibit, ([item.cover_number] if item.cover_number else []) + item.numbers
+        lines.append(f"{exhibit.label:<10}{production.bates(numbers[0]):<22}{production.bates(numbers[-1]):<22}"
+                     f"{len(numbers):>6}  {exhibit.title[:60]}")
+    for start in range(0, len(lines) - 1, INDEX_LINES_PER_PAGE):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((54, 60), f"Production index — {production.matter.name}"[:90], fontname="helv", fontsize=13)
+        page.insert_text((54, 80), f"{production.first} – {production.last}, {production.page_count} pages",
+                         fontname="helv", fontsize=10)
+        body = [lines[0]] + lines[1 + start:1 + start + INDEX_LINES_PER_PAGE]
+        page.insert_text((54, 110), "\n".join(body), fontname="cour", fontsize=8, lineheight=1.6)
+    return doc
+
+
+def production_run(*, production_id: int) -> Production:
+    """Stamp, combine and pack a ``stamping`` production; return it ``done``, or ``failed`` with its range void."""
+    production = Production.objects.select_related("matter").get(pk=production_id)
+    if production.status != Production.Status.STAMPING:
+        return production
+    out_dir = storage.production_dir(production.pk)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+    try:
+        _build(production, out_dir)
+    except Exception as exc:  # any failure voids the range; the reason is kept for the attorney
+        logger.exception("production %s failed", production.pk)
+        shutil.rmtree(out_dir, ignore_errors=True)
+        with transaction.atomic():
+            BatesPage.objects.filter(production=production).delete()
+            Production.objects.filter(pk=production.pk).update(
+                status=Production.Status.FAILED, reason=f"The production could not be made: {exc}",
+                finished_at=timezone.now())
+            production.refresh_from_db()
+            audit_record(action="production.void", matter=production.matter, obj=production,
+                         detail={"first": production.first, "last": production.last, "reason": production.reason})
+        return production
+    production.refresh_from_db()
+    return production
+
+
+def _build(production: Production, out_dir) -> None:
+    spec = StampSpec.from_position(production.position)
+    plan = _plan(production)
+    volume = production.volume
+    combined = _index_pages(production, plan) if production.with_index else pymupdf.open()
+    toc, dat_rows, index_rows, opt_documents = [], [], [], []
+    archive_path = out_dir / f"{volume}.zip"
+    with zipfile.ZipFile(archive_path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for item in plan:
+            document, exhibit = item.document, item.document.exhibit
+            source = pymupdf.open(storage.display_pdf(exhibit))
+            if source.page_count != document.page_count:
+                raise ValueError(f"{exhibit.display_label} has {source.page_count} pages, not {document.page_count}.")
+            toc.append([1, f"Exhibit {exhibit.label} – {exhibit.title}", combined.page_count + 1])
+            if production.cover_sheets != Production.CoverSheets.NONE:
+                covers = pymupdf.open()
+                cover = cover_sheet(covers, f"EXHIBIT {exhibit.label}")
+                if item.cover_number is not None:
+                    put_text(cover, production.bates(item.cover_number), spec.vertical, spec.horizontal)
+                combined.insert_pdf(covers)
+            bates = [production.bates(n) for n in item.numbers]
+            for page, number in zip(source, bates):
+                stamp_page(page, number, spec, document.confidentiality)
+            combined.insert_pdf(source)
+            native = f"{volume}/NATIVES/{bates[0]}.pdf"
+            archive.writestr(native, source.tobytes(garbage=3, deflate=True))
+            pages = list(exhibit.pages.order_by("number"))
+            text = "".join(f"\f[{b}]\n{p.text}\n" if i else f"[{b}]\n{p.text}\n" for i, (b, p) in enumerate(zip(bates, pages)))
+            text_path = f"{volume}/TEXT/{bates[0]}.txt"
+            archive.writestr(text_path, text.encode("utf-8"))
+            if production.with_images:
+                for page, number in zip(source, bates):
+                    archive.writestr(f"{volume}/IMAGES/{number}.tif", tiff_bytes(page))
+                opt_documents.append(bates)
+            source.close()
+            BatesPage.objects.bulk_create(
+                [BatesPage(production=production, document=document, page=p, number=n, bates=production.bates(n))
+                 for p, n in zip(pages, item.numbers)]
+                + ([BatesPage(production=production, document=document, page=None, number=item.cover_number,
+                              bates=production.bates(item.cover_number))] if item.cover_number else [])
+            )
+            first_number = item.cover_number or item.numbers[0]
+            ProductionDocument.objects.filter(pk=document.pk).update(first_number=first_number,
+                                                                     last_number=item.numbers[-1])
+            Production.objects.filter(pk=production.pk).update(pages_done=item.numbers[-1] - production.first_number + 1)
+            first, last = production.bates(first_number), production.bates(item.numbers[-1])
+            dat_rows.append({"BEGBATES": first, "ENDBATES": last, "PAGECOUNT": len(item.numbers), "TITLE": exhibit.title,
+                             "ORIGIN": exhibit.origin, "CUSTODIAN": production.matter.client,
+                             "CONFIDENTIALITY": document.confidentiality, "SHA256": exhibit.sha256,
+                             "TEXTPATH": text_path.replace("/", "\\"), "NATIVEPATH": native.replace("/", "\\")})
+            index_rows.append({"label": exhibit.label, "title": exhibit.title, "first_bates": first,
+                               "last_bates": last, "pages": len(item.numbers), "sha256": exhibit.sha256,
+                               "origin": exhibit.origin, "confidentiality": document.confidentiality})
+        archive.writestr(f"{volume}/DATA/{volume}.dat", dat_bytes(dat_rows))
+        if production.with_images:
+            archive.writestr(f"{volume}/DATA/{volume}.opt", opt_bytes(volume, opt_documents))
+        archive.writestr(f"{volume}/index.csv", index_csv_bytes(index_rows))
+    combined.set_toc(toc)
+    pdf_path = out_dir / f"{production.first}-{production.last}.pdf"
+    combined.save(pdf_path, garbage=3, deflate=True)
+    combined.close()
+    with transaction.atomic():
+        Production.objects.filter(pk=production.pk).update(
+            status=Production.Status.DONE, finished_at=timezone.now(), pdf_sha256=_sha256(pdf_path),
+            zip_sha256=_sha256(archive_path), pages_done=production.page_count)
+        production.refresh_from_db()
+        audit_record(action="production.done", matter=production.matter, obj=production, file_sha256=production.pdf_sha256,
+                     detail={"first": production.first, "last": production.last, "pages": production.page_count,
+                             "zip_sha256": production.zip_sha256})
+
+
+def _sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def production_files(production: Production) -> dict[str, "storage.Path"]:
+    """The finished production's combined PDF and volume ZIP, by kind (``pdf``, ``zip``)."""
+    out_dir = storage.production_dir(production.pk)
+    return {"pdf": out_dir / f"{production.first}-{production.last}.pdf", "zip": out_dir / f"{production.volume}.zip"}
