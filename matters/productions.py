@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from . import storage
 from .audit import audit_record
-from .bates.stamp import StampSpec, cover_sheet, put_text, stamp_page
+from .bates.stamp import StampSpec, cover_sheet, put_text, stamp_and_append
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from .models import EVIDENCE_ORIGINS, BatesPage, Exhibit, Matter, Production, ProductionDocument
 
@@ -209,11 +209,9 @@ def _build(production: Production, out_dir) -> None:
                     put_text(cover, production.bates(item.cover_number), spec.vertical, spec.horizontal)
                 combined.insert_pdf(covers)
             bates = [production.bates(n) for n in item.numbers]
-            for page, number in zip(source, bates):
-                stamp_page(page, number, spec, document.confidentiality)
-            combined.insert_pdf(source)
+            stamp_and_append(combined, source, bates, spec, document.confidentiality)
             native = f"{volume}/NATIVES/{bates[0]}.pdf"
-            archive.writestr(native, source.tobytes(garbage=3, deflate=True))
+            archive.writestr(native, source.tobytes(garbage=2, deflate=True))
             pages = list(exhibit.pages.order_by("number"))
             text = "".join(f"\f[{b}]\n{p.text}\n" if i else f"[{b}]\n{p.text}\n" for i, (b, p) in enumerate(zip(bates, pages)))
             text_path = f"{volume}/TEXT/{bates[0]}.txt"
@@ -247,7 +245,7 @@ def _build(production: Production, out_dir) -> None:
         archive.writestr(f"{volume}/index.csv", index_csv_bytes(index_rows))
     combined.set_toc(toc)
     pdf_path = out_dir / f"{production.first}-{production.last}.pdf"
-    combined.save(pdf_path, garbage=3, deflate=True)
+    combined.save(pdf_path, garbage=2, deflate=True)
     combined.close()
     with transaction.atomic():
         Production.objects.filter(pk=production.pk).update(

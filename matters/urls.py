@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import views, views_productions
 
 app_name = "matters"
 
@@ -10,6 +10,12 @@ urlpatterns = [
     path("matters/<int:matter_id>/", views.matter_detail, name="detail"),
     path("matters/<int:matter_id>/upload/", views.exhibit_upload, name="upload"),
     path("matters/<int:matter_id>/exhibits/rows/", views.exhibit_rows, name="exhibit_rows"),
+    path("matters/<int:matter_id>/productions/", views_productions.productions, name="productions"),
+    path(
+        "matters/<int:matter_id>/productions/<int:production_id>/<str:kind>/",
+        views_productions.production_download,
+        name="production_download",
+    ),
     path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/", views.exhibit_detail, name="exhibit"),
     path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/edit/", views.exhibit_edit, name="exhibit_edit"),
     path(

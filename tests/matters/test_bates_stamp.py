@@ -116,3 +116,24 @@ def test_other_positions(tmp_path, position):
                 "right": visible.x1 - MARGIN_PT - rect.width / 2}[horizontal]
     assert center == pytest.approx(expected, abs=2)
     assert direction.x == pytest.approx(1, abs=1e-3)
+
+
+def test_resources_inherited_from_the_page_tree_keep_working(tmp_path):
+    doc = pymupdf.open()
+    doc.new_page(width=612, height=792).insert_text((72, 72), "Inherited font text")
+    page_xref = doc[0].xref
+    kind, resources = doc.xref_get_key(page_xref, "Resources")
+    pages_xref = int(doc.xref_get_key(doc.pdf_catalog(), "Pages")[1].split()[0])
+    doc.xref_set_key(pages_xref, "Resources", resources)  # fonts now come from the /Pages node (ISO 32000 7.7.3.4)
+    doc.xref_set_key(page_xref, "Resources", "null")
+    assert doc.xref_get_key(page_xref, "Resources")[0] == "null"
+    out = stamped(doc, tmp_path)
+    assert "Inherited font text" in out[0].get_text()
+    assert_bottom_right_and_upright(out[0], "SMITH000001")
+
+
+def test_text_outside_ascii_and_pdf_delimiters_survive(tmp_path):
+    doc = pymupdf.open()
+    doc.new_page()
+    stamp_page(doc[0], "DEF(1)\\000001", BOTTOM_RIGHT, "CONFIDENTIEL – SOCIÉTÉ")
+    assert doc[0].search_for("DEF(1)\\000001") and doc[0].search_for("CONFIDENTIEL – SOCIÉTÉ")
