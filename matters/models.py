@@ -110,6 +110,14 @@ class Exhibit(models.Model):
     pages_ocr = models.PositiveIntegerField(default=0)
     progress_page = models.PositiveIntegerField(default=0)
     previews_ready = models.BooleanField(default=False)
+    generated_match = models.ForeignKey(
+        "GeneratedDocument", null=True, blank=True, on_delete=models.PROTECT, related_name="reuploads"
+    )
+    generated_reason = models.TextField(blank=True)
+    generated_override_reason = models.TextField(blank=True)
+    generated_override_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -137,8 +145,13 @@ class Exhibit(models.Model):
         return f"Exhibit {self.label}" if self.label else "(no label)"
 
     @property
+    def marked_generated(self) -> bool:
+        """True when this upload is LawDesk's own output coming back and no attorney has overridden that."""
+        return bool(self.generated_reason) and not self.generated_override_reason
+
+    @property
     def is_evidence(self) -> bool:
-        return self.origin in EVIDENCE_ORIGINS
+        return self.origin in EVIDENCE_ORIGINS and not self.marked_generated
 
     @property
     def is_settled(self) -> bool:
@@ -170,6 +183,17 @@ class Page(models.Model):
     ocr_rotation_deg = models.SmallIntegerField(default=0)
     width_pt = models.FloatField()
     height_pt = models.FloatField()
+    injection_reason = models.CharField("possible prompt injection", max_length=300, blank=True)
+    injection_cleared_reason = models.TextField(blank=True)
+    injection_cleared_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    @property
+    def injection_open(self) -> bool:
+        """Flagged as addressing instructions to a model, and not cleared by an attorney: such a page never
+        grounds a claim for the verifier."""
+        return bool(self.injection_reason) and not self.injection_cleared_reason
 
     class Meta:
         ordering = ["exhibit", "number"]
@@ -314,3 +338,24 @@ class BatesPage(models.Model):
     class Meta:
         ordering = ["production", "number"]
         constraints = [models.UniqueConstraint(fields=["production", "number"], name="bates_number_unique")]
+
+
+class GeneratedDocument(models.Model):
+    """Something LawDesk produced: a draft version, summary, extraction, review, production file, export or log.
+
+    Recorded with the SHA-256 of its bytes (when it is a file) and its text, so that the same material coming
+    back as an upload is recognised and kept out of the evidence. Generated material is never evidence.
+    """
+
+    matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="generated_documents")
+    origin = models.CharField(max_length=20, choices=[(o.value, o.label) for o in Origin if o in GENERATED_ORIGINS])
+    title = models.CharField(max_length=300)
+    sha256 = models.CharField(max_length=64, blank=True, db_index=True)
+    text = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.get_origin_display()}: {self.title}"

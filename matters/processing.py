@@ -19,6 +19,7 @@ from .ingest.child import Spec
 from .ingest.runner import run_child
 from .models import Exhibit, Page
 from .progress import exhibit_changed
+from .provenance import exhibit_check_near_duplicate, injection_reason_for
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +90,7 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
                     ocr_rotation_deg=event["ocr_rotation_deg"],
                     width_pt=event["width_pt"],
                     height_pt=event["height_pt"],
+                    injection_reason=injection_reason_for(event["text"]),
                 )
                 pages_pdf += event["source"] == Page.Source.PDF
                 pages_ocr += event["source"] == Page.Source.OCR
@@ -126,6 +128,8 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
             file_sha256=exhibit.sha256,
             detail={"from": Exhibit.Status.PROCESSING, "to": final_status, "reason": reason},
         )
+    if exhibit.status == Exhibit.Status.READY:
+        exhibit_check_near_duplicate(exhibit)
     _notify(exhibit)
     if exhibit.status == Exhibit.Status.READY:
         if previews == "inline":

@@ -23,7 +23,8 @@ from . import storage
 from .audit import audit_record
 from .bates.stamp import StampSpec, cover_sheet, put_text, stamp_and_append
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
-from .models import EVIDENCE_ORIGINS, BatesPage, Exhibit, Matter, Production, ProductionDocument
+from .models import EVIDENCE_ORIGINS, BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
+from .provenance import generated_record
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,11 @@ INDEX_LINES_PER_PAGE = 40
 
 def default_exhibits(matter: Matter):
     """All ready evidence of the matter, in label order: what a production offers by default."""
-    return matter.exhibits.filter(status=Exhibit.Status.READY, origin__in=EVIDENCE_ORIGINS).order_by("label_seq")
+    return (
+        matter.exhibits.filter(status=Exhibit.Status.READY, origin__in=EVIDENCE_ORIGINS)
+        .exclude(~Q(generated_reason="") & Q(generated_override_reason=""))
+        .order_by("label_seq")
+    )
 
 
 def next_number(matter: Matter, prefix: str) -> int:
@@ -211,7 +216,10 @@ def _build(production: Production, out_dir) -> None:
             bates = [production.bates(n) for n in item.numbers]
             stamp_and_append(combined, source, bates, spec, document.confidentiality)
             native = f"{volume}/NATIVES/{bates[0]}.pdf"
-            archive.writestr(native, source.tobytes(garbage=2, deflate=True))
+            native_bytes = source.tobytes(garbage=2, deflate=True)
+            archive.writestr(native, native_bytes)
+            generated_record(matter=production.matter, origin=Origin.PRODUCTION, content=native_bytes,
+                             title=f"{bates[0]}.pdf, native of {exhibit.display_label} in production {production}")
             pages = list(exhibit.pages.order_by("number"))
             text = "".join(f"\f[{b}]\n{p.text}\n" if i else f"[{b}]\n{p.text}\n" for i, (b, p) in enumerate(zip(bates, pages)))
             text_path = f"{volume}/TEXT/{bates[0]}.txt"
@@ -247,6 +255,10 @@ def _build(production: Production, out_dir) -> None:
     pdf_path = out_dir / f"{production.first}-{production.last}.pdf"
     combined.save(pdf_path, garbage=2, deflate=True)
     combined.close()
+    generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=_sha256(pdf_path),
+                     title=f"production {production.first}–{production.last} (combined PDF)")
+    generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=_sha256(archive_path),
+                     title=f"production {production.first}–{production.last} (volume)")
     with transaction.atomic():
         Production.objects.filter(pk=production.pk).update(
             status=Production.Status.DONE, finished_at=timezone.now(), pdf_sha256=_sha256(pdf_path),

@@ -1,7 +1,8 @@
 """Full-text search over a matter's page text: SQLite FTS5 or PostgreSQL full-text search.
 
 Both return the same :class:`SearchHit` with a snippet whose matched words are marked; the snippet is escaped here,
-so templates can show it as safe HTML. The FTS5 index and the PostgreSQL GIN index are created by migration 0002.
+so templates can show it as safe HTML. The FTS5 index and the PostgreSQL GIN index are created by migration 0002
+(the FTS5 triggers: :mod:`matters.search_index`).
 """
 
 import re

@@ -12,6 +12,7 @@ from django.db.models import Max
 from . import storage
 from .audit import audit_record
 from .models import UPLOAD_ORIGINS, Exhibit, Matter
+from .provenance import generated_match_for, hash_match_reason
 from .sniff import ACCEPTED_DESCRIPTION, sniff
 
 
@@ -129,6 +130,9 @@ def _register(matter, staged: storage.StagedFile, sniffed, name: str, origin: st
             )
         else:
             _assign_next_label(exhibit)
+            if (match := generated_match_for(staged.sha256)) is not None:
+                exhibit.generated_match = match
+                exhibit.generated_reason = hash_match_reason(match, matter.pk)
         if existing is None:
             storage.commit_staged(staged, quarantined=exhibit.quarantined)
         exhibit.save()
@@ -144,6 +148,7 @@ def _register(matter, staged: storage.StagedFile, sniffed, name: str, origin: st
                 "type": exhibit.mime_type,
                 "origin": origin,
                 "status": exhibit.status,
+                "generated": exhibit.generated_reason,
             },
         )
     return exhibit

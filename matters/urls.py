@@ -29,7 +29,17 @@ urlpatterns = [
         views.exhibit_reprocess_view,
         name="exhibit_reprocess",
     ),
+    path(
+        "matters/<int:matter_id>/exhibits/<int:exhibit_id>/generated-override/",
+        views.exhibit_override_generated_view,
+        name="exhibit_override_generated",
+    ),
     path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/", views.page_view, name="page"),
+    path(
+        "matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/clear-injection/",
+        views.page_clear_injection_view,
+        name="page_clear_injection",
+    ),
     path(
         "matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/<str:size>.jpg",
         views.page_image,

@@ -14,6 +14,7 @@ from . import storage
 from .audit import audit_record
 from .forms import ExhibitEditForm, MatterForm, PasswordForm, SearchForm, UploadForm
 from .models import UPLOAD_ORIGINS, Origin
+from .provenance import exhibit_override_generated, page_clear_injection
 from .search import matter_search
 from .selectors import exhibit_for_user, exhibits_of_matter, matter_for_user, matters_for_user, page_for_user
 from .services import (
@@ -162,6 +163,28 @@ def exhibit_reprocess_view(request: HttpRequest, matter_id: int, exhibit_id: int
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     return redirect(exhibit)
+
+
+@require_POST
+def exhibit_override_generated_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    try:
+        exhibit_override_generated(exhibit=exhibit, user=request.user, reason=request.POST.get("reason", ""))
+        messages.success(request, "The file now counts as evidence; the reason is in the audit log.")
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect(exhibit)
+
+
+@require_POST
+def page_clear_injection_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
+    page = page_for_user(request.user, matter_id, exhibit_id, number)
+    try:
+        page_clear_injection(page=page, user=request.user, reason=request.POST.get("reason", ""))
+        messages.success(request, "The flag is cleared; the reason is in the audit log.")
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("matters:page", matter_id, exhibit_id, number)
 
 
 @require_GET

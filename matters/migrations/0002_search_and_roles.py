@@ -3,16 +3,12 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
+from matters.search_index import TRIGGERS
+
 SQLITE_FORWARD = [
     """CREATE VIRTUAL TABLE matters_page_fts USING fts5(
            text, content='matters_page', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
-    """CREATE TRIGGER matters_page_fts_insert AFTER INSERT ON matters_page BEGIN
-           INSERT INTO matters_page_fts(rowid, text) VALUES (new.id, new.text); END""",
-    """CREATE TRIGGER matters_page_fts_delete AFTER DELETE ON matters_page BEGIN
-           INSERT INTO matters_page_fts(matters_page_fts, rowid, text) VALUES ('delete', old.id, old.text); END""",
-    """CREATE TRIGGER matters_page_fts_update AFTER UPDATE OF text ON matters_page BEGIN
-           INSERT INTO matters_page_fts(matters_page_fts, rowid, text) VALUES ('delete', old.id, old.text);
-           INSERT INTO matters_page_fts(rowid, text) VALUES (new.id, new.text); END""",
+    *TRIGGERS,
 ]
 SQLITE_BACKWARD = [
     "DROP TRIGGER IF EXISTS matters_page_fts_update",
