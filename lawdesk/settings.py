@@ -159,6 +159,10 @@ LAWDESK_INGEST_TIMEOUT_S = _env_int("LAWDESK_INGEST_TIMEOUT_S", 1800)
 LAWDESK_OCR_DPI = _env_int("LAWDESK_OCR_DPI", 300)
 LAWDESK_OCR_WORKERS = _env_int("LAWDESK_OCR_WORKERS", os.cpu_count() or 1)
 LAWDESK_OCR_LANG = os.environ.get("LAWDESK_OCR_LANG", "eng")
+# Limits on a production ZIP: members, total uncompressed MiB, and compression ratio of any member.
+LAWDESK_ZIP_MAX_MEMBERS = _env_int("LAWDESK_ZIP_MAX_MEMBERS", 50_000)
+LAWDESK_ZIP_MAX_MB = _env_int("LAWDESK_ZIP_MAX_MB", 20_480)
+LAWDESK_ZIP_MAX_RATIO = float(os.environ.get("LAWDESK_ZIP_MAX_RATIO", "200"))
 # An upload whose text is at least this similar (0-1, rapidfuzz ratio) to generated text is marked generated.
 LAWDESK_NEAR_DUPLICATE_RATIO = float(os.environ.get("LAWDESK_NEAR_DUPLICATE_RATIO", "0.9"))
 

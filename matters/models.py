@@ -173,12 +173,13 @@ class Page(models.Model):
     class Source(models.TextChoices):
         PDF = "pdf", "PDF text layer"
         OCR = "ocr", "OCR (Tesseract)"
+        LOAD_FILE = "load_file", "the producing party's text file"
         NONE = "none", "No text"
 
     exhibit = models.ForeignKey(Exhibit, on_delete=models.CASCADE, related_name="pages")
     number = models.PositiveIntegerField()
     text = models.TextField(blank=True)
-    source = models.CharField(max_length=4, choices=Source.choices)
+    source = models.CharField(max_length=10, choices=Source.choices)
     ocr_confidence = models.FloatField(null=True, blank=True)
     ocr_rotation_deg = models.SmallIntegerField(default=0)
     width_pt = models.FloatField()
@@ -359,3 +360,43 @@ class GeneratedDocument(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_origin_display()}: {self.title}"
+
+
+class IncomingProduction(models.Model):
+    """A production received from another party (a volume with load files, or stamped PDFs), imported as
+    exhibits whose pages carry the producing party's Bates numbers. ``report`` lists every discrepancy."""
+
+    class Status(models.TextChoices):
+        AWAITING_CONFIRMATION = "awaiting_confirmation", "Awaiting confirmation of the field mapping"
+        IMPORTING = "importing", "Importing"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="incoming_productions")
+    origin = models.CharField(max_length=20, choices=[(Origin.OPPOSING_PARTY, "Opposing party"),
+                                                      (Origin.THIRD_PARTY, "Third party")])
+    source_name = models.CharField(max_length=500)
+    sha256 = models.CharField(max_length=64)
+    status = models.CharField(max_length=30, choices=Status.choices, default=Status.IMPORTING)
+    header = models.JSONField(default=list, blank=True)
+    field_map = models.JSONField(default=dict, blank=True)
+    report = models.JSONField(default=list, blank=True)
+    reason = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.source_name
+
+
+class IncomingBatesPage(models.Model):
+    """The Bates number the producing party gave a page."""
+
+    incoming = models.ForeignKey(IncomingProduction, on_delete=models.CASCADE, related_name="bates_pages")
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="incoming_bates")
+    bates = models.CharField(max_length=80, db_index=True)
+
+    class Meta:
+        ordering = ["incoming", "bates"]

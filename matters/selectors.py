@@ -43,3 +43,14 @@ def page_for_user(user, matter_id: int, exhibit_id: int, number: int) -> Page:
 
 def exhibits_of_matter(matter: Matter) -> QuerySet[Exhibit]:
     return matter.exhibits.select_related("duplicate_of").order_by("label_seq", "id")
+
+
+def pages_for_bates(matter: Matter, bates: str) -> list[Page]:
+    """The pages a Bates number names in ``matter``: from its finished productions and from productions received
+    from other parties. Usually one page; more means two productions used the same number."""
+    from .models import BatesPage, IncomingBatesPage, Production
+
+    outgoing = BatesPage.objects.filter(production__matter=matter, production__status=Production.Status.DONE,
+                                        bates=bates, page__isnull=False).values_list("page_id", flat=True)
+    incoming = IncomingBatesPage.objects.filter(incoming__matter=matter, bates=bates).values_list("page_id", flat=True)
+    return list(Page.objects.filter(pk__in=[*outgoing, *incoming]).select_related("exhibit"))

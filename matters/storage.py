@@ -46,14 +46,19 @@ class StagedFile:
     head: bytes
 
 
+def tmp_dir() -> Path:
+    """The data directory's scratch space (created on demand), on the same file system as the stores."""
+    path = data_path("tmp")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def stage_stream(stream: BinaryIO) -> StagedFile:
     """Copy ``stream`` to a temp file in chunks (never the whole file in memory), hashing as it goes."""
-    tmp_dir = data_path("tmp")
-    tmp_dir.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     size = 0
     head = b""
-    fd, name = tempfile.mkstemp(dir=tmp_dir, prefix="upload-")
+    fd, name = tempfile.mkstemp(dir=tmp_dir(), prefix="upload-")
     with os.fdopen(fd, "wb") as out:
         while chunk := stream.read(CHUNK_BYTES):
             if len(head) < 8192:

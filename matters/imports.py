@@ -1,0 +1,232 @@
+"""Import another party's production: a volume with DAT/OPT load files, or stamped PDFs without them.
+
+Each produced document becomes an exhibit (origin ``opposing_party`` or ``third_party``) whose pages carry the
+producing party's Bates numbers, so a draft citing ``DEF000123`` finds the page and its text. A volume that
+names missing images, skips or repeats numbers, or disagrees with its images' page counts is imported as far as
+it is consistent, and the report lists every discrepancy. The uploaded volume itself is kept byte for byte.
+"""
+
+import io
+import tempfile
+from pathlib import Path
+
+import pymupdf
+from django.conf import settings
+from django.db import transaction
+
+from . import storage
+from .audit import audit_record
+from .incoming.archive import Limits, extract
+from .incoming.loadfiles import Bates, Report, decode, guess_field_map, parse_dat, parse_opt
+from .incoming.stamped import bates_on_page
+from .models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
+from .processing import exhibit_process
+from .services import exhibit_create
+
+
+def _limits() -> Limits:
+    return Limits(settings.LAWDESK_ZIP_MAX_MEMBERS, settings.LAWDESK_ZIP_MAX_MB * 2**20, settings.LAWDESK_ZIP_MAX_RATIO)
+
+
+def _index(root: Path) -> dict[str, Path]:
+    """Every file under ``root`` by its relative path, lower-cased with forward slashes (load files write
+    Windows paths in any case)."""
+    return {str(p.relative_to(root)).replace("\\", "/").lower(): p for p in root.rglob("*") if p.is_file()}
+
+
+def _lookup(index: dict[str, Path], reference: str, base: str) -> Path | None:
+    key = reference.replace("\\", "/").lstrip("./").lower()
+    for candidate in (key, f"{base}/{key}" if base else key):
+        if candidate in index:
+            return index[candidate]
+    matches = [path for name, path in index.items() if name.endswith("/" + key)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _pdf_of_images(paths: list[Path]) -> tuple[bytes, list[int]]:
+    """A PDF of the given page images (TIFF/JPEG/PNG/PDF); also how many pages each image gave."""
+    combined = pymupdf.open()
+    counts = []
+    for path in paths:
+        with pymupdf.open(path) as image:
+            before = combined.page_count
+            if image.is_pdf:
+                combined.insert_pdf(image)
+            else:
+                with pymupdf.open("pdf", image.convert_to_pdf()) as converted:
+                    combined.insert_pdf(converted)
+            counts.append(combined.page_count - before)
+    return combined.tobytes(garbage=2, deflate=True), counts
+
+
+def inspect_volume(path: Path) -> tuple[list[str], dict[str, str]]:
+    """The DAT header and the guessed field mapping of a volume (ZIP or folder), for the user to confirm.
+    Raises UnsafeArchive or ValueError with a reason."""
+    with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
+        root = _unpacked(path, Path(work))
+        dats = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".dat")
+        if not dats:
+            return [], {}
+        header, _ = parse_dat(dats[0].read_bytes())
+        return header, guess_field_map(header)
+
+
+def _unpacked(path: Path, work: Path) -> Path:
+    if path.is_dir():
+        return path
+    extract(path, work, _limits())
+    return work
+
+
+def import_production(*, matter: Matter, paths: list[Path], origin: str, user, field_map: dict | None = None,
+                      incoming: IncomingProduction | None = None) -> IncomingProduction:
+    """Import a volume (one ZIP or folder) or stamped PDFs at ``paths`` now; return the IncomingProduction with
+    its documents imported and its report. Raises UnsafeArchive for an archive that breaks the limits."""
+    if incoming is None:
+        first = paths[0]
+        incoming = IncomingProduction.objects.create(
+            matter=matter, origin=origin, source_name=", ".join(p.name for p in paths)[:500], created_by=user,
+            sha256=store_upload(first) if first.is_file() else "", status=IncomingProduction.Status.IMPORTING)
+    report = Report()
+    with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
+        if all(p.is_file() and p.suffix.lower() == ".pdf" for p in paths):
+            _import_stamped(incoming, paths, report)
+        else:
+            path = paths[0]
+            root = _unpacked(path, Path(work))
+            dats = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".dat")
+            if dats:
+                _import_volume(incoming, root, dats[0], field_map, report)
+            else:
+                pdfs = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".pdf")
+                report.add("No DAT load file: documents were read as stamped PDFs.")
+                _import_stamped(incoming, pdfs, report)
+    IncomingProduction.objects.filter(pk=incoming.pk).update(status=IncomingProduction.Status.DONE,
+                                                           report=report.items)
+    incoming.refresh_from_db()
+    audit_record(action="incoming_production.import", actor=user, matter=matter, obj=incoming,
+                 file_sha256=incoming.sha256, detail={"documents": incoming.bates_pages.values("page__exhibit").distinct().count(),
+                                                      "discrepancies": len(report.items)})
+    return incoming
+
+
+def _new_exhibit(incoming: IncomingProduction, data: bytes, name: str) -> Exhibit:
+    exhibit = exhibit_create(matter=incoming.matter, stream=io.BytesIO(data), original_name=name,
+                             origin=incoming.origin, uploaded_by=incoming.created_by, enqueue=False)
+    return exhibit_process(exhibit_id=exhibit.pk, previews="inline")
+
+
+def _import_volume(incoming, root: Path, dat_path: Path, field_map: dict | None, report: Report) -> None:
+    header, rows = parse_dat(dat_path.read_bytes())
+    mapping = field_map or guess_field_map(header)
+    IncomingProduction.objects.filter(pk=incoming.pk).update(header=header, field_map=mapping)
+    if "begbates" not in mapping:
+        report.add(f"No begin-Bates field among {header}; nothing could be imported.")
+        return
+    column = {name: header.index(mapping[name]) for name in mapping if mapping[name] in header}
+    index = _index(root)
+    base = str(dat_path.parent.parent.relative_to(root)).replace("\\", "/").lower()
+    base = "" if base == "." else base
+    opt_paths = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".opt")
+    images: dict[str, str] = {}
+    for row in parse_opt(opt_paths[0].read_bytes()) if opt_paths else []:
+        if row.bates in images:
+            report.add(f"{row.bates} appears twice in the OPT; the second entry ({row.image_path}) was skipped.")
+            continue
+        images[row.bates] = row.image_path
+    previous_end: Bates | None = None
+    for row in rows:
+        def field(name: str) -> str:
+            position = column.get(name)
+            return row[position] if position is not None and position < len(row) else ""
+
+        begin = Bates.parse(field("begbates"))
+        end = Bates.parse(field("endbates")) if field("endbates") else begin
+        if begin is None or end is None or end.number < begin.number:
+            report.add(f"DAT row {row[:2]} has no usable Bates range; skipped.")
+            continue
+        if previous_end is not None and begin.prefix == previous_end.prefix and begin.number != previous_end.number + 1:
+            gap = "repeats" if begin.number <= previous_end.number else "skips"
+            report.add(f"Numbering {gap} between {previous_end} and {begin}.")
+        previous_end = end
+        numbers = [begin.shifted(i) for i in range(end.number - begin.number + 1)]
+        _import_document(incoming, numbers, images, index, base, field("textpath"), field("nativepath"), report)
+
+
+def _import_document(incoming, numbers: list[Bates], images: dict[str, str], index, base: str, text_ref: str,
+                     native_ref: str, report: Report) -> None:
+    first = str(numbers[0])
+    present: list[tuple[Bates, Path]] = []
+    for number in numbers:
+        reference = images.get(str(number))
+        path = _lookup(index, reference, base) if reference else None
+        if reference is None and images:
+            report.add(f"{number}: no image is listed for it in the OPT.")
+        elif reference and path is None:
+            report.add(f"{number}: the image {reference} named in the OPT is missing.")
+        if path is not None:
+            present.append((number, path))
+    native = _lookup(index, native_ref, base) if native_ref else None
+    if present:
+        data, counts = _pdf_of_images([path for _, path in present])
+        for (number, path), count in zip(present, counts):
+            if count != 1:
+                report.add(f"{number}: the image {path.name} holds {count} pages, not one.")
+        page_numbers = [number for number, _ in present]
+        if any(count != 1 for count in counts):
+            page_numbers = []  # pages and numbers no longer pair up; the document is kept, its pages unnumbered
+    elif native is not None and native.suffix.lower() == ".pdf":
+        data, page_numbers = native.read_bytes(), numbers
+    else:
+        report.add(f"{first}–{numbers[-1]}: no image or PDF native was found; the document was not imported.")
+        return
+    exhibit = _new_exhibit(incoming, data, f"{first}.pdf")
+    if exhibit.status != Exhibit.Status.READY:
+        report.add(f"{first}: the document could not be read ({exhibit.reason}).")
+        return
+    pages = list(exhibit.pages.order_by("number"))
+    if page_numbers and len(page_numbers) != len(pages):
+        report.add(f"{first}: {len(pages)} pages, but {len(page_numbers)} Bates numbers.")
+        page_numbers = page_numbers[: len(pages)]
+    text_path = _lookup(index, text_ref, base) if text_ref else None
+    if text_path is not None:
+        texts = decode(text_path.read_bytes()).split("\f")
+        if len(texts) == len(pages):
+            for page, text in zip(pages, texts):
+                Page.objects.filter(pk=page.pk).update(text=text.strip(), source=Page.Source.LOAD_FILE)
+        else:
+            report.add(f"{first}: the text file has {len(texts)} pages and the document {len(pages)}; the "
+                       "text was taken from the pages themselves instead.")
+    with transaction.atomic():
+        IncomingBatesPage.objects.bulk_create(
+            IncomingBatesPage(incoming=incoming, page=page, bates=str(number))
+            for page, number in zip(pages, page_numbers))
+
+
+def _import_stamped(incoming, pdfs: list[Path], report: Report) -> None:
+    for path in pdfs:
+        exhibit = _new_exhibit(incoming, path.read_bytes(), path.name)
+        if exhibit.status != Exhibit.Status.READY:
+            report.add(f"{path.name}: could not be read ({exhibit.reason}).")
+            continue
+        found, previous = [], None
+        with pymupdf.open(storage.display_pdf(exhibit)) as doc:
+            for page, record in zip(doc, exhibit.pages.order_by("number")):
+                text = bates_on_page(page, record.text if record.source == Page.Source.OCR else "")
+                if text is None:
+                    report.add(f"{path.name}, page {record.number}: no Bates number found at its edges.")
+                    continue
+                parsed = Bates.parse(text)
+                if previous is not None and parsed and parsed.number != previous.number + 1:
+                    report.add(f"{path.name}, page {record.number}: {text} does not follow {previous}.")
+                previous = parsed
+                found.append(IncomingBatesPage(incoming=incoming, page=record, bates=text))
+        IncomingBatesPage.objects.bulk_create(found)
+
+
+def store_upload(upload_path: Path) -> str:
+    """Keep an uploaded volume byte for byte in the originals store; return its SHA-256."""
+    with open(upload_path, "rb") as stream:
+        staged = storage.stage_stream(stream)
+    storage.commit_staged(staged, quarantined=False)
+    return staged.sha256

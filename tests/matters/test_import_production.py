@@ -1,0 +1,152 @@
+"""Incoming productions: volumes with load files, stamped PDFs, broken volumes, hostile ZIPs."""
+
+import io
+import json
+import zipfile
+
+import pymupdf
+import pytest
+from django.core.management import call_command
+from PIL import Image
+
+from matters.bates.stamp import StampSpec, stamp_page
+from matters.bates.volume import dat_bytes
+from matters.imports import import_production
+from matters.incoming.archive import UnsafeArchive
+from matters.models import Page
+from matters.selectors import pages_for_bates
+
+pytestmark = pytest.mark.django_db
+PAGES_PER_DOCUMENT = [3, 2, 2]
+
+
+def page_text(number: int) -> str:
+    return f"Ledger page {number}: rent of $1,2{number}0.00 received on March {number}, 2021."
+
+
+def page_image(number: int) -> bytes:
+    doc = pymupdf.open()
+    doc.new_page(width=612, height=792).insert_text((72, 100), page_text(number), fontsize=14)
+    pixmap = doc[0].get_pixmap(dpi=100, colorspace=pymupdf.csGRAY)
+    out = io.BytesIO()
+    Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples).convert("1").save(
+        out, format="TIFF", compression="group4")
+    return out.getvalue()
+
+
+def build_volume(root, *, missing: int | None = None, repeat: int | None = None):
+    """Three documents, seven pages: DAT (vendor field names) + OPT + TEXT + single-page TIFF images."""
+    volume = root / "VOL001"
+    for folder in ("DATA", "IMAGES", "TEXT"):
+        (volume / folder).mkdir(parents=True)
+    rows, opt, number = [], [], 1
+    for count in PAGES_PER_DOCUMENT:
+        numbers = list(range(number, number + count))
+        first, last = f"DEF{numbers[0]:06d}", f"DEF{numbers[-1]:06d}"
+        rows.append({"BEGBATES": first, "ENDBATES": last, "TEXTPATH": f"TEXT\\{first}.txt"})
+        (volume / "TEXT" / f"{first}.txt").write_text("\f".join(page_text(n) for n in numbers))
+        for index, n in enumerate(numbers):
+            bates = f"DEF{n:06d}"
+            if n != missing:
+                (volume / "IMAGES" / f"{bates}.tif").write_bytes(page_image(n))
+            opt.append(f"{bates},VOL001,IMAGES\\{bates}.tif,{'Y' if index == 0 else ''},,,{count if index == 0 else ''}")
+            if n == repeat:
+                opt.append(f"{bates},VOL001,IMAGES\\{bates}.tif,,,,")
+        number += count
+    dat = dat_bytes(rows).decode("utf-8").replace("BEGBATES", "BegBates").replace("ENDBATES", "EndDoc")
+    (volume / "DATA" / "VOL001.dat").write_text(dat, encoding="utf-8")
+    (volume / "DATA" / "VOL001.opt").write_text("\r\n".join(opt) + "\r\n")
+    return volume
+
+
+def zipped(folder, target):
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in folder.rglob("*"):
+            if path.is_file():
+                archive.write(path, path.relative_to(folder.parent))
+    return target
+
+
+@pytest.mark.ocr
+def test_volume_with_load_files_resolves_bates_to_pages(matter, attorney, tmp_path):
+    volume = zipped(build_volume(tmp_path / "in"), tmp_path / "VOL001.zip")
+    incoming = import_production(matter=matter, paths=[volume], origin="opposing_party", user=attorney)
+    assert incoming.report == [] and incoming.field_map["begbates"] == "BegBates"
+    assert incoming.field_map["endbates"] == "EndDoc"
+    exhibits = list(matter.exhibits.order_by("label_seq"))
+    assert [e.page_count for e in exhibits] == PAGES_PER_DOCUMENT
+    assert {e.origin for e in exhibits} == {"opposing_party"}
+    [page] = pages_for_bates(matter, "DEF000005")
+    assert (page.exhibit_id, page.number) == (exhibits[1].pk, 2)
+    assert page.text == page_text(5) and page.source == Page.Source.LOAD_FILE
+
+
+@pytest.mark.ocr
+def test_missing_image_and_repeated_number_are_reported_not_dropped(matter, attorney, tmp_path):
+    volume = build_volume(tmp_path / "in", missing=6, repeat=2)
+    incoming = import_production(matter=matter, paths=[volume], origin="third_party", user=attorney)
+    report = " | ".join(incoming.report)
+    assert "DEF000002 appears twice in the OPT" in report
+    assert "DEF000006: the image IMAGES\\DEF000006.tif named in the OPT is missing" in report
+    assert "the text file has 2 pages and the document 1" in report
+    [page] = pages_for_bates(matter, "DEF000007")
+    assert page.exhibit.page_count == 1  # the third document, imported as far as it is consistent
+    assert pages_for_bates(matter, "DEF000006") == []
+    assert len(pages_for_bates(matter, "DEF000002")) == 1
+
+
+def test_stamped_pdfs_without_load_files(matter, attorney, tmp_path):
+    paths, number = [], 1
+    for count in PAGES_PER_DOCUMENT:
+        doc = pymupdf.open()
+        for _ in range(count):
+            doc.new_page().insert_text((72, 100), page_text(number), fontsize=12)
+            stamp_page(doc[-1], f"DEF {number:06d}", StampSpec.from_position("bottom-right"))
+            number += 1
+        doc[-1].set_rotation(90) if count == 2 else None
+        path = tmp_path / f"doc{number}.pdf"
+        doc.save(path)
+        paths.append(path)
+    unstamped = pymupdf.open()
+    unstamped.new_page().insert_text((72, 100), "A cover letter with no number on it at all.", fontsize=12)
+    unstamped.save(tmp_path / "letter.pdf")
+    paths.append(tmp_path / "letter.pdf")
+    incoming = import_production(matter=matter, paths=paths, origin="opposing_party", user=attorney)
+    [page] = pages_for_bates(matter, "DEF000005")
+    assert page_text(5) in page.text
+    assert incoming.report == ["letter.pdf, page 1: no Bates number found at its edges."]
+
+
+def test_zip_with_a_path_outside_the_archive_is_refused(matter, attorney, tmp_path):
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("VOL001/DATA/VOL001.dat", "x")
+        archive.writestr("../../etc/cron.d/evil", "* * * * * root true")
+    with pytest.raises(UnsafeArchive, match="points outside the archive"):
+        import_production(matter=matter, paths=[evil], origin="opposing_party", user=attorney)
+    assert not (tmp_path.parent / "etc").exists()
+
+
+def test_zip_that_would_unpack_to_gigabytes_is_refused(matter, attorney, tmp_path, settings):
+    settings.LAWDESK_ZIP_MAX_MB = 64
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("VOL001/NATIVES/big.bin", b"\0" * (100 * 2**20))
+    with pytest.raises(UnsafeArchive, match="over the limit of 64 MiB"):
+        import_production(matter=matter, paths=[bomb], origin="opposing_party", user=attorney)
+    settings.LAWDESK_ZIP_MAX_MB = 1024
+    with pytest.raises(UnsafeArchive, match="expands 1\\d{3} times"):
+        import_production(matter=matter, paths=[bomb], origin="opposing_party", user=attorney)
+
+
+@pytest.mark.ocr
+def test_command_prints_documents_then_discrepancies(matter, tmp_path):
+    volume = zipped(build_volume(tmp_path / "in", repeat=3), tmp_path / "VOL001.zip")
+    out = io.StringIO()
+    call_command("import_production", "--matter", str(matter.pk), "--origin", "opposing_party", str(volume), stdout=out)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [(l["first"], l["last"], l["pages"]) for l in lines[:3]] == [
+        ("DEF000001", "DEF000003", 3), ("DEF000004", "DEF000005", 2), ("DEF000006", "DEF000007", 2)]
+    assert set(lines[0]) == {"exhibit", "label", "first", "last", "pages", "status", "reason"}
+    assert lines[-1] == {"discrepancies": ["DEF000003 appears twice in the OPT; the second entry "
+                                           "(IMAGES\\DEF000003.tif) was skipped."]}
