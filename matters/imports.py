@@ -7,6 +7,7 @@ it is consistent, and the report lists every discrepancy. The uploaded volume it
 """
 
 import io
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -230,3 +231,69 @@ def store_upload(upload_path: Path) -> str:
         staged = storage.stage_stream(stream)
     storage.commit_staged(staged, quarantined=False)
     return staged.sha256
+
+
+def upload_dir(incoming_id: int) -> Path:
+    return storage.data_path("incoming", str(int(incoming_id)))
+
+
+def incoming_receive(*, matter: Matter, uploads: list, origin: str, user) -> IncomingProduction:
+    """Keep the uploaded files (each also stored byte for byte among the originals) and read the volume's DAT
+    header, so the user can confirm the field mapping before anything is imported. ``uploads`` are file-like
+    objects with a ``name``. A ZIP that breaks a limit is recorded as failed with the reason."""
+    incoming = IncomingProduction.objects.create(
+        matter=matter, origin=origin, source_name=", ".join(u.name for u in uploads)[:500], sha256="",
+        created_by=user, status=IncomingProduction.Status.AWAITING_CONFIRMATION)
+    folder = upload_dir(incoming.pk)
+    folder.mkdir(parents=True)
+    digests = []
+    for index, upload in enumerate(uploads):
+        staged = storage.stage_stream(upload)
+        head = staged.head
+        suffix = ".pdf" if b"%PDF-" in head[:1024] else ".zip" if head[:4] == b"PK\x03\x04" else ".bin"
+        target = folder / f"{index:04d}{suffix}"
+        shutil.copyfile(staged.path, target)
+        storage.commit_staged(staged, quarantined=False)
+        digests.append(staged.sha256)
+    updates = {"sha256": digests[0] if digests else ""}
+    zips = sorted(folder.glob("*.zip"))
+    try:
+        if zips:
+            header, mapping = inspect_volume(zips[0])
+            updates.update(header=header, field_map=mapping)
+    except ValueError as error:  # UnsafeArchive included
+        updates.update(status=IncomingProduction.Status.FAILED, reason=str(error))
+    IncomingProduction.objects.filter(pk=incoming.pk).update(**updates)
+    incoming.refresh_from_db()
+    audit_record(action="incoming_production.receive", actor=user, matter=matter, obj=incoming,
+                 file_sha256=incoming.sha256, detail={"files": len(uploads), "status": incoming.status})
+    return incoming
+
+
+def incoming_confirm(*, incoming: IncomingProduction, field_map: dict, user) -> IncomingProduction:
+    """Record the field mapping the user confirmed and queue the import."""
+    IncomingProduction.objects.filter(pk=incoming.pk).update(field_map=field_map,
+                                                           status=IncomingProduction.Status.IMPORTING)
+    incoming.refresh_from_db()
+    audit_record(action="incoming_production.confirm", actor=user, matter=incoming.matter, obj=incoming,
+                 detail={"field_map": field_map})
+    from .tasks import run_import
+
+    transaction.on_commit(lambda: run_import.enqueue(incoming.pk))
+    return incoming
+
+
+def import_confirmed(*, incoming_id: int) -> IncomingProduction:
+    """The worker's side: import the kept files with the confirmed mapping; failures are recorded, not raised."""
+    incoming = IncomingProduction.objects.select_related("matter").get(pk=incoming_id)
+    if incoming.status != IncomingProduction.Status.IMPORTING:
+        return incoming
+    paths = sorted(upload_dir(incoming.pk).iterdir())
+    try:
+        return import_production(matter=incoming.matter, paths=paths, origin=incoming.origin,
+                                 user=incoming.created_by, field_map=incoming.field_map or None, incoming=incoming)
+    except Exception as error:  # an unreadable volume must not stop the worker; the user sees why
+        IncomingProduction.objects.filter(pk=incoming.pk).update(status=IncomingProduction.Status.FAILED,
+                                                               reason=f"The import stopped: {error}")
+        incoming.refresh_from_db()
+        return incoming

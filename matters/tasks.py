@@ -23,3 +23,11 @@ def run_production(production_id: int) -> str:
     from .productions import production_run
 
     return production_run(production_id=production_id).status
+
+
+@task(queue_name="documents")
+def run_import(incoming_id: int) -> str:
+    """Import a confirmed incoming production on the ``documents`` queue; return its final status."""
+    from .imports import import_confirmed
+
+    return import_confirmed(incoming_id=incoming_id).status

@@ -1,4 +1,5 @@
-"""Pages for Bates productions: the matter's productions with voided ranges and gaps, a new production, downloads."""
+"""Pages for Bates productions: the matter's productions with voided ranges and gaps, a new production,
+downloads, and productions received from other parties (upload, field-mapping preview, import report)."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -8,10 +9,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .audit import audit_record
-from .models import Production
+from .imports import incoming_confirm, incoming_receive
+from .incoming.loadfiles import FIELD_ALIASES
+from .models import IncomingProduction, Production
 from .productions import AEO, CONFIDENTIAL, default_exhibits, production_create, production_files
 from .selectors import matter_for_user
 
+CANONICAL_FIELDS = list(FIELD_ALIASES)
 DESIGNATIONS = [("", "None"), (CONFIDENTIAL, CONFIDENTIAL), (AEO, AEO), ("custom", "Custom text")]
 
 
@@ -66,6 +70,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
         "matter": matter, "rows": ranges_report(matter), "candidates": candidates, "designations": DESIGNATIONS,
         "positions": Production.Position.choices, "cover_choices": Production.CoverSheets.choices,
         "stamping": matter.productions.filter(status=Production.Status.STAMPING).exists(),
+        "incoming": matter.incoming_productions.order_by("-created_at"),
         "suggested_prefix": (matter.client or matter.name).split()[0].upper()[:10] if (matter.client or matter.name) else "",
     }
     if request.htmx:
@@ -88,3 +93,38 @@ def production_download(request: HttpRequest, matter_id: int, production_id: int
     return response
 
 
+
+
+@require_http_methods(["POST"])
+def incoming_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
+    matter = matter_for_user(request.user, matter_id)
+    if not request.user.has_perm("matters.upload_exhibit"):
+        raise PermissionDenied
+    uploads = request.FILES.getlist("files")
+    origin = request.POST.get("origin", "")
+    if not uploads or origin not in ("opposing_party", "third_party"):
+        messages.error(request, "Choose the production's files and who produced it.")
+        return redirect(reverse("matters:productions", args=[matter.pk]))
+    incoming = incoming_receive(matter=matter, uploads=uploads, origin=origin, user=request.user)
+    return redirect(reverse("matters:incoming", args=[matter.pk, incoming.pk]))
+
+
+@require_http_methods(["GET", "POST"])
+def incoming_detail(request: HttpRequest, matter_id: int, incoming_id: int) -> HttpResponse:
+    matter = matter_for_user(request.user, matter_id)
+    incoming = matter.incoming_productions.filter(pk=incoming_id).first()
+    if incoming is None:
+        raise Http404("No such production.")
+    awaiting = incoming.status == IncomingProduction.Status.AWAITING_CONFIRMATION
+    if request.method == "POST" and awaiting:
+        if not request.user.has_perm("matters.upload_exhibit"):
+            raise PermissionDenied
+        mapping = {field: request.POST[field] for field in CANONICAL_FIELDS
+                   if request.POST.get(field) in incoming.header}
+        incoming_confirm(incoming=incoming, field_map=mapping, user=request.user)
+        return redirect(reverse("matters:incoming", args=[matter.pk, incoming.pk]))
+    documents = (matter.exhibits.filter(pages__incoming_bates__incoming=incoming).distinct().order_by("label_seq"))
+    context = {"matter": matter, "incoming": incoming, "fields": CANONICAL_FIELDS, "documents": documents}
+    if request.htmx:
+        return render(request, "matters/incoming.html#incoming-status", context)
+    return render(request, "matters/incoming.html", context)

@@ -76,7 +76,7 @@ def _evidence_pages(matter: Matter, exhibits):
     return (
         Page.objects.filter(exhibit__in=selected)
         .select_related("exhibit")
-        .prefetch_related("bates_numbers__production")
+        .prefetch_related("bates_numbers__production", "incoming_bates")
         .order_by("exhibit__label_seq", "exhibit_id", "number")
     )
 
@@ -95,7 +95,8 @@ def evidence_packet(matter: Matter, exhibits=None, query: str | None = None, bud
     """
     pages = []
     for page in _evidence_pages(matter, exhibits):
-        bates = sorted(b.bates for b in page.bates_numbers.all() if b.production.status == "done")
+        bates = sorted([b.bates for b in page.bates_numbers.all() if b.production.status == "done"]
+                       + [b.bates for b in page.incoming_bates.all()])
         pages.append(PacketPage(
             exhibit=page.exhibit_id, label=page.exhibit.label, title=page.exhibit.title, origin=page.exhibit.origin,
             page=page.number, bates=bates, text=page.text, ocr_confidence=page.ocr_confidence,

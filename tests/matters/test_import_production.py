@@ -79,6 +79,10 @@ def test_volume_with_load_files_resolves_bates_to_pages(matter, attorney, tmp_pa
     [page] = pages_for_bates(matter, "DEF000005")
     assert (page.exhibit_id, page.number) == (exhibits[1].pk, 2)
     assert page.text == page_text(5) and page.source == Page.Source.LOAD_FILE
+    from pipeline.packet import evidence_packet
+
+    cited = next(p for p in evidence_packet(matter).pages if p.exhibit == page.exhibit_id and p.page == 2)
+    assert cited.bates == ["DEF000005"] and cited.cite == "DEF000005" and cited.text == page_text(5)
 
 
 @pytest.mark.ocr
@@ -150,3 +154,52 @@ def test_command_prints_documents_then_discrepancies(matter, tmp_path):
     assert set(lines[0]) == {"exhibit", "label", "first", "last", "pages", "status", "reason"}
     assert lines[-1] == {"discrepancies": ["DEF000003 appears twice in the OPT; the second entry "
                                            "(IMAGES\\DEF000003.tif) was skipped."]}
+
+
+def test_upload_preview_confirm_and_report_in_the_browser_pages(client, attorney, matter, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    from matters.imports import import_confirmed
+    from matters.models import IncomingProduction
+
+    client.force_login(attorney)
+    volume = zipped(build_volume(tmp_path / "in"), tmp_path / "VOL001.zip")
+    response = client.post(reverse("matters:incoming_upload", args=[matter.pk]),
+                           {"origin": "opposing_party",
+                            "files": SimpleUploadedFile("VOL001.zip", volume.read_bytes())})
+    incoming = IncomingProduction.objects.get()
+    assert response.url == reverse("matters:incoming", args=[matter.pk, incoming.pk])
+    preview = client.get(response.url).content.decode()
+    assert '<option value="BegBates" selected>' in preview and '<option value="EndDoc" selected>' in preview
+    assert incoming.status == "awaiting_confirmation" and not matter.exhibits.exists()  # nothing before confirming
+
+    stamped = pymupdf.open()
+    stamped.new_page().insert_text((72, 100), page_text(1))
+    stamp_page(stamped[0], "DEF000101", StampSpec.from_position("bottom-right"))
+    client.post(reverse("matters:incoming_upload", args=[matter.pk]),
+                {"origin": "third_party", "files": SimpleUploadedFile("letter.pdf", stamped.tobytes())})
+    second = IncomingProduction.objects.exclude(pk=incoming.pk).get()
+    client.post(reverse("matters:incoming", args=[matter.pk, second.pk]), {})
+    second.refresh_from_db()
+    assert second.status == "importing"
+    assert import_confirmed(incoming_id=second.pk).status == "done"
+    page = client.get(reverse("matters:incoming", args=[matter.pk, second.pk])).content.decode()
+    assert "None: the volume is consistent." in page and "letter" in page
+    assert pages_for_bates(matter, "DEF000101")
+
+
+def test_hostile_zip_upload_fails_with_its_reason(client, attorney, matter, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    from matters.models import IncomingProduction
+
+    evil = io.BytesIO()
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("../outside.txt", "x")
+    client.force_login(attorney)
+    client.post(reverse("matters:incoming_upload", args=[matter.pk]),
+                {"origin": "opposing_party", "files": SimpleUploadedFile("evil.zip", evil.getvalue())})
+    incoming = IncomingProduction.objects.get()
+    assert incoming.status == "failed" and "points outside the archive" in incoming.reason
