@@ -156,6 +156,18 @@ def bench_digital(files: list[Path], work: Path) -> tuple[float, float]:
     print(f"  ours: {ours_s:7.2f} s  {ours_pages / ours_s:7.2f} pages/s")
     print(f"  bare: {bare_s:7.2f} s  {bare_pages / bare_s:7.2f} pages/s")
     print(f"  page images (separate later job): {image_s:7.2f} s  {image_pages / image_s:7.2f} pages/s")
+    # The same pages as one document: what isolation costs per file, against what extraction costs per page.
+    merged = work / "merged-born-digital.pdf"
+    with pymupdf.open() as combined:
+        for path in files:
+            with pymupdf.open(path) as source:
+                combined.insert_pdf(source)
+        combined.save(merged)
+    run_ours([merged], work / "warmup-merged", ocr_workers=2)
+    one_pages, one_s, _ = run_ours([merged], work / "out-merged", ocr_workers=2)
+    bare_one_pages, bare_one_s = run_bare_text([merged])
+    print(f"  the same {one_pages} pages as one file: ours {one_pages / one_s:7.2f} pages/s, bare "
+          f"{bare_one_pages / bare_one_s:7.2f} pages/s, ratio {(one_pages / one_s) / (bare_one_pages / bare_one_s):.2f}")
     return ours_pages / ours_s, bare_pages / bare_s
 
 

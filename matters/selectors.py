@@ -4,7 +4,7 @@ Superusers and operators are no exception. A non-member asking for a matter's UR
 a matter is not disclosed either.
 """
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.http import Http404
 
 from .models import Exhibit, Matter, Page
@@ -42,7 +42,8 @@ def page_for_user(user, matter_id: int, exhibit_id: int, number: int) -> Page:
 
 
 def exhibits_of_matter(matter: Matter) -> QuerySet[Exhibit]:
-    return matter.exhibits.select_related("duplicate_of").order_by("label_seq", "id")
+    """The matter's exhibits in label order; files without a label (rejected, duplicates) after them."""
+    return matter.exhibits.select_related("duplicate_of").order_by(F("label_seq").asc(nulls_last=True), "id")
 
 
 def pages_for_bates(matter: Matter, bates: str) -> list[Page]:

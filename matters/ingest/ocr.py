@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytesseract
 
+_LINE_TITLE = re.compile(r"class=['\"]ocr_(?:line|caption|header|textfloat)['\"][^>]*title=['\"]([^'\"]*)['\"]")
 _TEXTANGLE = re.compile(r"textangle (\d+)")
 
 
@@ -41,8 +42,12 @@ def _mean_confidence(tsv_text: str) -> float | None:
 
 
 def _rotation(hocr_text: str) -> int:
-    """Return the page's dominant text angle from hOCR lines: hOCR's textangle is counter-clockwise degrees."""
-    angles = Counter(int(a) for a in _TEXTANGLE.findall(hocr_text))
+    """Return the page's dominant text angle from hOCR lines: hOCR's textangle is counter-clockwise degrees, and
+    an upright line carries none, so it counts as 0 (a column of brackets read sideways must not turn the page)."""
+    angles = Counter()
+    for title in _LINE_TITLE.findall(hocr_text):
+        found = _TEXTANGLE.search(title)
+        angles[int(found.group(1)) if found else 0] += 1
     if not angles:
         return 0
     counter_clockwise = angles.most_common(1)[0][0]

@@ -135,6 +135,7 @@ def test_scan_is_ocrd_with_confidence(matter, corpus, ingest):
         assert page.source == Page.Source.OCR
         assert page.ocr_confidence is not None and page.ocr_confidence > 60
         assert len(words(page.text)) > 50
+        assert page.ocr_rotation_deg == 0  # upright scans, whatever a sideways-read column of brackets says
 
 
 @pytest.mark.ocr
