@@ -28,6 +28,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy
 import pymupdf
 
 from .docx_safety import sanitize_docx
@@ -262,7 +263,8 @@ def ocr_dpi_for(page: pymupdf.Page, dpi: int) -> int:
 def _render_for_ocr(page: pymupdf.Page, dpi: int, work: Path, number: int) -> Path | None:
     """Render the page in grey for Tesseract; return None for a blank page, which has nothing to read."""
     pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-    if pixmap.is_unicolor:
+    samples = numpy.frombuffer(pixmap.samples_mv, dtype=numpy.uint8)
+    if samples.min() == samples.max():  # numpy: Pixmap.is_unicolor takes about 0.25 s on a 300 dpi page
         return None
     path = work / f"page-{number:04d}.pgm"
     pixmap.save(path)
