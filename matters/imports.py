@@ -25,6 +25,9 @@ from .processing import exhibit_process
 from .services import exhibit_create
 
 
+MAX_DOCUMENT_PAGES = 100_000
+
+
 def _limits() -> Limits:
     return Limits(settings.LAWDESK_ZIP_MAX_MEMBERS, settings.LAWDESK_ZIP_MAX_MB * 2**20, settings.LAWDESK_ZIP_MAX_RATIO)
 
@@ -89,6 +92,24 @@ def import_production(*, matter: Matter, paths: list[Path], origin: str, user, f
             matter=matter, origin=origin, source_name=", ".join(p.name for p in paths)[:500], created_by=user,
             sha256=store_upload(first) if first.is_file() else "", status=IncomingProduction.Status.IMPORTING)
     report = Report()
+    try:
+        _import_paths(incoming, paths, field_map, report)
+    except Exception as error:  # recorded for the user, then raised for the caller
+        IncomingProduction.objects.filter(pk=incoming.pk).update(
+            status=IncomingProduction.Status.FAILED, reason=str(error), report=report.items)
+        raise
+    IncomingProduction.objects.filter(pk=incoming.pk).update(status=IncomingProduction.Status.DONE,
+                                                           report=report.items)
+    incoming.refresh_from_db()
+    audit_record(action="incoming_production.import", actor=user, matter=matter, obj=incoming,
+                 file_sha256=incoming.sha256, detail={"documents": incoming.bates_pages.values("page__exhibit").distinct().count(),
+                                                      "discrepancies": len(report.items)})
+    return incoming
+
+
+def _import_paths(incoming, paths: list[Path], field_map: dict | None, report: Report) -> None:
+    if len(paths) > 1 and not all(p.is_file() and p.suffix.lower() == ".pdf" for p in paths):
+        raise ValueError("Import one volume (a ZIP or a folder) at a time, or only stamped PDFs together.")
     with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
         if all(p.is_file() and p.suffix.lower() == ".pdf" for p in paths):
             _import_stamped(incoming, paths, report)
@@ -102,18 +123,17 @@ def import_production(*, matter: Matter, paths: list[Path], origin: str, user, f
                 pdfs = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".pdf")
                 report.add("No DAT load file: documents were read as stamped PDFs.")
                 _import_stamped(incoming, pdfs, report)
-    IncomingProduction.objects.filter(pk=incoming.pk).update(status=IncomingProduction.Status.DONE,
-                                                           report=report.items)
-    incoming.refresh_from_db()
-    audit_record(action="incoming_production.import", actor=user, matter=matter, obj=incoming,
-                 file_sha256=incoming.sha256, detail={"documents": incoming.bates_pages.values("page__exhibit").distinct().count(),
-                                                      "discrepancies": len(report.items)})
-    return incoming
+            for nested in sorted(p for p in root.rglob("*") if p.suffix.lower() == ".zip"):
+                report.add(f"{nested.name} is an archive inside the archive; nested archives are not unpacked.")
 
 
 def _new_exhibit(incoming: IncomingProduction, data: bytes, name: str) -> Exhibit:
+    """The exhibit for one produced document; a document identical to one already in the matter (productions
+    repeat documents) is that exhibit, whose pages then carry both Bates numbers."""
     exhibit = exhibit_create(matter=incoming.matter, stream=io.BytesIO(data), original_name=name,
                              origin=incoming.origin, uploaded_by=incoming.created_by, enqueue=False)
+    if exhibit.status == Exhibit.Status.DUPLICATE:
+        return exhibit.duplicate_of
     return exhibit_process(exhibit_id=exhibit.pk, previews="inline")
 
 
@@ -150,12 +170,19 @@ def _import_volume(incoming, root: Path, dat_path: Path, field_map: dict | None,
             gap = "repeats" if begin.number <= previous_end.number else "skips"
             report.add(f"Numbering {gap} between {previous_end} and {begin}.")
         previous_end = end
+        if end.number - begin.number >= MAX_DOCUMENT_PAGES:
+            report.add(f"{begin}–{end} would be {end.number - begin.number + 1} pages, more than any document "
+                       f"LawDesk imports ({MAX_DOCUMENT_PAGES}); the row was skipped.")
+            continue
+        if begin.prefix.lower() != end.prefix.lower():
+            report.add(f"{begin}–{end}: the begin and end numbers have different prefixes.")
         numbers = [begin.shifted(i) for i in range(end.number - begin.number + 1)]
-        _import_document(incoming, numbers, images, index, base, field("textpath"), field("nativepath"), report)
+        _import_document(incoming, numbers, images, index, base, field("textpath"), field("nativepath"), report,
+                         title=field("title"))
 
 
 def _import_document(incoming, numbers: list[Bates], images: dict[str, str], index, base: str, text_ref: str,
-                     native_ref: str, report: Report) -> None:
+                     native_ref: str, report: Report, title: str = "") -> None:
     first = str(numbers[0])
     present: list[tuple[Bates, Path]] = []
     for number in numbers:
@@ -169,19 +196,21 @@ def _import_document(incoming, numbers: list[Bates], images: dict[str, str], ind
             present.append((number, path))
     native = _lookup(index, native_ref, base) if native_ref else None
     if present:
-        data, counts = _pdf_of_images([path for _, path in present])
-        for (number, path), count in zip(present, counts):
-            if count != 1:
-                report.add(f"{number}: the image {path.name} holds {count} pages, not one.")
+        unique = list(dict.fromkeys(path for _, path in present))  # one multi-page image may serve every row
+        data, counts = _pdf_of_images(unique)
         page_numbers = [number for number, _ in present]
-        if any(count != 1 for count in counts):
-            page_numbers = []  # pages and numbers no longer pair up; the document is kept, its pages unnumbered
+        if sum(counts) != len(page_numbers):
+            report.add(f"{first}: its images hold {sum(counts)} pages for {len(page_numbers)} Bates numbers; the "
+                       "document was imported without page numbers.")
+            page_numbers = []
     elif native is not None and native.suffix.lower() == ".pdf":
         data, page_numbers = native.read_bytes(), numbers
     else:
         report.add(f"{first}–{numbers[-1]}: no image or PDF native was found; the document was not imported.")
         return
     exhibit = _new_exhibit(incoming, data, f"{first}.pdf")
+    if title and exhibit.title == first:
+        Exhibit.objects.filter(pk=exhibit.pk).update(title=title[:300])
     if exhibit.status != Exhibit.Status.READY:
         report.add(f"{first}: the document could not be read ({exhibit.reason}).")
         return
@@ -205,6 +234,7 @@ def _import_document(incoming, numbers: list[Bates], images: dict[str, str], ind
 
 
 def _import_stamped(incoming, pdfs: list[Path], report: Report) -> None:
+    seen: set[str] = set()
     for path in pdfs:
         exhibit = _new_exhibit(incoming, path.read_bytes(), path.name)
         if exhibit.status != Exhibit.Status.READY:
@@ -218,9 +248,14 @@ def _import_stamped(incoming, pdfs: list[Path], report: Report) -> None:
                     report.add(f"{path.name}, page {record.number}: no Bates number found at its edges.")
                     continue
                 parsed = Bates.parse(text)
+                if text in seen:
+                    report.add(f"{path.name}, page {record.number}: {text} was already used on an earlier page; "
+                               "this page was left unnumbered.")
+                    continue
                 if previous is not None and parsed and parsed.number != previous.number + 1:
                     report.add(f"{path.name}, page {record.number}: {text} does not follow {previous}.")
                 previous = parsed
+                seen.add(text)
                 found.append(IncomingBatesPage(incoming=incoming, page=record, bates=text))
         IncomingBatesPage.objects.bulk_create(found)
 

@@ -21,14 +21,15 @@ from django.utils import timezone
 
 from . import storage
 from .audit import audit_record
-from .bates.stamp import StampSpec, cover_sheet, put_text, stamp_and_append
+from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from .models import EVIDENCE_ORIGINS, BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
 from .provenance import generated_record
 
 logger = logging.getLogger(__name__)
 
-PREFIX_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")
+# A prefix may not end in a digit: "Q0" + 000001 and "Q" + 0000001 would both read Q0000001.
+PREFIX_PATTERN = re.compile(r"^[A-Za-z](?:[A-Za-z0-9_-]{0,28}[A-Za-z_-])?$")
 CONFIDENTIAL = "CONFIDENTIAL"
 AEO = "HIGHLY CONFIDENTIAL - ATTORNEYS' EYES ONLY"
 INDEX_LINES_PER_PAGE = 40
@@ -45,7 +46,7 @@ def default_exhibits(matter: Matter):
 
 def next_number(matter: Matter, prefix: str) -> int:
     """The first number after every range ever reserved for ``prefix`` in ``matter`` (void ranges included)."""
-    top = Production.objects.filter(matter=matter, prefix=prefix).aggregate(top=Max("last_number"))["top"]
+    top = Production.objects.filter(matter=matter, prefix__iexact=prefix).aggregate(top=Max("last_number"))["top"]
     return (top or 0) + 1
 
 
@@ -73,11 +74,19 @@ def production_create(
     """
     prefix, suffix = prefix.strip(), suffix.strip()
     if not PREFIX_PATTERN.match(prefix):
-        raise ValidationError({"prefix": "A Bates prefix is a letter followed by up to 29 letters, digits, - or _."})
+        raise ValidationError({"prefix": "A Bates prefix is a letter followed by up to 29 letters, digits, - or _, "
+                                         "and does not end in a digit."})
     if not 6 <= digits <= 15:
         raise ValidationError({"digits": "Bates numbers have 6 to 15 digits."})
     if suffix and not re.match(r"^[A-Za-z0-9_.-]{1,30}$", suffix):
         raise ValidationError({"suffix": "A suffix is up to 30 letters, digits, '.', '-' or '_'."})
+    for designation in (confidentiality or {}).values():
+        try:
+            designation.encode("cp1252")
+        except UnicodeEncodeError as error:
+            raise ValidationError({"confidentiality": f"“{designation}” has characters the stamp font cannot show "
+                                                      "(base-14 Helvetica covers Windows-1252); write it in Latin "
+                                                      "letters."}) from error
     StampSpec.from_position(position)
     if not exhibits:
         raise ValidationError("Choose at least one exhibit to produce.")
@@ -97,7 +106,8 @@ def production_create(
             raise ValidationError({"start": "Bates numbers start at 1."})
         if last >= 10**digits:
             raise ValidationError({"digits": f"{pages} pages from {first} do not fit in {digits} digits."})
-        clash = Production.objects.filter(matter=matter, prefix=prefix).filter(
+        # Prefixes compare without case: ABC000001 and abc000001 name the same page to a reader.
+        clash = Production.objects.filter(matter=matter, prefix__iexact=prefix).filter(
             Q(first_number__lte=last) & Q(last_number__gte=first)
         ).first()
         if clash is not None:
@@ -105,8 +115,9 @@ def production_create(
                 {"start": f"{clash.first}–{clash.last} are already used by production {clash.pk}; numbers never "
                           f"repeat. The next free number is {next_number(matter, prefix)}."}
             )
+        volume = f"VOL{matter.productions.count() + 1:03d}"
         production = Production.objects.create(
-            matter=matter, prefix=prefix, digits=digits, suffix=suffix, first_number=first, last_number=last,
+            matter=matter, prefix=prefix, volume=volume, digits=digits, suffix=suffix, first_number=first, last_number=last,
             position=position, cover_sheets=cover_sheets, with_index=with_index, with_images=with_images,
             page_count=pages, created_by=created_by,
         )
@@ -207,21 +218,26 @@ def _build(production: Production, out_dir) -> None:
             if source.page_count != document.page_count:
                 raise ValueError(f"{exhibit.display_label} has {source.page_count} pages, not {document.page_count}.")
             toc.append([1, f"Exhibit {exhibit.label} – {exhibit.title}", combined.page_count + 1])
+            page_texts = [p.text for p in exhibit.pages.order_by("number")]
+            numbers = list(item.numbers)
             if production.cover_sheets != Production.CoverSheets.NONE:
                 covers = pymupdf.open()
-                cover = cover_sheet(covers, f"EXHIBIT {exhibit.label}")
-                if item.cover_number is not None:
-                    put_text(cover, production.bates(item.cover_number), spec.vertical, spec.horizontal)
-                combined.insert_pdf(covers)
-            bates = [production.bates(n) for n in item.numbers]
+                cover_sheet(covers, f"EXHIBIT {exhibit.label}")
+                if item.cover_number is None:
+                    combined.insert_pdf(covers)  # an unnumbered slip sheet is in the combined PDF only
+                else:
+                    # A numbered cover sheet is the document's first page everywhere: BEGBATES, native, text, image.
+                    source.insert_pdf(covers, start_at=0)
+                    numbers.insert(0, item.cover_number)
+                    page_texts.insert(0, f"EXHIBIT {exhibit.label}")
+            bates = [production.bates(n) for n in numbers]
             stamp_and_append(combined, source, bates, spec, document.confidentiality)
             native = f"{volume}/NATIVES/{bates[0]}.pdf"
             native_bytes = source.tobytes(garbage=2, deflate=True)
             archive.writestr(native, native_bytes)
             generated_record(matter=production.matter, origin=Origin.PRODUCTION, content=native_bytes,
                              title=f"{bates[0]}.pdf, native of {exhibit.display_label} in production {production}")
-            pages = list(exhibit.pages.order_by("number"))
-            text = "".join(f"\f[{b}]\n{p.text}\n" if i else f"[{b}]\n{p.text}\n" for i, (b, p) in enumerate(zip(bates, pages)))
+            text = "\f".join(f"[{b}]\n{t}\n" for b, t in zip(bates, page_texts))
             text_path = f"{volume}/TEXT/{bates[0]}.txt"
             archive.writestr(text_path, text.encode("utf-8"))
             if production.with_images:
@@ -229,24 +245,23 @@ def _build(production: Production, out_dir) -> None:
                     archive.writestr(f"{volume}/IMAGES/{number}.tif", tiff_bytes(page))
                 opt_documents.append(bates)
             source.close()
+            pages = list(exhibit.pages.order_by("number"))
             BatesPage.objects.bulk_create(
                 [BatesPage(production=production, document=document, page=p, number=n, bates=production.bates(n))
                  for p, n in zip(pages, item.numbers)]
                 + ([BatesPage(production=production, document=document, page=None, number=item.cover_number,
                               bates=production.bates(item.cover_number))] if item.cover_number else [])
             )
-            first_number = item.cover_number or item.numbers[0]
-            ProductionDocument.objects.filter(pk=document.pk).update(first_number=first_number,
-                                                                     last_number=item.numbers[-1])
-            Production.objects.filter(pk=production.pk).update(pages_done=item.numbers[-1] - production.first_number + 1)
-            first, last = production.bates(first_number), production.bates(item.numbers[-1])
-            dat_rows.append({"BEGBATES": first, "ENDBATES": last, "PAGECOUNT": len(item.numbers), "TITLE": exhibit.title,
+            ProductionDocument.objects.filter(pk=document.pk).update(first_number=numbers[0], last_number=numbers[-1])
+            first, last = bates[0], bates[-1]
+            dat_rows.append({"BEGBATES": first, "ENDBATES": last, "PAGECOUNT": len(numbers), "TITLE": exhibit.title,
                              "ORIGIN": exhibit.origin, "CUSTODIAN": production.matter.client,
                              "CONFIDENTIALITY": document.confidentiality, "SHA256": exhibit.sha256,
                              "TEXTPATH": text_path.replace("/", "\\"), "NATIVEPATH": native.replace("/", "\\")})
             index_rows.append({"label": exhibit.label, "title": exhibit.title, "first_bates": first,
-                               "last_bates": last, "pages": len(item.numbers), "sha256": exhibit.sha256,
+                               "last_bates": last, "pages": len(numbers), "sha256": exhibit.sha256,
                                "origin": exhibit.origin, "confidentiality": document.confidentiality})
+            Production.objects.filter(pk=production.pk).update(pages_done=numbers[-1] - production.first_number + 1)
         archive.writestr(f"{volume}/DATA/{volume}.dat", dat_bytes(dat_rows))
         if production.with_images:
             archive.writestr(f"{volume}/DATA/{volume}.opt", opt_bytes(volume, opt_documents))

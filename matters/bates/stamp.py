@@ -149,10 +149,26 @@ class DocumentStamper:
         along = pymupdf.Point(1, 0) * to_pdf - zero
         up = pymupdf.Point(0, -1) * to_pdf - zero
         operations = []
+        placed: list[pymupdf.Rect] = []
         for text, vertical, horizontal in items:
-            origin = visual_origin(page, text, vertical, horizontal, fontsize) * to_pdf
+            size = fontsize
+            # Narrow pages: shrink a text wider than the space between the margins.
+            available = page.rect.width - 2 * MARGIN_PT
+            width = pymupdf.get_text_length(text, fontname=FONT, fontsize=size)
+            if width > available:
+                size = max(4.0, size * available / width)
+            visual = visual_origin(page, text, vertical, horizontal, size)
+            width = pymupdf.get_text_length(text, FONT, size)
+            box = pymupdf.Rect(visual.x, visual.y - size, visual.x + width, visual.y + 0.3 * size)  # descenders too
+            while any(box.intersects(other) for other in placed):
+                # Two texts on one edge would overprint: move this one a line further from the edge.
+                step = -1.4 * size if vertical == "bottom" else 1.4 * size
+                visual = pymupdf.Point(visual.x, visual.y + step)
+                box = pymupdf.Rect(box.x0, box.y0 + step, box.x1, box.y1 + step)
+            placed.append(box)
+            origin = visual * to_pdf
             operations.append(
-                f"BT /{FONT_RESOURCE} {fontsize:g} Tf 0 g {along.x:.6g} {along.y:.6g} {up.x:.6g} {up.y:.6g} "
+                f"BT /{FONT_RESOURCE} {size:g} Tf 0 g {along.x:.6g} {along.y:.6g} {up.x:.6g} {up.y:.6g} "
                 f"{origin.x:.3f} {origin.y:.3f} Tm {_pdf_string(text)} Tj ET"
             )
         stamp_xref = self._new_stream(("q " + " ".join(operations) + " Q\n").encode("latin-1"))

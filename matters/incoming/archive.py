@@ -16,6 +16,9 @@ class UnsafeArchive(ValueError):
     """The archive breaks a rule; the message names it for the user."""
 
 
+RATIO_CHECK_MIN_BYTES = 10 * 2**20  # small members may compress very well (blank TIFF pages); only big ones count
+
+
 @dataclass(frozen=True)
 class Limits:
     max_members: int
@@ -47,12 +50,16 @@ def extract(archive_path: Path, target: Path, limits: Limits) -> list[Path]:
         if declared > limits.max_total_bytes:
             raise UnsafeArchive(f"The archive would unpack to {declared / 2**20:.0f} MiB, over the limit of "
                                 f"{limits.max_total_bytes / 2**20:.0f} MiB (LAWDESK_ZIP_MAX_BYTES).")
+        names = [member.filename.replace("\\", "/").rstrip("/").lower() for member in members]
+        if len(set(names)) != len(names):
+            raise UnsafeArchive("The archive names the same member twice; which copy is the production's is unclear.")
         for member in members:
             _safe_name(member.filename)
             mode = member.external_attr >> 16
             if stat.S_ISLNK(mode):
                 raise UnsafeArchive(f"The archive member “{member.filename}” is a link; links are refused.")
-            if member.compress_size and member.file_size / member.compress_size > limits.max_ratio:
+            if (member.file_size > RATIO_CHECK_MIN_BYTES and member.compress_size
+                    and member.file_size / member.compress_size > limits.max_ratio):
                 raise UnsafeArchive(f"The archive member “{member.filename}” expands {member.file_size / member.compress_size:.0f} "
                                     f"times, over the limit of {limits.max_ratio:.0f} (LAWDESK_ZIP_MAX_RATIO): a "
                                     "decompression bomb or a file no production needs.")
@@ -61,14 +68,18 @@ def extract(archive_path: Path, target: Path, limits: Limits) -> list[Path]:
             if member.is_dir():
                 continue
             path = target / _safe_name(member.filename)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(member) as source, open(path, "wb") as out:
-                while chunk := source.read(1 << 20):
-                    total += len(chunk)
-                    if total > limits.max_total_bytes:
-                        raise UnsafeArchive("The archive unpacks to more than its headers declare, past the limit "
-                                            "(LAWDESK_ZIP_MAX_BYTES); nothing was imported.")
-                    out.write(chunk)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(member) as source, open(path, "wb") as out:
+                    while chunk := source.read(1 << 20):
+                        total += len(chunk)
+                        if total > limits.max_total_bytes:
+                            raise UnsafeArchive("The archive unpacks to more than its headers declare, past the "
+                                                "limit (LAWDESK_ZIP_MAX_BYTES); nothing was imported.")
+                        out.write(chunk)
+            except OSError as error:
+                raise UnsafeArchive(f"The archive member “{member.filename}” conflicts with another member "
+                                    f"({error.strerror}).") from error
             os.chmod(path, 0o600)
             written.append(path)
         return written

@@ -15,6 +15,7 @@ FIELD_ALIASES = {
     "endbates": ["endbates", "enddoc", "endno", "bates end", "end bates", "prodend"],
     "textpath": ["textpath", "text path", "textlink", "text", "ocrpath", "extracted text"],
     "nativepath": ["nativepath", "native path", "nativelink", "native", "filepath"],
+    "title": ["title", "doctitle", "document title", "subject", "filename", "file name"],
 }
 _BATES = re.compile(r"^(?P<prefix>.*?)(?P<number>\d+)(?P<suffix>[^\d]*)$")
 

@@ -103,11 +103,12 @@ def test_stamped_pdfs_without_load_files(matter, attorney, tmp_path):
     paths, number = [], 1
     for count in PAGES_PER_DOCUMENT:
         doc = pymupdf.open()
-        for _ in range(count):
+        for index in range(count):
             doc.new_page().insert_text((72, 100), page_text(number), fontsize=12)
+            if count == 2 and index == 1:
+                doc[-1].set_rotation(90)  # a landscape page, stamped upright at its displayed bottom edge
             stamp_page(doc[-1], f"DEF {number:06d}", StampSpec.from_position("bottom-right"))
             number += 1
-        doc[-1].set_rotation(90) if count == 2 else None
         path = tmp_path / f"doc{number}.pdf"
         doc.save(path)
         paths.append(path)
@@ -203,3 +204,50 @@ def test_hostile_zip_upload_fails_with_its_reason(client, attorney, matter, tmp_
                 {"origin": "opposing_party", "files": SimpleUploadedFile("evil.zip", evil.getvalue())})
     incoming = IncomingProduction.objects.get()
     assert incoming.status == "failed" and "points outside the archive" in incoming.reason
+
+
+@pytest.mark.parametrize("stamp, position, expected", [
+    ("ACME-DEF000001", "bottom-right", "ACME-DEF000001"),
+    ("SUF000001.A", "bottom-right", "SUF000001.A"),
+    ("abc000001", "top-right", "abc000001"),
+])
+def test_edge_numbers_are_read_whole_and_nearest_the_edge(stamp, position, expected):
+    from matters.incoming.stamped import bates_on_page
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 42), "Docket No. MD17-00012", fontsize=10)  # a docket line near the top
+    page.insert_text((72, 760), "ORDER 2024", fontsize=10)
+    stamp_page(page, stamp, StampSpec.from_position(position))
+    assert bates_on_page(doc[0]) == expected
+
+
+def test_failed_import_is_recorded_as_failed(matter, attorney, tmp_path):
+    from matters.models import IncomingProduction
+
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("../x", "x")
+    with pytest.raises(UnsafeArchive):
+        import_production(matter=matter, paths=[evil], origin="opposing_party", user=attorney)
+    incoming = IncomingProduction.objects.get()
+    assert incoming.status == "failed" and "outside the archive" in incoming.reason
+
+
+def test_huge_range_is_skipped_and_duplicate_documents_keep_both_numbers(matter, attorney, tmp_path):
+    volume = tmp_path / "in" / "VOL001"
+    (volume / "DATA").mkdir(parents=True)
+    (volume / "NATIVES").mkdir()
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 100), "The same letter, produced twice.")
+    letter = doc.tobytes()
+    (volume / "NATIVES" / "A.pdf").write_bytes(letter)
+    (volume / "NATIVES" / "B.pdf").write_bytes(letter)  # the same document produced under two numbers
+    rows = [{"BEGBATES": "DUP000001", "ENDBATES": "DUP000001", "NATIVEPATH": "NATIVES\\A.pdf"},
+            {"BEGBATES": "DUP000002", "ENDBATES": "DUP000002", "NATIVEPATH": "NATIVES\\B.pdf"},
+            {"BEGBATES": "H000000001", "ENDBATES": "H050000000", "NATIVEPATH": "NATIVES\\A.pdf"}]
+    (volume / "DATA" / "VOL001.dat").write_bytes(dat_bytes(rows))
+    incoming = import_production(matter=matter, paths=[volume.parent], origin="opposing_party", user=attorney)
+    assert any("more than any document" in item for item in incoming.report)
+    [first], [second] = pages_for_bates(matter, "DUP000001"), pages_for_bates(matter, "DUP000002")
+    assert first.pk == second.pk and matter.exhibits.filter(status="ready").count() == 1

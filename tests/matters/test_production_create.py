@@ -180,3 +180,52 @@ def test_bates_produce_command_prints_glossary_keys(matter, two_exhibits):
     assert set(line) == {"production", "status", "prefix", "first", "last", "pages", "pdf", "zip"}
     assert (line["status"], line["first"], line["last"], line["pages"]) == ("done", "SMITH000001", "SMITH000020", 20)
     assert hashlib.sha256(open(line["pdf"], "rb").read()).hexdigest() == Production.objects.get().pdf_sha256
+
+
+def test_prefixes_cannot_make_one_number_twice(matter, attorney, two_exhibits):
+    with pytest.raises(ValidationError, match="does not end in a digit"):
+        production_create(matter=matter, exhibits=two_exhibits[1:], prefix="Q0", created_by=attorney)
+    produce(matter, two_exhibits[1:], attorney, prefix="ABC")
+    with pytest.raises(ValidationError, match="already used by production"):
+        production_create(matter=matter, exhibits=two_exhibits[1:], prefix="abc", start=1, created_by=attorney)
+    assert production_create(matter=matter, exhibits=two_exhibits[1:], prefix="abc", created_by=attorney,
+                             enqueue=False).first == "abc000002"
+
+
+def test_designation_the_stamp_font_cannot_show_is_refused(matter, attorney, two_exhibits):
+    with pytest.raises(ValidationError, match="cannot show"):
+        production_create(matter=matter, exhibits=two_exhibits[1:], prefix="SMITH", created_by=attorney,
+                          confidentiality={two_exhibits[1].pk: "机密"})
+
+
+def test_numbered_cover_sheets_are_each_documents_first_page_in_the_volume(matter, attorney, two_exhibits):
+    production = produce(matter, two_exhibits, attorney, cover_sheets="numbered", with_images=True)
+    with zipfile.ZipFile(production_files(production)["zip"]) as volume:
+        dat = volume.read(f"{production.volume}/DATA/{production.volume}.dat").decode("utf-8").split("\r\n")
+        rows = [[f.strip(QUOTE) for f in line.split(SEPARATOR)] for line in dat[1:3]]
+        assert [(r[0], r[1], r[2]) for r in rows] == [("SMITH000001", "SMITH000018", "18"),
+                                                      ("SMITH000019", "SMITH000020", "2")]
+        opt = volume.read(f"{production.volume}/DATA/{production.volume}.opt").decode("ascii").split("\r\n")
+        assert opt[0].startswith("SMITH000001,") and ",Y,,,18" in opt[0]
+        names = set(volume.namelist())
+        assert f"{production.volume}/NATIVES/SMITH000001.pdf" in names
+        assert f"{production.volume}/IMAGES/SMITH000001.tif" in names
+        text = volume.read(f"{production.volume}/TEXT/SMITH000001.txt").decode("utf-8")
+        assert text.startswith("[SMITH000001]\nEXHIBIT 1\n\f[SMITH000002]\n")
+
+
+def test_designation_and_number_never_overprint_on_a_narrow_page():
+    from matters.bates.stamp import StampSpec, stamp_page
+
+    doc = pymupdf.open()
+    doc.new_page(width=300, height=400)
+    stamp_page(doc[0], "TINY000001", StampSpec.from_position("bottom-center"), AEO)
+    number, designation = doc[0].search_for("TINY000001")[0], doc[0].search_for("ATTORNEYS")[0]
+    assert not number.intersects(designation)
+    assert doc[0].rect.contains(doc[0].search_for("HIGHLY")[0])
+
+
+def test_successive_productions_get_their_own_volume_names(matter, attorney, two_exhibits):
+    first = produce(matter, two_exhibits[:1], attorney)
+    second = produce(matter, two_exhibits[1:], attorney)
+    assert (first.volume, second.volume) == ("VOL001", "VOL002")

@@ -32,7 +32,9 @@ class Command(BaseCommand):
             raise CommandError(f"No matter with id {options['matter']}.")
         if options["exhibit"]:
             found = {e.pk: e for e in Exhibit.objects.filter(matter=matter, pk__in=options["exhibit"])}
-            exhibits = [found[pk] for pk in options["exhibit"] if pk in found]
+            if unknown := [pk for pk in options["exhibit"] if pk not in found]:
+                raise CommandError(f"No exhibit {', '.join(map(str, unknown))} in matter {matter.pk}.")
+            exhibits = [found[pk] for pk in options["exhibit"]]
         else:
             exhibits = list(default_exhibits(matter))
         try:

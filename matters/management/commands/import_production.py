@@ -27,7 +27,7 @@ class Command(BaseCommand):
             raise CommandError(f"Not found: {', '.join(missing)}")
         try:
             incoming = import_production(matter=matter, paths=paths, origin=options["origin"], user=None)
-        except UnsafeArchive as error:
+        except (UnsafeArchive, ValueError) as error:
             raise CommandError(str(error)) from error
         by_exhibit: dict[int, list[str]] = {}
         for row in incoming.bates_pages.select_related("page").order_by("page__exhibit_id", "page__number"):
