@@ -20,6 +20,7 @@ from .ingest.runner import run_child
 from .models import Exhibit, Page
 from .progress import exhibit_changed
 from .provenance import exhibit_check_near_duplicate, injection_reason_for
+from .services import enqueue_ingest
 
 logger = logging.getLogger(__name__)
 
@@ -197,12 +198,7 @@ def exhibits_requeue_stale(*, idle_s: int) -> list[int]:
                 detail={"from": Exhibit.Status.PROCESSING, "to": Exhibit.Status.QUEUED,
                         "reason": "its worker stopped before finishing"},
             )
-            transaction.on_commit(lambda pk=exhibit.pk: _enqueue(pk))
+            transaction.on_commit(lambda pk=exhibit.pk: enqueue_ingest(pk))
         requeued.append(exhibit.pk)
     return requeued
 
-
-def _enqueue(exhibit_id: int) -> None:
-    from .tasks import ingest_exhibit  # tasks import this module
-
-    ingest_exhibit.enqueue(exhibit_id)

@@ -23,8 +23,9 @@ from . import storage
 from .audit import audit_record
 from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
-from .models import EVIDENCE_ORIGINS, BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
+from .models import BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
 from .provenance import generated_record
+from .selectors import evidence_exhibits
 
 logger = logging.getLogger(__name__)
 
@@ -37,11 +38,7 @@ INDEX_LINES_PER_PAGE = 40
 
 def default_exhibits(matter: Matter):
     """All ready evidence of the matter, in label order: what a production offers by default."""
-    return (
-        matter.exhibits.filter(status=Exhibit.Status.READY, origin__in=EVIDENCE_ORIGINS)
-        .exclude(~Q(generated_reason="") & Q(generated_override_reason=""))
-        .order_by("label_seq")
-    )
+    return evidence_exhibits(matter).order_by("label_seq")
 
 
 def next_number(matter: Matter, prefix: str) -> int:

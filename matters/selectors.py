@@ -4,10 +4,10 @@ Superusers and operators are no exception. A non-member asking for a matter's UR
 a matter is not disclosed either.
 """
 
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.http import Http404
 
-from .models import Exhibit, Matter, Page
+from .models import EVIDENCE_ORIGINS, Exhibit, Matter, Page
 
 
 def matters_for_user(user) -> QuerySet[Matter]:
@@ -55,3 +55,11 @@ def pages_for_bates(matter: Matter, bates: str) -> list[Page]:
                                         bates=bates, page__isnull=False).values_list("page_id", flat=True)
     incoming = IncomingBatesPage.objects.filter(incoming__matter=matter, bates=bates).values_list("page_id", flat=True)
     return list(Page.objects.filter(pk__in=[*outgoing, *incoming]).select_related("exhibit"))
+
+
+def evidence_exhibits(matter: Matter) -> QuerySet[Exhibit]:
+    """The matter's ready evidence: evidence origins only, and never LawDesk's own output coming back (an upload
+    marked generated counts only once an attorney has overridden the marking)."""
+    return matter.exhibits.filter(status=Exhibit.Status.READY, origin__in=EVIDENCE_ORIGINS).exclude(
+        ~Q(generated_reason="") & Q(generated_override_reason="")
+    )

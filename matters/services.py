@@ -83,7 +83,7 @@ def exhibit_create(
             # Another upload of the same bytes won the race; registering again finds it and records a duplicate.
             exhibit = _register(matter, staged, sniffed, name, origin, uploaded_by)
         if enqueue and exhibit.status == Exhibit.Status.QUEUED:
-            transaction.on_commit(lambda: _enqueue_ingest(exhibit.pk))
+            transaction.on_commit(lambda: enqueue_ingest(exhibit.pk))
     finally:
         storage.discard_staged(staged)
     return exhibit
@@ -165,8 +165,9 @@ def _assign_next_label(exhibit: Exhibit) -> None:
     exhibit.label = label
 
 
-def _enqueue_ingest(exhibit_id: int) -> None:
-    from .tasks import ingest_exhibit
+def enqueue_ingest(exhibit_id: int) -> None:
+    """Queue an exhibit for processing on the ``documents`` queue (call it from ``transaction.on_commit``)."""
+    from .tasks import ingest_exhibit  # tasks import the processing module
 
     ingest_exhibit.enqueue(exhibit_id)
 
@@ -212,7 +213,7 @@ def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: Ab
         Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="")
         exhibit.refresh_from_db()
         audit_record(action="exhibit.password_submitted", actor=submitted_by, matter=exhibit.matter, obj=exhibit)
-        transaction.on_commit(lambda: _enqueue_ingest(exhibit.pk))
+        transaction.on_commit(lambda: enqueue_ingest(exhibit.pk))
     return exhibit
 
 
@@ -226,5 +227,5 @@ def exhibit_reprocess(*, exhibit: Exhibit, requested_by: AbstractBaseUser) -> Ex
         exhibit.refresh_from_db()
         audit_record(action="exhibit.reprocess", actor=requested_by, matter=exhibit.matter, obj=exhibit,
                      file_sha256=exhibit.sha256)
-        transaction.on_commit(lambda: _enqueue_ingest(exhibit.pk))
+        transaction.on_commit(lambda: enqueue_ingest(exhibit.pk))
     return exhibit

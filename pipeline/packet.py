@@ -12,10 +12,9 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
-from django.db.models import Q
-
-from matters.models import EVIDENCE_ORIGINS, Exhibit, Matter, Page
+from matters.models import Matter, Page
 from matters.search import matter_search
+from matters.selectors import evidence_exhibits
 
 # Exhibit text goes into a prompt between these markers; a page cannot forge them (see _fence).
 DATA_OPEN, DATA_CLOSE = "<<<EVIDENCE", "<<<END EVIDENCE"
@@ -67,10 +66,7 @@ def _fence(text: str) -> str:
 
 
 def _evidence_pages(matter: Matter, exhibits):
-    selected = (
-        Exhibit.objects.filter(matter=matter, status=Exhibit.Status.READY, origin__in=EVIDENCE_ORIGINS)
-        .exclude(~Q(generated_reason="") & Q(generated_override_reason=""))
-    )
+    selected = evidence_exhibits(matter)
     if exhibits is not None:
         selected = selected.filter(pk__in=[getattr(e, "pk", e) for e in exhibits])
     return (
