@@ -224,6 +224,7 @@ def _import_document(incoming, numbers: list[Bates], images: dict[str, str], ind
         if len(texts) == len(pages):
             for page, text in zip(pages, texts):
                 Page.objects.filter(pk=page.pk).update(text=text.strip(), source=Page.Source.LOAD_FILE)
+            Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="")  # the verifier re-reads the new text
         else:
             report.add(f"{first}: the text file has {len(texts)} pages and the document {len(pages)}; the "
                        "text was taken from the pages themselves instead.")

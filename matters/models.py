@@ -37,6 +37,14 @@ class Matter(models.Model):
         OPEN = "open", "Open"
         CLOSED = "closed", "Closed"
 
+    class DateOrder(models.TextChoices):
+        MONTH_FIRST = "mdy", "Month first (03/04/2021 is March 4)"
+        DAY_FIRST = "dmy", "Day first (03/04/2021 is 3 April)"
+
+    class NumberFormat(models.TextChoices):
+        EN = "en", "1,250.00"
+        DE = "de", "1.250,00"
+
     class LabelStyle(models.TextChoices):
         NUMERIC = "numeric", "Exhibit 1, 2, 3 ..."
         ALPHA = "alpha", "Exhibit A, B, C ..."
@@ -48,6 +56,14 @@ class Matter(models.Model):
     opposing_party = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
     label_style = models.CharField(max_length=10, choices=LabelStyle.choices, default=LabelStyle.NUMERIC)
+    date_order = models.CharField(
+        "numeric dates read as", max_length=3, choices=DateOrder.choices, default=DateOrder.MONTH_FIRST,
+        help_text="how the verifier reads 03/04/2021 in drafts and evidence",
+    )
+    number_format = models.CharField(
+        "amounts written as", max_length=2, choices=NumberFormat.choices, default=NumberFormat.EN,
+        help_text="how the verifier reads the separators in money amounts",
+    )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="matters", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -110,6 +126,10 @@ class Exhibit(models.Model):
     pages_ocr = models.PositiveIntegerField(default=0)
     progress_page = models.PositiveIntegerField(default=0)
     previews_ready = models.BooleanField(default=False)
+    facts_index = models.CharField(
+        max_length=20, blank=True,
+        help_text="version and number format of the verifier's index of this exhibit's dates and amounts",
+    )
     generated_match = models.ForeignKey(
         "GeneratedDocument", null=True, blank=True, on_delete=models.PROTECT, related_name="reuploads"
     )
@@ -400,3 +420,7 @@ class IncomingBatesPage(models.Model):
 
     class Meta:
         ordering = ["incoming", "bates"]
+
+
+# Drafts, their versions and the verifier's findings live in their own module; Django finds models through this one.
+from .draft_models import Draft, DraftVersion, Finding, PageFact  # noqa: E402,F401

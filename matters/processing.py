@@ -21,6 +21,7 @@ from .models import Exhibit, Page
 from .progress import exhibit_changed
 from .provenance import exhibit_check_near_duplicate, injection_reason_for
 from .services import enqueue_ingest
+from .verifier.facts import exhibit_index_facts
 
 logger = logging.getLogger(__name__)
 
@@ -131,6 +132,7 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
         )
     if exhibit.status == Exhibit.Status.READY:
         exhibit_check_near_duplicate(exhibit)
+        exhibit_index_facts(exhibit)
     _notify(exhibit)
     if exhibit.status == Exhibit.Status.READY:
         if previews == "inline":

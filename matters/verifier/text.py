@@ -1,0 +1,76 @@
+"""Text forms the verifier reads: the draft flattened onto one line (offsets unchanged), sentences, and the
+normalised word form that quotations are matched in."""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_FLATTEN = {ord("\n"): " ", ord("\r"): " ", ord("\t"): " ", ord("\f"): " ", ord("\v"): " ", 0xA0: " ", 0x2028: " "}
+
+
+def flatten(text: str) -> str:
+    """``text`` with line breaks and tabs as spaces, same length, so a citation broken across lines
+    (``728 F.2d 911,\\n915``) reads as on one line and every offset still points into the original."""
+    return text.translate(_FLATTEN)
+
+
+_QUOTE_CHARS = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'", "‚": "'",
+                              "–": "-", "—": "-", "‑": "-", "−": "-"})
+_HYPHEN_BREAK = re.compile(r"(\w)[-\u00ad]\s*\n\s*(\w)")
+_WORD = re.compile(r"[0-9a-z§$%]+")
+
+
+def match_words(text: str) -> str:
+    """Words of ``text`` for matching quotations: NFKC, lower case, soft hyphens and end-of-line hyphenation
+    joined, apostrophes dropped, every other punctuation mark a word break; words joined by single spaces.
+
+    ``“The Court’s holding—”`` becomes ``the courts holding``. Punctuation is not compared: a quotation's
+    commas and quotation marks are rendered differently by every PDF and OCR engine, while a changed word is
+    what misquotes a source.
+    """
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTE_CHARS)
+    text = _HYPHEN_BREAK.sub(r"\1\2", text).replace("\u00ad", "").replace("'", "")
+    return " ".join(_WORD.findall(text.lower()))
+
+
+@dataclass(frozen=True)
+class Sentence:
+    start: int
+    end: int
+
+
+# A period ends a sentence after a word of three or more letters that is not a citation abbreviation, after a
+# digit, or after a closing bracket or quotation mark; and only before a capital, a bracket or a quotation mark.
+_ABBREVIATIONS = {
+    "supp", "cir", "app", "dist", "inc", "corp", "ltd", "stat", "evid", "civ", "crim", "cal", "fed", "jan", "feb",
+    "mar", "apr", "aug", "sept", "sep", "oct", "nov", "dec", "bros", "assn", "dept", "gov", "nos", "para", "art",
+    "sec", "etc", "ann", "rev", "super", "div", "cty", "twp", "mfg", "ins", "mut", "nat", "int", "bhd", "ass'n",
+    "jr", "sr", "esq", "hon", "proc", "reg", "admin", "comm", "cong", "pet", "resp", "mem", "op", "br", "aff",
+    "decl", "dep", "tr", "pls", "defs", "def", "pl",
+}
+_END = re.compile(r"([.?!])(['\"”’)\]]*)(\s+)(?=[A-Z(\[\"“'‘])")
+
+
+def sentences(text: str) -> list[Sentence]:
+    """Split ``text`` into sentences with offsets; legal abbreviations (``v.``, ``U.S.``, ``Cir.``, ``Id.``,
+    ``Ex.``) do not end one."""
+    flat = flatten(text)
+    bounds: list[Sentence] = []
+    start = 0
+    for match in _END.finditer(flat):
+        stop = match.start(1)
+        word = re.search(r"([\w'’]+)$", flat[start:stop])
+        closing = match.group(2)
+        if match.group(1) == "." and not closing and flat[stop - 1:stop] not in (")", "]", '"', "”", "’", "'"):
+            token = word.group(1) if word else ""
+            if not token or (not token[-1].isdigit() and (len(token) < 3 or token.lower() in _ABBREVIATIONS)):
+                continue
+            if re.search(r"\b[A-Z]\.[A-Z]$", flat[max(0, stop - 4):stop]):
+                continue  # U.S. / N.Y. style
+        end = match.end(2)
+        if flat[start:end].strip():
+            bounds.append(Sentence(start, end))
+        start = match.end(3)
+    if flat[start:].strip():
+        bounds.append(Sentence(start, len(flat.rstrip())))
+    return bounds
