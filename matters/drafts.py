@@ -1,0 +1,174 @@
+"""Writes for drafts: versions, verification, waivers and confirmations of findings, approval.
+
+Every version is recorded as generated material (origin ``draft``), so its text coming back as an upload is kept
+out of the evidence. Approval is refused here, not only in the page, while a blocking finding is open.
+"""
+
+import hashlib
+import json
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from .audit import audit_record
+from .models import Draft, DraftVersion, Finding, Matter, Origin
+from .provenance import generated_record
+from .verifier.check import verify_text
+
+# A waiver or confirmation is the attorney's record of why; a word or two does not say why.
+MIN_REASON_CHARS = 10
+
+
+def draft_create(*, matter: Matter, title: str, text: str, author_kind: str, kind: str = "",
+                 author: AbstractBaseUser | None = None, model_name: str = "", server_name: str = "") -> DraftVersion:
+    """Create a draft with its first version (not yet verified); return the version."""
+    with transaction.atomic():
+        draft = Draft.objects.create(matter=matter, title=title[:300], kind=kind, created_by=author)
+        return draft_version_create(draft=draft, text=text, author_kind=author_kind, author=author,
+                                    model_name=model_name, server_name=server_name)
+
+
+def draft_version_create(*, draft: Draft, text: str, author_kind: str, author: AbstractBaseUser | None = None,
+                         model_name: str = "", server_name: str = "") -> DraftVersion:
+    """Append a version to ``draft``. ``author_kind`` is ``model`` (with ``model_name``/``server_name``) or
+    ``person`` (with ``author``). Raises ValidationError for an unknown author kind."""
+    if author_kind not in DraftVersion.AuthorKind.values:
+        raise ValidationError(f"Unknown author kind {author_kind!r}.")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    with transaction.atomic():
+        Draft.objects.select_for_update().filter(pk=draft.pk).first()
+        number = (draft.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+        generated = generated_record(matter=draft.matter, origin=Origin.DRAFT, title=f"{draft.title} v{number}",
+                                     text=text, content=text.encode("utf-8"))
+        version = DraftVersion.objects.create(
+            draft=draft, number=number, text=text, sha256=digest, author_kind=author_kind,
+            author=author if author_kind == DraftVersion.AuthorKind.PERSON else None,
+            model_name=model_name, server_name=server_name, generated=generated,
+        )
+        audit_record(action="draft.version", actor=author, matter=draft.matter, obj=version, file_sha256=digest,
+                     detail={"draft": draft.pk, "number": number, "author_kind": author_kind,
+                             "model": model_name, "server": server_name})
+    return version
+
+
+def _finding_key(kind: str, verdict: str, text: str, occurrence: int) -> str:
+    raw = json.dumps([kind, verdict, " ".join(text.split()), occurrence])
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def draft_verify(*, version: DraftVersion) -> list[Finding]:
+    """Run the verifier on ``version`` and store its findings (replacing earlier ones of this version).
+
+    A waiver or confirmation carries over to the same claim (same kind, text, verdict and occurrence) from this
+    version's earlier run or from the previous version, and records where it came from.
+    """
+    matter = version.draft.matter
+    results = verify_text(matter=matter, text=version.text)
+    resolved: dict[str, Finding] = {}
+    previous = version.draft.versions.filter(number__lt=version.number).order_by("-number").first()
+    for source in ([previous] if previous else []) + [version]:
+        for finding in source.findings.filter(status__in=[Finding.Status.WAIVED, Finding.Status.CONFIRMED]):
+            resolved[finding.key] = finding
+    seen: dict[tuple[str, str, str], int] = {}
+    rows = []
+    for result in results:
+        ident = (result.kind, result.status, " ".join(result.text.split()))
+        occurrence = seen.get(ident, 0)
+        seen[ident] = occurrence + 1
+        key = _finding_key(result.kind, result.status, result.text, occurrence)
+        row = Finding(version=version, kind=result.kind, status=result.status, verdict=result.status,
+                      start=result.start, end=result.end, text=result.text, message=result.message,
+                      sources=result.sources, detail=result.detail, key=key)
+        earlier = resolved.get(key)
+        if earlier is not None and result.status != Finding.Status.GROUNDED:
+            row.status = earlier.status
+            row.resolution_reason = earlier.resolution_reason
+            row.resolved_by_id = earlier.resolved_by_id
+            row.resolved_at = earlier.resolved_at
+            row.carried_from = earlier if earlier.version_id != version.pk else earlier.carried_from
+        rows.append(row)
+    with transaction.atomic():
+        version.findings.all().delete()
+        Finding.objects.bulk_create(rows)
+        DraftVersion.objects.filter(pk=version.pk).update(verified_at=timezone.now())
+        version.refresh_from_db()
+        counts: dict[str, int] = {}
+        for row in rows:
+            counts[row.status] = counts.get(row.status, 0) + 1
+        audit_record(action="draft.verify", matter=matter, obj=version, file_sha256=version.sha256,
+                     detail={"findings": counts, "blocking": sum(r.status in Finding.BLOCKING_STATUSES for r in rows)})
+    return list(version.findings.all())
+
+
+def _require_attorney(user: AbstractBaseUser, matter: Matter) -> None:
+    if not user.has_perm("matters.approve_draft"):
+        raise PermissionDenied("Only an attorney may approve drafts, waive or confirm findings.")
+    if not matter.members.filter(pk=user.pk).exists():
+        raise PermissionDenied("Only a member of the matter may act on its drafts.")
+
+
+def _resolve(finding: Finding, *, user, reason: str, status: str, allowed: set[str], action: str) -> Finding:
+    matter = finding.version.draft.matter
+    _require_attorney(user, matter)
+    reason = (reason or "").strip()
+    if len(reason) < MIN_REASON_CHARS:
+        raise ValidationError(f"Write the reason (at least {MIN_REASON_CHARS} characters): it goes into the "
+                              "audit log and the verification report.")
+    if finding.version.approved_at is not None:
+        raise ValidationError("This version is approved; edit the draft to make a new version instead.")
+    if finding.status not in allowed:
+        raise ValidationError(f"A finding that is {finding.get_status_display().lower()} cannot be {status}.")
+    with transaction.atomic():
+        Finding.objects.filter(pk=finding.pk).update(status=status, resolution_reason=reason, resolved_by=user,
+                                                     resolved_at=timezone.now())
+        finding.refresh_from_db()
+        audit_record(action=action, actor=user, matter=matter, obj=finding, file_sha256=finding.version.sha256,
+                     detail={"version": finding.version_id, "kind": finding.kind, "verdict": finding.verdict,
+                             "text": finding.text, "reason": reason})
+    return finding
+
+
+def finding_waive(*, finding: Finding, user: AbstractBaseUser, reason: str) -> Finding:
+    """Waive one ungrounded (or ambiguous / needs-record-cite) finding with a written reason. Attorneys only;
+    raises PermissionDenied or ValidationError. An unverified authority is confirmed, not waived."""
+    return _resolve(finding, user=user, reason=reason, status=Finding.Status.WAIVED,
+                    allowed={Finding.Status.UNGROUNDED, Finding.Status.AMBIGUOUS, Finding.Status.NEEDS_RECORD_CITE},
+                    action="finding.waive")
+
+
+def finding_confirm(*, finding: Finding, user: AbstractBaseUser, reason: str) -> Finding:
+    """Confirm one citation the matter's authorities do not hold (``unverified_authority``), with a reason such as
+    "checked in Westlaw on 2026-11-30". One citation at a time: there is no bulk confirmation."""
+    return _resolve(finding, user=user, reason=reason, status=Finding.Status.CONFIRMED,
+                    allowed={Finding.Status.UNVERIFIED_AUTHORITY}, action="finding.confirm")
+
+
+def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict | None = None) -> DraftVersion:
+    """Approve ``version``: verify it again (the evidence may have changed), refuse while a blocking finding is
+    open, then record the approval (user, time, the version's SHA-256, ``record`` such as the job's stage
+    records) in the audit log. Raises PermissionDenied or ValidationError."""
+    matter = version.draft.matter
+    _require_attorney(user, matter)
+    if version.approved_at is not None:
+        raise ValidationError("This version is already approved.")
+    latest = version.draft.versions.order_by("-number").first()
+    if latest is not None and latest.pk != version.pk:
+        raise ValidationError(f"Version {version.number} is not the latest (version {latest.number} is).")
+    draft_verify(version=version)
+    open_blocking = list(version.open_blocking())
+    if open_blocking:
+        first = open_blocking[0]
+        raise ValidationError(
+            f"{len(open_blocking)} blocking finding(s) are open; the first is “{first.text}”: {first.message} "
+            "Fix the draft, or waive or confirm each with a reason, before approving."
+        )
+    with transaction.atomic():
+        DraftVersion.objects.filter(pk=version.pk).update(approved_at=timezone.now(), approved_by=user)
+        version.refresh_from_db()
+        audit_record(action="draft.approve", actor=user, matter=matter, obj=version, file_sha256=version.sha256,
+                     detail={"draft": version.draft_id, "number": version.number, "sha256": version.sha256,
+                             "findings": version.findings.count(), **(record or {})})
+    return version
