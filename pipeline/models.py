@@ -1,12 +1,24 @@
-"""Model servers and the roles they hold.
+"""The model topology: hosts, their GPUs, the NVLink boards the GPUs form, the model servers pinned to them, the
+role each server holds, and the history of health-and-speed probes.
 
-This is the part of the topology the pipeline needs to send a stage somewhere; hosts, GPUs and NVLink boards
-join it with the topology admin. Vocabulary (roles, backends) as in GLOSSARY.md.
+Vocabulary (roles, backends, probe statuses) as in GLOSSARY.md. The rules that judge a configuration live in
+:mod:`pipeline.topology.rules`; ``clean()`` here turns that table's errors into validation errors.
 """
 
+import re
+
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils import timezone
 
 from .llm.client import LLAMA_CPP, OLLAMA, OPENAI, ServerConfig
+
+VLLM = "vllm"
+
+# Decode floors in tok/s: below them a probe reports `slow`. 40 is the deployment's floor for its GPU servers;
+# the embedded CPU server (Gemma 3 270M on a few cores) is judged by its own, lower one.
+DEFAULT_DECODE_FLOOR_TOK_S = 40.0
+EMBEDDED_DECODE_FLOOR_TOK_S = 10.0
 
 
 class Role(models.TextChoices):
@@ -19,25 +31,168 @@ class Role(models.TextChoices):
     SUMMARIZER = "summarizer", "Summarizer"
 
 
+class Host(models.Model):
+    """A machine that holds GPUs and runs model servers. ``address`` is how LawDesk reaches it (host name or IP)."""
+
+    name = models.CharField(max_length=100, unique=True)
+    address = models.CharField(max_length=255, blank=True, help_text="host name or IP address")
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Board(models.Model):
+    """GPUs of one host that a model may span: an NVLink group, an NVLink pair, or GPUs joined only by PCIe.
+
+    A model server's GPUs stay inside one board, since hops between boards go over PCIe/NUMA. A GPU belongs to
+    one board at most; the admin form and the rules table (:mod:`pipeline.topology.rules`) enforce both.
+    """
+
+    class Kind(models.TextChoices):
+        NVLINK_GROUP = "nvlink_group", "NVLink group"
+        NVLINK_PAIR = "nvlink_pair", "NVLink pair"
+        PCIE = "pcie", "PCIe"
+
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="boards")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.NVLINK_GROUP)
+    gpus = models.ManyToManyField("GPU", related_name="boards", blank=True)
+
+    class Meta:
+        ordering = ["host__name", "name"]
+        constraints = [models.UniqueConstraint(fields=["host", "name"], name="board_name_per_host")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.host})"
+
+    def clean(self) -> None:
+        """Raise the rules table's errors for this board holding ``pinned_gpu_ids`` (set by a form before
+        validation) or, when unset, the GPUs saved with it."""
+        from .topology.rules import board_errors
+
+        gpu_ids = getattr(self, "pinned_gpu_ids", None)
+        if gpu_ids is None:
+            gpu_ids = list(self.gpus.values_list("pk", flat=True)) if self.pk else []
+        if errors := board_errors(self, gpu_ids):
+            raise ValidationError(errors)
+
+
+class GPU(models.Model):
+    """One GPU as NVML reports it. ``index`` is the NVML index (PCI bus order, the order CUDA uses with
+    ``CUDA_DEVICE_ORDER=PCI_BUS_ID``); ``compute_capability`` is "major.minor", e.g. "7.0" for a V100."""
+
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="gpus")
+    index = models.PositiveSmallIntegerField("NVML index")
+    uuid = models.CharField("UUID", max_length=80, blank=True)
+    pci_bus_id = models.CharField("PCI bus id", max_length=32, blank=True)
+    name = models.CharField(max_length=100)
+    memory_total_mib = models.PositiveIntegerField("memory (MiB)")
+    compute_capability = models.CharField(max_length=8, blank=True, help_text='"major.minor", e.g. 7.0')
+
+    class Meta:
+        ordering = ["host__name", "index"]
+        verbose_name = "GPU"
+        constraints = [models.UniqueConstraint(fields=["host", "index"], name="gpu_index_per_host")]
+
+    def __str__(self) -> str:
+        return f"GPU {self.index} ({self.host})"
+
+    def clean(self) -> None:
+        if self.compute_capability and not re.fullmatch(r"\d+\.\d+", self.compute_capability):
+            raise ValidationError({"compute_capability": 'Write it as major.minor, for example "7.0".'})
+
+
+class NVLink(models.Model):
+    """NVLink between two GPUs of one host; ``links`` is how many NVLink lanes join them (NVML reports each)."""
+
+    gpu_a = models.ForeignKey(GPU, on_delete=models.CASCADE, related_name="+")
+    gpu_b = models.ForeignKey(GPU, on_delete=models.CASCADE, related_name="+")
+    links = models.PositiveSmallIntegerField(default=1)
+
+    class Meta:
+        verbose_name = "NVLink connection"
+        constraints = [models.UniqueConstraint(fields=["gpu_a", "gpu_b"], name="nvlink_pair_once")]
+
+    def __str__(self) -> str:
+        return f"GPU {self.gpu_a.index} <-> GPU {self.gpu_b.index}"
+
+
 class ModelServer(models.Model):
-    """One model server (llama.cpp ``llama-server``, Ollama, or another OpenAI-compatible server).
+    """One model server (llama.cpp ``llama-server``, Ollama, vLLM, or another OpenAI-compatible server).
 
     ``context_tokens`` is the per-request context (llama.cpp reports its own through ``/props``; Ollama needs it,
-    sent as ``num_ctx``); ``parallel_slots`` is llama-server's ``--parallel`` (or OLLAMA_NUM_PARALLEL).
+    sent as ``num_ctx``); ``parallel_slots`` is llama-server's ``--parallel`` (or OLLAMA_NUM_PARALLEL); the
+    launch line passes ``-c`` as their product, since llama-server divides ``-c`` among its slots.
     ``embedded`` marks the CPU server that LawDesk starts itself when no other server is enabled.
+    The API key is never stored here: see :mod:`pipeline.topology.secrets`.
+    ``weights_mib`` (the GGUF file's size) and ``attention_layers``/``kv_heads``/``head_dim`` (from the GGUF's
+    metadata) let the rules estimate whether weights plus KV cache fit the pinned GPUs; blank skips that check.
     """
 
     class Backend(models.TextChoices):
         LLAMA_CPP = LLAMA_CPP, "llama.cpp (llama-server)"
         OLLAMA = OLLAMA, "Ollama"
+        VLLM = VLLM, "vLLM"
         OPENAI = OPENAI, "Other OpenAI-compatible"
 
+    class Quantization(models.TextChoices):
+        F16 = "f16", "F16 (GGUF)"
+        BF16 = "bf16", "BF16 (GGUF)"
+        Q8_0 = "q8_0", "Q8_0 (GGUF)"
+        Q6_K = "q6_k", "Q6_K (GGUF)"
+        Q5_K_M = "q5_k_m", "Q5_K_M (GGUF)"
+        Q4_K_M = "q4_k_m", "Q4_K_M (GGUF)"
+        FP8 = "fp8", "FP8 (vLLM)"
+        AWQ = "awq", "AWQ (vLLM)"
+        AWQ_MARLIN = "awq_marlin", "AWQ, Marlin kernels (vLLM)"
+        GPTQ = "gptq", "GPTQ (vLLM)"
+        GPTQ_MARLIN = "gptq_marlin", "GPTQ, Marlin kernels (vLLM)"
+
+    class CacheType(models.TextChoices):
+        F16 = "f16", "f16"
+        BF16 = "bf16", "bf16"
+        F32 = "f32", "f32"
+        Q8_0 = "q8_0", "q8_0"
+        Q5_1 = "q5_1", "q5_1"
+        Q5_0 = "q5_0", "q5_0"
+        Q4_1 = "q4_1", "q4_1"
+        Q4_0 = "q4_0", "q4_0"
+        IQ4_NL = "iq4_nl", "iq4_nl"
+
     name = models.CharField(max_length=100, unique=True)
+    host = models.ForeignKey(Host, on_delete=models.SET_NULL, null=True, blank=True, related_name="servers")
     backend = models.CharField(max_length=20, choices=Backend.choices, default=Backend.LLAMA_CPP)
     base_url = models.URLField("base URL")
     model_name = models.CharField(max_length=200, blank=True, help_text="model name or alias the server expects")
-    context_tokens = models.PositiveIntegerField(null=True, blank=True)
+    model_path = models.CharField(
+        max_length=500, blank=True, help_text="GGUF path on the model host (llama-server -m) or model id (vLLM)"
+    )
+    quantization = models.CharField(max_length=20, choices=Quantization.choices, blank=True)
+    kv_cache_type = models.CharField(
+        "KV cache type", max_length=10, choices=CacheType.choices, default=CacheType.F16,
+        help_text="llama-server -ctk and -ctv",
+    )
+    flash_attention = models.BooleanField(default=True, help_text="llama-server -fa on")
+    context_tokens = models.PositiveIntegerField(null=True, blank=True, help_text="per request (per slot)")
     parallel_slots = models.PositiveSmallIntegerField(default=1)
+    gpu_layers = models.PositiveSmallIntegerField(
+        "GPU layers", default=999, help_text="llama-server -ngl; 999 keeps every layer on the GPUs"
+    )
+    extra_args = models.CharField(max_length=500, blank=True, help_text="more launch arguments, as typed")
+    gpus = models.ManyToManyField(GPU, blank=True, related_name="servers", verbose_name="pinned GPUs")
+    decode_floor_tok_s = models.FloatField(
+        "decode floor (tok/s)", null=True, blank=True,
+        help_text=f"below it a probe says slow; blank: {DEFAULT_DECODE_FLOOR_TOK_S:g} for a GPU server, "
+                  f"{EMBEDDED_DECODE_FLOOR_TOK_S:g} for the embedded CPU server",
+    )
+    weights_mib = models.PositiveIntegerField("weights (MiB)", null=True, blank=True, help_text="GGUF file size")
+    attention_layers = models.PositiveSmallIntegerField(null=True, blank=True, help_text="layers with a KV cache")
+    kv_heads = models.PositiveSmallIntegerField("KV heads", null=True, blank=True)
+    head_dim = models.PositiveSmallIntegerField(null=True, blank=True)
     enabled = models.BooleanField(default=True)
     embedded = models.BooleanField(default=False, editable=False)
 
@@ -47,15 +202,53 @@ class ModelServer(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def decode_floor(self) -> float:
+        """The decode speed (tok/s) below which this server is ``slow``."""
+        if self.decode_floor_tok_s is not None:
+            return self.decode_floor_tok_s
+        return EMBEDDED_DECODE_FLOOR_TOK_S if self.embedded else DEFAULT_DECODE_FLOOR_TOK_S
+
+    @property
+    def api_key_env(self) -> str:
+        """The environment variable the launch line reads the API key from, e.g. ``LAWDESK_API_KEY_DRAFTER``."""
+        return "LAWDESK_API_KEY_" + re.sub(r"[^A-Z0-9]+", "_", self.name.upper()).strip("_")
+
+    @property
+    def api_key(self) -> str:
+        from .topology.secrets import key_read
+
+        return key_read(self)
+
     def client_config(self) -> ServerConfig:
+        # vLLM speaks the OpenAI-compatible protocol; the client needs nothing else from it.
+        backend = OPENAI if self.backend == VLLM else self.backend
         return ServerConfig(
             base_url=self.base_url,
-            backend=self.backend,
+            backend=backend,
             model=self.model_name,
+            api_key=self.api_key if self.pk else "",
             parallel_slots=self.parallel_slots,
             context_tokens=self.context_tokens,
             name=self.name,
         )
+
+    def clean(self) -> None:
+        """Raise the rules table's errors for this server pinned to ``pinned_gpu_ids`` (set by a form before
+        validation, since many-to-many values are saved after the instance) or, when unset, its saved GPUs."""
+        from .topology.rules import server_errors
+
+        gpu_ids = getattr(self, "pinned_gpu_ids", None)
+        if gpu_ids is None:
+            gpu_ids = list(self.gpus.values_list("pk", flat=True)) if self.pk else []
+        if errors := server_errors(self, gpu_ids):
+            raise ValidationError(errors)
+
+    def delete(self, *args, **kwargs):
+        from .topology.secrets import key_clear
+
+        key_clear(self)
+        return super().delete(*args, **kwargs)
 
 
 class RoleAssignment(models.Model):
@@ -64,5 +257,37 @@ class RoleAssignment(models.Model):
     role = models.CharField(max_length=20, choices=Role.choices, unique=True)
     server = models.ForeignKey(ModelServer, on_delete=models.CASCADE, related_name="roles")
 
+    class Meta:
+        ordering = ["role"]
+
     def __str__(self) -> str:
         return f"{self.role} -> {self.server}"
+
+
+class ProbeResult(models.Model):
+    """One health-and-speed probe of a server (GLOSSARY.md topology_probe). ``decode_tok_s`` and ``prompt_tok_s``
+    are the server's own figures (llama.cpp ``timings``; Ollama ``eval_count``/``eval_duration``), or the client's
+    measurement where a server reports none. ``skipped``: every slot was busy, so nothing was generated."""
+
+    class Status(models.TextChoices):
+        UP = "up", "up"
+        SLOW = "slow", "slow"
+        LOADING = "loading", "loading"
+        DOWN = "down", "down"
+
+    server = models.ForeignKey(ModelServer, on_delete=models.CASCADE, related_name="probes")
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    status = models.CharField(max_length=10, choices=Status.choices)
+    decode_tok_s = models.FloatField(null=True, blank=True)
+    prompt_tok_s = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    skipped = models.BooleanField(default=False)
+    context_tokens = models.PositiveIntegerField(null=True, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-at"]
+        indexes = [models.Index(fields=["server", "-at"], name="probe_server_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.server} {self.status} at {self.at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,25 @@
+import json
+
+from django.core.management.base import BaseCommand
+
+from pipeline.models import ModelServer
+from pipeline.tasks import PROBE_INTERVAL_S, probe_schedule
+from pipeline.topology.probe import probe_line, servers_probe
+
+
+class Command(BaseCommand):
+    help = ("Probe every enabled model server (health, then one short real generation) and print one JSON line "
+            "per server: server, status (up, slow, loading, down), decode_tok_s, prompt_tok_s, error.")
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--server", action="append", default=[], help="probe only this server (repeatable)")
+        parser.add_argument("--schedule", action="store_true",
+                            help=f"also queue the periodic probe on the worker (every LAWDESK_PROBE_INTERVAL_S, "
+                                 f"now {PROBE_INTERVAL_S} s)")
+
+    def handle(self, *args, server: list[str], schedule: bool, **options) -> None:
+        ids = list(ModelServer.objects.filter(name__in=server).values_list("pk", flat=True)) if server else None
+        for result in servers_probe(server_ids=ids):
+            self.stdout.write(json.dumps(probe_line(result)))
+        if schedule and probe_schedule():
+            self.stderr.write(f"The periodic probe is queued on the models queue, every {PROBE_INTERVAL_S} s.")

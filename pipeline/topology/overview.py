@@ -1,0 +1,87 @@
+"""Reads for the topology page: hosts with their boards, GPUs (with live NVML figures where this machine has
+them), links and servers; each server's latest probe and its decode-speed history; the broken rules."""
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db.models import OuterRef, Subquery
+
+from .discover import gpu_stats
+from .launch import launch_line
+from .rules import Problem, problems
+from .svg import BoardGroup, GpuBox, HostBand, ServerTag
+
+HISTORY_POINTS = 100
+
+
+@dataclass
+class ServerRow:
+    """One server for the page: the record, its latest probe (or None), launch line and speed history."""
+
+    server: object
+    latest: object
+    roles: list[str]
+    launch: str
+    history: list
+
+
+def servers_with_latest_probe():
+    """ModelServers annotated with ``probe_status``, ``probe_decode_tok_s`` and ``probe_at`` of their latest
+    probe that measured something (skipped probes count for status only)."""
+    from pipeline.models import ModelServer, ProbeResult
+
+    latest = ProbeResult.objects.filter(server=OuterRef("pk")).order_by("-at", "-pk")
+    measured = latest.filter(skipped=False)
+    return ModelServer.objects.annotate(
+        probe_status=Subquery(latest.values("status")[:1]),
+        probe_at=Subquery(latest.values("at")[:1]),
+        probe_decode_tok_s=Subquery(measured.values("decode_tok_s")[:1]),
+    )
+
+
+def topology_overview(*, nvml=None) -> dict:
+    """Everything the topology page shows: ``hosts`` (svg HostBands), ``servers`` (ServerRows), ``problems``
+    (rules.Problem list), ``gpu_note`` (why live GPU figures are missing, or "")."""
+    from pipeline.models import Board, Host, NVLink, ProbeResult, RoleAssignment
+
+    stats, gpu_note = gpu_stats(nvml) if nvml is not None else gpu_stats()
+    found: list[Problem] = problems()
+    broken_boards = {b for p in found for b in p.boards}
+    servers = list(servers_with_latest_probe().prefetch_related("gpus").select_related("host"))
+    roles = defaultdict(list)
+    for assignment in RoleAssignment.objects.order_by("role"):
+        roles[assignment.server_id].append(assignment.role)
+    links = defaultdict(list)
+    for link in NVLink.objects.select_related("gpu_a", "gpu_b"):
+        links[link.gpu_a.host_id].append((link.gpu_a.index, link.gpu_b.index, link.links, link.gpu_a_id))
+    bands = []
+    for host in Host.objects.prefetch_related("boards__gpus"):
+        groups = []
+        for board in host.boards.all():
+            gpus = sorted(board.gpus.all(), key=lambda g: g.index)
+            ids = {g.pk for g in gpus}
+            indexes = {g.index for g in gpus}
+            pinned = [s for s in servers if {g.pk for g in s.gpus.all()} & ids]
+            groups.append(BoardGroup(
+                name=board.name, kind_label=board.get_kind_display(), broken=board.pk in broken_boards,
+                gpus=[_box(g, stats) for g in gpus],
+                links=[(a, b, n) for a, b, n, _ in links[host.pk] if a in indexes and b in indexes],
+                servers=[ServerTag(name=s.name, roles=roles[s.pk], status=s.probe_status,
+                                   decode_tok_s=s.probe_decode_tok_s, enabled=s.enabled) for s in pinned],
+            ))
+        bands.append(HostBand(name=host.name, address=host.address, boards=groups))
+    history = defaultdict(list)
+    for result in ProbeResult.objects.filter(skipped=False, decode_tok_s__isnull=False).order_by("-at")[
+            :HISTORY_POINTS * max(1, len(servers))]:
+        if len(history[result.server_id]) < HISTORY_POINTS:
+            history[result.server_id].append((result.at, result.decode_tok_s))
+    rows = [ServerRow(server=s, latest=s.probe_status, roles=roles[s.pk], launch=launch_line(s),
+                      history=history[s.pk]) for s in servers]
+    return {"hosts": bands, "servers": rows, "problems": found, "gpu_note": gpu_note}
+
+
+def _box(gpu, stats) -> GpuBox:
+    live = stats.get(gpu.uuid) if gpu.uuid else None
+    return GpuBox(index=gpu.index, name=gpu.name, memory_total_mib=gpu.memory_total_mib,
+                  memory_used_mib=live.memory_used_mib if live else None,
+                  utilization_pct=live.utilization_pct if live else None)

@@ -1,0 +1,185 @@
+"""Is each server up, and how fast? A probe checks health, then runs one real short streamed generation and
+reads the server's own decode and prompt-processing speeds.
+
+- llama.cpp: ``GET /health`` (503 "Loading model" means loading), ``GET /props`` (context size, model),
+  ``GET /slots`` (a probe runs only when a slot is free: it is skipped, never queued, when all are busy), then
+  the generation; speeds from ``timings.predicted_per_second`` and ``timings.prompt_per_second``.
+- Ollama: ``GET /api/tags`` (is the model there?), ``GET /api/ps`` (is it resident?), then the generation;
+  speeds from ``eval_count / eval_duration`` and ``prompt_eval_count / prompt_eval_duration`` (ns).
+- vLLM and other OpenAI-compatible servers: ``GET /v1/models``, then the generation; they report no timings,
+  so the speed is the client's own measurement. A reachable ``/v1/models`` alone is never "up".
+Status (GLOSSARY.md): ``up``, ``slow`` (decode below the server's floor), ``loading``, ``down`` (with the error).
+"""
+
+from dataclasses import dataclass
+
+import httpx
+
+from pipeline.llm import Message, ModelClient, ModelServerError, Sampling, ServerLoading, ServerUnavailable
+from pipeline.llm.client import LLAMA_CPP, OLLAMA, ServerConfig
+from pipeline.llm.slots import slots_for
+
+PROBE_PROMPT = "Count from one to twenty in words, separated by commas."
+PROBE_TOKENS = 32
+
+
+@dataclass
+class ProbeOutcome:
+    """One probe's result. ``decode_tok_s``/``prompt_tok_s`` in tokens per second; ``skipped`` when every slot
+    was busy (nothing generated); ``context_tokens`` and ``model`` as the server reported them."""
+
+    server: str
+    status: str
+    decode_tok_s: float | None = None
+    prompt_tok_s: float | None = None
+    error: str = ""
+    skipped: bool = False
+    context_tokens: int | None = None
+    model: str = ""
+
+
+class _Stop(Exception):
+    """Internal: the probe has its outcome before generating."""
+
+    def __init__(self, outcome: ProbeOutcome) -> None:
+        self.outcome = outcome
+
+
+def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float = 5.0,
+          read_timeout_s: float = 60.0) -> ProbeOutcome:
+    """Probe the server of ``config`` and return its outcome; never raises for a server's failure."""
+    headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+    timeout = httpx.Timeout(read_timeout_s, connect=connect_timeout_s)
+    outcome = ProbeOutcome(server=config.label, status="down", context_tokens=config.context_tokens)
+    try:
+        with httpx.Client(base_url=config.base_url.rstrip("/"), headers=headers, timeout=timeout) as http:
+            if config.backend == LLAMA_CPP:
+                _check_llama_cpp(http, config, outcome)
+            elif config.backend == OLLAMA:
+                _check_ollama(http, config, outcome)
+            else:
+                _get(http, "/v1/models", config)
+    except _Stop as stop:
+        return stop.outcome
+    except httpx.TransportError as error:
+        outcome.error = f"Could not reach {config.label}: {error}."
+        return outcome
+    gate = slots_for(config.base_url, config.parallel_slots)
+    if gate.busy >= gate.slots:
+        return _skipped(outcome, f"all {gate.slots} slot(s) are in use by this process's jobs")
+    return _generate(config, outcome, floor_tok_s, connect_timeout_s, read_timeout_s)
+
+
+def _get(http: httpx.Client, path: str, config: ServerConfig) -> httpx.Response:
+    response = http.get(path)
+    if response.status_code == 503:
+        raise _Stop(ProbeOutcome(server=config.label, status="loading",
+                                 error=f"{path} answered 503: {_message(response)}"))
+    if response.status_code != 200:
+        raise _Stop(ProbeOutcome(server=config.label, status="down",
+                                 error=f"{path} answered HTTP {response.status_code}: {_message(response)}"))
+    return response
+
+
+def _check_llama_cpp(http: httpx.Client, config: ServerConfig, outcome: ProbeOutcome) -> None:
+    _get(http, "/health", config)
+    props = _get(http, "/props", config).json()
+    settings = props.get("default_generation_settings") or {}
+    outcome.context_tokens = int(settings.get("n_ctx") or props.get("n_ctx") or 0) or outcome.context_tokens
+    outcome.model = str(props.get("model_alias") or props.get("model_path") or "")
+    slots = http.get("/slots")
+    # llama-server started with --no-slots answers 501; then nobody can tell, and the probe goes ahead.
+    if slots.status_code == 200 and isinstance(slots.json(), list) and slots.json():
+        states = slots.json()
+        busy = sum(1 for slot in states if slot.get("is_processing") or slot.get("state") == 1)
+        if busy >= len(states):
+            raise _Stop(_skipped(outcome, f"all {len(states)} slot(s) are busy"))
+
+
+def _check_ollama(http: httpx.Client, config: ServerConfig, outcome: ProbeOutcome) -> None:
+    tags = _get(http, "/api/tags", config).json().get("models") or []
+    names = {m.get("name") for m in tags} | {m.get("model") for m in tags}
+    if config.model and config.model not in names and f"{config.model}:latest" not in names:
+        outcome.error = f"{config.model} is not on this Ollama server (ollama pull {config.model})."
+        raise _Stop(outcome)
+    loaded = _get(http, "/api/ps", config).json().get("models") or []
+    outcome.model = config.model
+    if config.model and not any(m.get("name") == config.model or m.get("model") == config.model for m in loaded):
+        # The generation below loads it; the outcome then reflects a cold start, so say so.
+        outcome.error = f"{config.model} was not resident (not in /api/ps) before the probe."
+
+
+def _skipped(outcome: ProbeOutcome, why: str) -> ProbeOutcome:
+    outcome.status, outcome.skipped = "up", True
+    outcome.error = f"skipped: {why}; speed not measured"
+    return outcome
+
+
+def _generate(config: ServerConfig, outcome: ProbeOutcome, floor_tok_s: float, connect_timeout_s: float,
+              read_timeout_s: float) -> ProbeOutcome:
+    # No waiting out a loading model: the probe reports `loading` at once.
+    client = ModelClient(config, connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s,
+                         loading_wait_s=0)
+    # llama.cpp: always generate the full budget and evaluate the whole prompt (no prompt cache), so both
+    # speeds are measured on real work, the same each time.
+    extra = {"ignore_eos": True, "cache_prompt": False} if config.backend == LLAMA_CPP else None
+    try:
+        generation = client.generate([Message("user", PROBE_PROMPT)], sampling=Sampling(max_tokens=PROBE_TOKENS),
+                                     extra_body=extra)
+    except ServerLoading as error:
+        outcome.status, outcome.error = "loading", str(error)
+        return outcome
+    except (ServerUnavailable, ModelServerError) as error:
+        outcome.status, outcome.error = "down", str(error)
+        return outcome
+    finally:
+        client.close()
+    outcome.decode_tok_s = generation.decode_tok_s or generation.measured_decode_tok_s
+    outcome.prompt_tok_s = generation.prompt_tok_s
+    outcome.model = generation.model or outcome.model
+    if outcome.decode_tok_s is not None and outcome.decode_tok_s < floor_tok_s:
+        outcome.status = "slow"
+        outcome.error = (f"decode {outcome.decode_tok_s:.1f} tok/s is below this server's floor of "
+                         f"{floor_tok_s:g} tok/s")
+    else:
+        outcome.status = "up"
+    return outcome
+
+
+def _message(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:200]
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        return str(error.get("message", error))
+    return str(error or body)[:200]
+
+
+def server_probe(*, server):
+    """Probe one ModelServer and record the outcome as a ProbeResult; return the ProbeResult."""
+    from pipeline.models import ProbeResult
+
+    outcome = probe(server.client_config(), floor_tok_s=server.decode_floor)
+    return ProbeResult.objects.create(
+        server=server, status=outcome.status, decode_tok_s=outcome.decode_tok_s, prompt_tok_s=outcome.prompt_tok_s,
+        error=outcome.error, skipped=outcome.skipped, context_tokens=outcome.context_tokens,
+        model=outcome.model[:200],
+    )
+
+
+def servers_probe(*, server_ids=None) -> list:
+    """Probe every enabled server (or those of ``server_ids``, enabled or not), one after another; return the
+    ProbeResults in name order."""
+    from pipeline.models import ModelServer
+
+    servers = ModelServer.objects.filter(enabled=True) if server_ids is None else \
+        ModelServer.objects.filter(pk__in=server_ids)
+    return [server_probe(server=server) for server in servers.order_by("name")]
+
+
+def probe_line(result) -> dict:
+    """The topology_probe JSON line of a ProbeResult (GLOSSARY.md keys)."""
+    return {"server": result.server.name, "status": result.status, "decode_tok_s": result.decode_tok_s,
+            "prompt_tok_s": result.prompt_tok_s, "error": result.error or None}

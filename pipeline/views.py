@@ -1,0 +1,75 @@
+"""The topology page, for staff and operators (the ``manage_topology`` permission). It shows hosts, boards,
+GPUs, servers and roles, never matter content. Thin: parse, call a service, render."""
+
+import socket
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from .topology.discover import NvmlUnavailable, discovery_apply, nvml_read
+from .topology.overview import topology_overview
+from .topology.probe import servers_probe
+from .topology.rules import RULES, counts
+from .topology.svg import speed_chart_svg, topology_svg
+
+TOPOLOGY_PERMISSION = "matters.manage_topology"
+
+
+def can_see_topology(user) -> bool:
+    """Staff, and operators (``manage_topology``), may see and act on the topology."""
+    return user.is_authenticated and user.is_active and (user.is_staff or user.has_perm(TOPOLOGY_PERMISSION))
+
+
+def _require_topology(request: HttpRequest) -> None:
+    if not can_see_topology(request.user):
+        raise PermissionDenied("The topology is for staff and operators.")
+
+
+@require_GET
+def topology(request: HttpRequest) -> HttpResponse:
+    _require_topology(request)
+    overview = topology_overview()
+    for row in overview["servers"]:
+        row.chart = speed_chart_svg(row.history, floor_tok_s=row.server.decode_floor)
+    return render(request, "pipeline/topology.html", {
+        **overview,
+        "picture": topology_svg(overview["hosts"]),
+        "counts": counts(overview["problems"]),
+        "rules": RULES,
+        "this_machine": socket.gethostname(),
+    })
+
+
+@require_POST
+def topology_probe(request: HttpRequest) -> HttpResponse:
+    _require_topology(request)
+    results = servers_probe()
+    if not results:
+        messages.info(request, "No enabled server to probe.")
+    for result in results:
+        speed = f", {result.decode_tok_s:.1f} tok/s" if result.decode_tok_s is not None else ""
+        detail = f" ({result.error})" if result.error else ""
+        level = messages.SUCCESS if result.status == "up" else messages.WARNING
+        messages.add_message(request, level, f"{result.server.name}: {result.status}{speed}{detail}")
+    return redirect(reverse("pipeline:topology"))
+
+
+@require_POST
+def topology_discover(request: HttpRequest) -> HttpResponse:
+    _require_topology(request)
+    host = request.POST.get("host", "").strip() or socket.gethostname()
+    try:
+        found = nvml_read()
+    except NvmlUnavailable as error:
+        messages.error(request, f"{error} Nothing was changed.")
+        return redirect(reverse("pipeline:topology"))
+    report = discovery_apply(host_name=host, found=found)
+    messages.success(request, f"Discovery into host {host}: {len(found.gpus)} GPU(s), "
+                              f"{report.boards_created} board(s) proposed.")
+    for line in report.lines:
+        messages.info(request, line)
+    return redirect(reverse("pipeline:topology"))
