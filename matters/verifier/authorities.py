@@ -121,6 +121,22 @@ def match_case(case: CaseMention, docs: list[AuthorityDoc]) -> tuple[AuthorityDo
     return None
 
 
+def volume_conflict(case: CaseMention, doc: AuthorityDoc) -> str:
+    """The volume an authority matched by caption shows for its own cite when it differs from the citation's
+    (a slip opinion's ``Cite as: 569 U. S. ____``, or ``569 U.S. 614`` where the draft has ``570 U.S. 614``),
+    else ''."""
+    if not (case.volume and case.reporter):
+        return ""
+    reporter = r"\s*".join(re.escape(part) for part in case.reporter.replace(".", ". ").split())
+    # The opinion's own cite: a slip opinion's placeholder (569 U. S. ____), or the same first page in another
+    # volume. Other cites on its first pages are cases it cites.
+    own = rf"\b(\d{{1,4}})\s+{reporter}\s*(?:_{{2,}}|{re.escape(case.page)}\b)"
+    shown = {m.group(1) for m in re.finditer(own, doc.head, re.IGNORECASE)}
+    if shown and case.volume not in shown:
+        return sorted(shown)[0]
+    return ""
+
+
 def _code_pattern(code: str) -> str:
     letters = [c for c in code if c.isalpha()]
     return r"\.?\s?".join(letters) + r"\.?"

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..models import Exhibit, Matter, Page
 from ..selectors import evidence_exhibits
-from .authorities import AuthorityDoc, authorities_of, match_case, match_statute
+from .authorities import AuthorityDoc, authorities_of, match_case, match_statute, volume_conflict
 from .citations import CaseMention, StatuteMention, find_case_citations, find_statutes
 from .dates import DateMention, display, find_dates
 from .evidence import Evidence
@@ -109,11 +109,15 @@ class Verification:
         flat = self.flat
         cases = find_case_citations(flat)
         statutes = find_statutes(flat)
+        quotes = find_quotations(flat)
+        # A citation inside a quotation is part of what is quoted (checked with the quotation), not the draft's.
+        quoted = [(q.start, q.end) for q in quotes]
+        cases = [c for c in cases if not _overlaps(c.start, c.end, quoted)]
+        statutes = [s for s in statutes if not _overlaps(s.start, s.end, quoted)]
         authority_spans = [(c.start, c.end) for c in cases] + [(s.start, s.end) for s in statutes]
         bates = [b for b in find_bates(flat, self.evidence.known_prefixes())
-                 if not _overlaps(b.start, b.end, authority_spans)]
-        exhibits = [e for e in find_exhibit_cites(flat) if not _overlaps(e.start, e.end, authority_spans)]
-        quotes = find_quotations(flat)
+                 if not _overlaps(b.start, b.end, authority_spans + quoted)]
+        exhibits = [e for e in find_exhibit_cites(flat) if not _overlaps(e.start, e.end, authority_spans + quoted)]
         cite_spans = authority_spans + [(b.start, b.end) for b in bates] + [(e.start, e.end) for e in exhibits]
         skip = cite_spans + [(q.start, q.end) for q in quotes]
         dates = [d for d in find_dates(flat, self.matter.date_order) if not _overlaps(d.start, d.end, skip)]
@@ -295,6 +299,13 @@ class Verification:
                                   "to the matter as an authority, or confirm this citation with a reason.")
                 else:
                     doc, page_id, how = hit
+                    shown = volume_conflict(case, doc) if how == "caption" else ""
+                    if shown:
+                        problems[i] = (f"The authority matching this caption, Exhibit {doc.label} ({doc.title}), is "
+                                       f"reported in volume {shown} of {case.reporter}, not {case.volume}.")
+                        self._finding(kind, UNGROUNDED, case.start, case.end, problems[i], [page_id])
+                        out.append((case, None))
+                        continue
                     matched[i] = doc
                     self._finding(kind, GROUNDED, case.start, case.end,
                                   f"Matches authority Exhibit {doc.label} ({doc.title}) by its {how}."
