@@ -84,8 +84,36 @@ def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[Search
     return [SearchHit(r[0], r[1], r[2], r[3], _snippet_html(r[4] or "")) for r in rows]
 
 
-def page_ids_with_words(*, matter: Matter, words: list[str], any_word: bool = False, limit: int = 20) -> list[int]:
-    """Ids of pages of ``matter``'s ready exhibits holding every one of ``words`` (or, with ``any_word``, the
+def page_ids_with_phrase(*, matter: Matter, words: list[str], limit: int = 5) -> list[tuple[int, int]]:
+    """``(page id, exhibit id)`` of up to ``limit`` pages of ``matter``'s ready exhibits holding ``words`` as a
+    phrase (stemmed, as the full-text index stores words), in no particular order."""
+    terms = [t for t in (" ".join(_WORD.findall(w)) for w in words) if t]
+    if not terms:
+        return []
+    if connection.vendor == "postgresql":
+        sql = """
+            SELECT p.id, p.exhibit_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id
+            WHERE e.matter_id = %s AND e.status = 'ready'
+              AND to_tsvector('english', p.text) @@ phraseto_tsquery('english', %s)
+            LIMIT %s
+        """
+        params = [matter.pk, " ".join(terms), limit]
+    else:
+        sql = """
+            SELECT p.id, p.exhibit_id FROM matters_page_fts JOIN matters_page p ON p.id = matters_page_fts.rowid
+            JOIN matters_exhibit e ON e.id = p.exhibit_id
+            WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'
+            LIMIT %s
+        """
+        params = ['"' + " ".join(terms) + '"', matter.pk, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(row[0], row[1]) for row in cursor.fetchall()]
+
+
+def page_ids_with_words(*, matter: Matter, words: list[str], any_word: bool = False,
+                        limit: int = 20) -> list[tuple[int, int]]:
+    """``(page id, exhibit id)`` of pages of ``matter``'s ready exhibits holding every one of ``words`` (or, with ``any_word``, the
     best-ranked pages holding any of them), at most ``limit``. ``words`` are plain words; anything else in them
     is dropped. Used by the verifier to find the few pages a quotation could come from."""
     terms = [t for t in (" ".join(_WORD.findall(w)) for w in words) if t]
@@ -95,7 +123,7 @@ def page_ids_with_words(*, matter: Matter, words: list[str], any_word: bool = Fa
         joiner = " | " if any_word else " & "
         query = joiner.join("'" + t.replace("'", "") + "'" for t in terms)
         sql = """
-            SELECT p.id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id,
+            SELECT p.id, p.exhibit_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id,
                  to_tsquery('english', %s) q
             WHERE e.matter_id = %s AND e.status = 'ready' AND to_tsvector('english', p.text) @@ q
             ORDER BY ts_rank(to_tsvector('english', p.text), q) DESC LIMIT %s
@@ -103,11 +131,11 @@ def page_ids_with_words(*, matter: Matter, words: list[str], any_word: bool = Fa
     else:
         query = (" OR " if any_word else " ").join(f'"{t}"' for t in terms)
         sql = """
-            SELECT p.id FROM matters_page_fts JOIN matters_page p ON p.id = matters_page_fts.rowid
+            SELECT p.id, p.exhibit_id FROM matters_page_fts JOIN matters_page p ON p.id = matters_page_fts.rowid
             JOIN matters_exhibit e ON e.id = p.exhibit_id
             WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'
             ORDER BY bm25(matters_page_fts) LIMIT %s
         """
     with connection.cursor() as cursor:
         cursor.execute(sql, [query, matter.pk, limit])
-        return [row[0] for row in cursor.fetchall()]
+        return [(row[0], row[1]) for row in cursor.fetchall()]

@@ -13,12 +13,14 @@ included, so a report shows what was checked and not only what failed. Statuses 
   the sentence before it, as legal writing places it.
 """
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from eyecite import get_citations
+
 from ..models import Exhibit, Matter, Page
-from ..selectors import evidence_exhibits
 from .authorities import AuthorityDoc, authorities_of, match_case, match_statute, volume_conflict
 from .citations import CaseMention, StatuteMention, find_case_citations, find_statutes
 from .dates import DateMention, display, find_dates
@@ -107,8 +109,9 @@ class Verification:
 
     def run(self) -> list[FindingData]:
         flat = self.flat
-        cases = find_case_citations(flat)
-        statutes = find_statutes(flat)
+        citations = get_citations(flat)
+        cases = find_case_citations(flat, citations)
+        statutes = find_statutes(flat, citations)
         quotes = find_quotations(flat)
         # A citation inside a quotation is part of what is quoted (checked with the quotation), not the draft's.
         quoted = [(q.start, q.end) for q in quotes]
@@ -123,14 +126,14 @@ class Verification:
         dates = [d for d in find_dates(flat, self.matter.date_order) if not _overlaps(d.start, d.end, skip)]
         amounts = [a for a in find_amounts(flat, self.matter.number_format) if not _overlaps(a.start, a.end, skip)]
 
+        self._prefetch(bates, dates, amounts)
         spans = sentences(self.text)
         support = [_Support() for _ in spans]
 
+        starts = [s.start for s in spans]
+
         def sentence_of(position: int) -> int:
-            for i, s in enumerate(spans):
-                if s.start <= position < s.end:
-                    return i
-            return max(0, len(spans) - 1)
+            return max(0, bisect.bisect_right(starts, position) - 1)
 
         for mention in bates:
             pages = self._check_bates(mention)
@@ -152,22 +155,72 @@ class Verification:
                 support[sentence_of(statute.start)].authorities.append((doc, statute.text))
 
         # A citation sentence supports the sentence before it.
+        cites_in: list[list[tuple[int, int]]] = [[] for _ in spans]
+        for span in cite_spans:
+            if spans:
+                cites_in[sentence_of(span[0])].append(span)
         for i in range(1, len(spans)):
-            if self._citation_only(spans[i].start, spans[i].end, cite_spans):
+            if cites_in[i] and self._citation_only(spans[i].start, spans[i].end, cites_in[i]):
                 support[i - 1].record_cites.extend(support[i].record_cites)
                 support[i - 1].pages.extend(support[i].pages)
                 support[i - 1].authorities.extend(support[i].authorities)
 
+        def support_of(mention) -> _Support:
+            return support[sentence_of(mention.start)] if spans else _Support()
+
+        self._near: list[tuple[FindingData, str, set[int]]] = []
         for mention in dates:
-            self._check_date(mention, support[sentence_of(mention.start)] if spans else _Support())
+            self._check_date(mention, support_of(mention))
+        self._suggest_near_dates()
         for mention in amounts:
-            self._check_amount(mention, support[sentence_of(mention.start)] if spans else _Support())
+            self._check_amount(mention, support_of(mention))
+        searches = {id(q): prepare(q.inner) for q in quotes}
+        wanted: set[int] = set()
         for mention in quotes:
-            self._check_quote(mention, support[sentence_of(mention.start)] if spans else _Support())
+            sup = support_of(mention)
+            if sup.pages:
+                wanted.update(sup.pages)
+            elif not sup.authorities and searches[id(mention)].segments:
+                self._candidates[id(mention)] = self.evidence.candidates_for(searches[id(mention)])
+                wanted.update(self._candidates[id(mention)])
+        self.evidence.prefetch_texts(wanted)
+        for mention in quotes:
+            self._check_quote(mention, support_of(mention), searches[id(mention)])
 
         self.findings.sort(key=lambda f: (f.start, f.end))
         self._resolve_sources()
         return self.findings
+
+    def _prefetch(self, bates: list[BatesMention], dates: list[DateMention], amounts: list[AmountMention]) -> None:
+        """One query each for every Bates number and every date and amount the draft mentions."""
+        forms = [form for mention in bates if mention.last >= mention.first
+                 and mention.last - mention.first < _MAX_RANGE_PAGES
+                 for n in range(mention.first, mention.last + 1) for form in self._bates_forms(mention, n)]
+        self._bates_found = self.evidence.bates_pages(forms) if forms else {}
+        pairs: set[tuple[str, str]] = set()
+        for mention in dates:
+            pairs.update((kind, iso) for kind in self.evidence.date_kinds() for iso in mention.readings)
+        for mention in amounts:
+            pairs.add(("amount", mention.key))
+            pairs.add(("number", str(mention.value)))
+        self.evidence.prefetch_facts(pairs)
+        self._candidates: dict[int, list[int]] = {}
+        self._exhibits: dict[str, Exhibit | None] = {}
+
+    @staticmethod
+    def _bates_forms(mention: BatesMention, n: int) -> list[str]:
+        bare = mention.prefix.rstrip(" ")
+        return list(dict.fromkeys([mention.bates(n), f"{bare}{n:0{mention.digits}d}", f"{bare} {n:0{mention.digits}d}"]))
+
+    def _suggest_near_dates(self) -> None:
+        near = self.evidence.dates_near_many(sorted({iso for _, iso, _ in self._near}))
+        for finding, iso, within in self._near:
+            close = [(v, p) for v, p in near.get(iso, []) if not within or p in within]
+            if close:
+                value, page_id = close[0]
+                finding.message += f" The nearest date there is {display(value)} (listed as a source)."
+                finding.sources = finding.sources or [page_id]
+                finding.detail["nearest"] = value
 
     def _citation_only(self, start: int, end: int, cite_spans: list[tuple[int, int]]) -> bool:
         chars = list(self.flat[start:end])
@@ -192,9 +245,8 @@ class Verification:
                           "cite is that long. Check the numbers.")
             return []
         numbers = range(mention.first, mention.last + 1)
-        forms = {n: [mention.bates(n), f"{mention.prefix.rstrip(' ')}{n:0{mention.digits}d}",
-                     f"{mention.prefix.rstrip(' ')} {n:0{mention.digits}d}"] for n in numbers}
-        found = self.evidence.bates_pages([f for fs in forms.values() for f in fs])
+        forms = {n: self._bates_forms(mention, n) for n in numbers}
+        found = self._bates_found
         pages_of: dict[int, list[tuple[int | None, str]]] = {}
         for n, candidates in forms.items():
             for form in candidates:
@@ -242,12 +294,15 @@ class Verification:
 
     def _check_exhibit(self, mention: ExhibitMention) -> list[int]:
         kind = "exhibit_cite"
-        exhibit = self.matter.exhibits.filter(label__iexact=mention.label).first()
+        label = mention.label.lower()
+        if label not in self._exhibits:
+            self._exhibits[label] = self.matter.exhibits.filter(label__iexact=mention.label).first()
+        exhibit = self._exhibits[label]
         if exhibit is None:
             self._finding(kind, UNGROUNDED, mention.start, mention.end,
                           f"This matter has no Exhibit {mention.label}.")
             return []
-        if not evidence_exhibits(self.matter).filter(pk=exhibit.pk).exists():
+        if exhibit.pk not in self.evidence.exhibit_ids:
             why = ("is LawDesk's own output coming back" if exhibit.marked_generated else
                    "is an authority, not evidence" if exhibit.origin == "authority" else
                    f"is {exhibit.get_status_display().lower()}" if exhibit.status != Exhibit.Status.READY else
@@ -257,6 +312,8 @@ class Verification:
             return []
         pages = list(exhibit.pages.order_by("number").values_list("number", "id"))
         by_number = dict(pages)
+        for _, page_id in pages:
+            self.evidence.note(page_id, exhibit.pk)
         if mention.first_page is None:
             page_ids = [pid for _, pid in pages]
             self._finding(kind, GROUNDED, mention.start, mention.end,
@@ -427,14 +484,9 @@ class Verification:
                     status, message, sources = AMBIGUOUS, note + "The other reading is supported: " + alt[1], alt[2]
                 else:
                     message = note + message
+        finding = self._finding("date", status, mention.start, mention.end, message, sources, **detail)
         if status == UNGROUNDED:
-            near = self.evidence.dates_near(primary, set(support.pages) or None)
-            if near:
-                value, page_id = near[0]
-                message += f" The nearest date there is {display(value)} (listed as a source)."
-                sources = sources or [page_id]
-                detail["nearest"] = value
-        self._finding("date", status, mention.start, mention.end, message, sources, **detail)
+            self._near.append((finding, primary, set(support.pages)))
 
     def _check_amount(self, mention: AmountMention, support: _Support) -> None:
         what = f"{mention.currency} {mention.value:,.2f}"
@@ -455,11 +507,10 @@ class Verification:
                                                self._authority_holds(support, in_doc))
         self._finding("amount", status, mention.start, mention.end, message, sources, value=mention.key)
 
-    def _check_quote(self, mention: QuoteMention, support: _Support) -> None:
+    def _check_quote(self, mention: QuoteMention, support: _Support, search) -> None:
         cited = bool(support.pages or support.authorities)
         if mention.word_count < (2 if cited else _MIN_UNCITED_QUOTE_WORDS):
             return
-        search = prepare(mention.inner)
         if not search.segments:
             return
         what = "The quotation"
@@ -478,7 +529,7 @@ class Verification:
                           f"{what} is not in the cited authority ({', '.join(d.title for d in docs)}) as quoted.")
             return
         else:
-            hits, near = self.evidence.find_quote(search)
+            hits, near = self.evidence.find_quote(search, candidates=self._candidates.get(id(mention)))
         found = {h.page_id for h in hits}
         status, message, sources = self._judge("quotation", mention, what, found, support, None)
         tolerant = [h for h in hits if h.similarity < 100 and h.page_id in sources]
@@ -497,15 +548,20 @@ class Verification:
     # -- sources -------------------------------------------------------------------------------------------------
 
     def _resolve_sources(self) -> None:
+        from ..models import BatesPage, IncomingBatesPage
+
         page_ids = {p for f in self.findings for p in f.sources if isinstance(p, int)}
-        info: dict[int, dict[str, Any]] = {}
-        for page in Page.objects.filter(pk__in=page_ids).select_related("exhibit").prefetch_related(
-            "bates_numbers__production", "incoming_bates"
-        ):
-            bates = [b.bates for b in page.bates_numbers.all() if b.production.status == "done"]
-            bates += [b.bates for b in page.incoming_bates.all()]
-            info[page.pk] = {"exhibit": page.exhibit_id, "label": page.exhibit.label, "page": page.number,
-                             "bates": bates[0] if bates else ""}
+        bates: dict[int, str] = {}
+        for page_id, number in IncomingBatesPage.objects.filter(page_id__in=page_ids).values_list("page_id", "bates"):
+            bates.setdefault(page_id, number)
+        for page_id, number in BatesPage.objects.filter(page_id__in=page_ids, production__status="done").order_by(
+                "production_id", "number").values_list("page_id", "bates"):
+            bates[page_id] = number  # our own production's number first, as the packet cites it
+        info = {
+            page_id: {"exhibit": exhibit_id, "label": label, "page": number, "bates": bates.get(page_id, "")}
+            for page_id, number, exhibit_id, label in Page.objects.filter(pk__in=page_ids).values_list(
+                "id", "number", "exhibit_id", "exhibit__label")
+        }
         for finding in self.findings:
             finding.sources = [info[p] for p in finding.sources if p in info]
 

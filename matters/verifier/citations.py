@@ -118,10 +118,11 @@ def _party(text: str | None) -> str:
     return re.sub(r"^(?:see(?: also)?|also|and|but|cf\.|accord|in|e\.g\.,?)\s+", "", text, flags=re.IGNORECASE)
 
 
-def find_case_citations(flat: str) -> list[CaseMention]:
+def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMention]:
     """Every case citation in ``flat`` (text with line breaks flattened), full ones with their case name, pin cite
-    and year, short forms pointing at their full citation."""
-    citations = get_citations(flat)
+    and year, short forms pointing at their full citation. ``citations``: eyecite's ``get_citations(flat)``
+    when the caller already has it."""
+    citations = get_citations(flat) if citations is None else citations
     mentions: list[CaseMention] = []
     index_of: dict[int, int] = {}
     for citation in citations:
@@ -177,9 +178,10 @@ def find_case_citations(flat: str) -> list[CaseMention]:
     return mentions
 
 
-def find_statutes(flat: str) -> list[StatuteMention]:
+def find_statutes(flat: str, citations: list | None = None) -> list[StatuteMention]:
     """Every section of a federal statute or regulation cited in ``flat``, one mention per section, with its
-    subsections; and state code sections that eyecite recognises."""
+    subsections; and state code sections that eyecite recognises (``citations`` as for
+    :func:`find_case_citations`)."""
     found: list[StatuteMention] = []
     for match in _FEDERAL.finditer(flat):
         code = re.sub(r"\s", "", match.group("code"))
@@ -191,7 +193,7 @@ def find_statutes(flat: str) -> list[StatuteMention]:
             start = match.start() if i == 0 else base + section.start()
             end = base + section.start() + len(raw)
             found.append(StatuteMention(start, end, flat[start:end], match.group("title"), code, number, subsections))
-    for citation in get_citations(flat):
+    for citation in get_citations(flat) if citations is None else citations:
         if not isinstance(citation, FullLawCitation):
             continue
         start, end = citation.span()

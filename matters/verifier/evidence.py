@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from ..models import BatesPage, IncomingBatesPage, Matter, Page, PageFact, Production
-from ..search import page_ids_with_words
+from ..search import page_ids_with_phrase, page_ids_with_words
 from ..selectors import evidence_exhibits
 from .facts import matter_index_facts
 from .quotes import QuoteSearch
@@ -22,6 +22,9 @@ from .text import match_words
 # RapidFuzz partial ratio over the match words) and the finding reports the figure.
 OCR_SIMILARITY = 90
 _CANDIDATES = 20
+# Pages holding the quotation's longest run of words as a phrase are checked first; a handful is enough to
+# ground it and to name where it appears.
+_PHRASE_CANDIDATES = 5
 
 
 @dataclass(frozen=True)
@@ -30,53 +33,128 @@ class QuoteHit:
     similarity: float  # 100 for an exact match (after the allowed alterations)
 
 
+class _EvidencePages:
+    """The matter's evidence pages as a set-like view (``in``, ``&``, ``-`` with a set of page ids), without
+    loading every page id: a page is evidence when its exhibit is. ``grounding_only`` leaves out pages flagged
+    as a possible prompt injection."""
+
+    def __init__(self, evidence: "Evidence", grounding_only: bool):
+        self.evidence, self.grounding_only = evidence, grounding_only
+
+    def __contains__(self, page_id: int) -> bool:
+        if self.grounding_only and page_id in self.evidence.flagged:
+            return False
+        return self.evidence.is_evidence(page_id)
+
+    def __rand__(self, other: set[int]) -> set[int]:
+        self.evidence.learn_exhibits(other)
+        return {p for p in other if p in self}
+
+    __and__ = __rand__
+
+    def __rsub__(self, other: set[int]) -> set[int]:
+        self.evidence.learn_exhibits(other)
+        return {p for p in other if p not in self}
+
+
 class Evidence:
-    """Lookups over one matter's evidence pages. Built once per verification (a few queries, whatever the
-    number of pages); each lookup is one indexed query."""
+    """Lookups over one matter's evidence pages. Built once per verification with a few queries whatever the
+    number of pages; claims are then looked up in batches (one query for all dates and amounts, one for all
+    Bates numbers, one full-text query per uncited quotation)."""
 
     def __init__(self, matter: Matter):
         self.matter = matter
         matter_index_facts(matter)
-        self.grounding: set[int] = set()
-        self.flagged: set[int] = set()
-        for page_id, reason, cleared in Page.objects.filter(exhibit__in=evidence_exhibits(matter)).values_list(
-            "id", "injection_reason", "injection_cleared_reason"
-        ):
-            (self.flagged if reason and not cleared else self.grounding).add(page_id)
+        exhibits = evidence_exhibits(matter)
+        self.exhibit_ids: set[int] = set(exhibits.values_list("id", flat=True))
+        self.flagged: set[int] = set(
+            Page.objects.filter(exhibit__in=exhibits, injection_cleared_reason="").exclude(injection_reason="")
+            .values_list("id", flat=True))
+        self._exhibit_of: dict[int, int] = {}
         self._texts: dict[int, tuple[str, str]] = {}
+        self.grounding = _EvidencePages(self, grounding_only=True)
+        self.all_pages = _EvidencePages(self, grounding_only=False)
 
-    @property
-    def all_pages(self) -> set[int]:
-        return self.grounding | self.flagged
+    def note(self, page_id: int, exhibit_id: int) -> None:
+        self._exhibit_of[page_id] = exhibit_id
+
+    def learn_exhibits(self, page_ids) -> None:
+        unknown = [p for p in page_ids if p not in self._exhibit_of]
+        if unknown:
+            self._exhibit_of.update(Page.objects.filter(pk__in=unknown).values_list("id", "exhibit_id"))
+
+    def is_evidence(self, page_id: int) -> bool:
+        if page_id not in self._exhibit_of:
+            self.learn_exhibits([page_id])
+        return self._exhibit_of.get(page_id) in self.exhibit_ids
 
     def date_kinds(self) -> list[str]:
         return ["date", f"date_{self.matter.date_order}"]
 
-    def pages_with(self, kinds: list[str], values: list[str], within: set[int] | None = None) -> dict[str, set[int]]:
-        """For each of ``values``, the evidence pages (grounding or flagged) holding it as one of ``kinds``."""
-        if not values:
-            return {}
+    def prefetch_facts(self, pairs: set[tuple[str, str]]) -> None:
+        """Load, in one query, the pages of every ``(kind, value)`` a verification will ask about."""
+        kinds = {k for k, _ in pairs}
+        values = {v for _, v in pairs}
+        self._facts: dict[tuple[str, str], set[int]] = defaultdict(set)
+        if not pairs:
+            return
         rows = PageFact.objects.filter(page__exhibit__matter=self.matter, kind__in=kinds, value__in=values)
-        if within is not None:
-            rows = rows.filter(page_id__in=within)
+        for page_id, exhibit_id, kind, value in rows.values_list("page_id", "page__exhibit_id", "kind", "value"):
+            self.note(page_id, exhibit_id)
+            if exhibit_id in self.exhibit_ids:
+                self._facts[(kind, value)].add(page_id)
+        self._prefetched = pairs
+
+    def pages_with(self, kinds: list[str], values: list[str]) -> dict[str, set[int]]:
+        """For each of ``values``, the evidence pages (grounding or flagged) holding it as one of ``kinds``."""
+        wanted = {(k, v) for k in kinds for v in values}
+        if not wanted <= getattr(self, "_prefetched", set()):
+            self.prefetch_facts(wanted | getattr(self, "_prefetched", set()))
         found: dict[str, set[int]] = defaultdict(set)
-        for page_id, value in rows.values_list("page_id", "value"):
-            if page_id in self.grounding or page_id in self.flagged:
-                found[value].add(page_id)
+        for kind, value in wanted:
+            found[value] |= self._facts.get((kind, value), set())
         return found
 
-    def dates_near(self, iso: str, within: set[int] | None, days: int = 7) -> list[tuple[str, int]]:
-        """Dates within ``days`` of ``iso`` on evidence pages, as ``(iso, page_id)``, nearest first."""
+    def dates_near_many(self, isos: list[str], days: int = 7) -> dict[str, list[tuple[str, int]]]:
+        """For each of ``isos``, the dates within ``days`` on grounding pages as ``(iso, page_id)``, nearest
+        first; one query for all of them."""
         import datetime as dt
 
-        day = dt.date.fromisoformat(iso)
-        low, high = (day - dt.timedelta(days=days)).isoformat(), (day + dt.timedelta(days=days)).isoformat()
-        rows = PageFact.objects.filter(page__exhibit__matter=self.matter, kind__in=self.date_kinds(),
-                                       value__gte=low, value__lte=high)
-        if within is not None:
-            rows = rows.filter(page_id__in=within)
-        near = [(v, p) for p, v in rows.values_list("page_id", "value") if p in self.grounding and v != iso]
-        return sorted(near, key=lambda vp: abs((dt.date.fromisoformat(vp[0]) - day).days))
+        window = sorted({(dt.date.fromisoformat(iso) + dt.timedelta(days=k)).isoformat()
+                         for iso in isos for k in range(-days, days + 1)})
+        rows = []
+        # Every day of every window as one IN list: index seeks on (kind, value), where OR-ed ranges scan.
+        for page_id, exhibit_id, value in PageFact.objects.filter(
+                page__exhibit__matter=self.matter, kind__in=self.date_kinds(), value__in=window).values_list(
+                "page_id", "page__exhibit_id", "value"):
+            self.note(page_id, exhibit_id)
+            rows.append((page_id, value))
+        near: dict[str, list[tuple[str, int]]] = {}
+        for iso in isos:
+            day = dt.date.fromisoformat(iso)
+            close = [(v, p) for p, v in rows if p in self.grounding and v != iso
+                     and abs((dt.date.fromisoformat(v) - day).days) <= days]
+            near[iso] = sorted(close, key=lambda vp: (abs((dt.date.fromisoformat(vp[0]) - day).days), vp[1]))
+        return near
+
+    def prefetch_texts(self, page_ids: set[int]) -> None:
+        """Load the match words of these pages in one query (quotations are then matched in memory)."""
+        self._page_text(page_ids)
+
+    def candidates_for(self, search: QuoteSearch) -> list[int]:
+        """Evidence pages a quotation could come from (full-text index): pages holding its longest segment as a
+        phrase; failing that, the best-ranked pages holding all its distinctive words, then any of them (for
+        OCR'd text and for naming the closest passage of a misquotation)."""
+        longest = max(search.plain, key=len).split()
+        candidates = page_ids_with_phrase(matter=self.matter, words=longest, limit=_PHRASE_CANDIDATES)
+        words = sorted(set(search.words), key=len, reverse=True)[:8]
+        if not candidates:
+            candidates = page_ids_with_words(matter=self.matter, words=words, limit=_CANDIDATES)
+        if not candidates:
+            candidates = page_ids_with_words(matter=self.matter, words=words, any_word=True, limit=_CANDIDATES)
+        for page_id, exhibit_id in candidates:
+            self.note(page_id, exhibit_id)
+        return [p for p, _ in candidates if p in self.all_pages]
 
     def _page_text(self, page_ids: set[int]) -> dict[int, tuple[str, str]]:
         missing = [p for p in page_ids if p not in self._texts]
@@ -84,17 +162,15 @@ class Evidence:
             self._texts[page_id] = (match_words(text), source)
         return {p: self._texts[p] for p in page_ids if p in self._texts}
 
-    def find_quote(self, search: QuoteSearch, within: list[int] | None = None) -> tuple[list[QuoteHit], QuoteHit | None]:
+    def find_quote(self, search: QuoteSearch, within: list[int] | None = None,
+                   candidates: list[int] | None = None) -> tuple[list[QuoteHit], QuoteHit | None]:
         """Pages where the quotation appears: within ``within`` (cited pages, in order; consecutive pages are
         also read as one text, for a quotation that runs over a page break) or anywhere in the evidence.
         Returns the hits (exact, or on an OCR'd page at ``OCR_SIMILARITY`` or more) and, when there is none,
-        the closest passage seen as a near miss."""
+        the closest passage seen as a near miss. ``candidates``: pages already found by
+        :meth:`candidates_for`."""
         if within is None:
-            words = sorted(set(search.words), key=len, reverse=True)[:8]
-            candidates = page_ids_with_words(matter=self.matter, words=words, limit=_CANDIDATES)
-            if not candidates:
-                candidates = page_ids_with_words(matter=self.matter, words=words, any_word=True, limit=_CANDIDATES)
-            pages = [p for p in candidates if p in self.all_pages]
+            pages = self.candidates_for(search) if candidates is None else candidates
         else:
             pages = [p for p in within if p in self.all_pages]
         texts = self._page_text(set(pages))
@@ -138,14 +214,17 @@ class Evidence:
         """For each Bates number found, its pages as ``(page_id or None for a cover sheet, document key)``; the
         document key tells one produced document from another."""
         found: dict[str, list[tuple[int | None, str]]] = defaultdict(list)
-        for bates, page_id, document_id in BatesPage.objects.filter(
+        for bates, page_id, document_id, exhibit_id in BatesPage.objects.filter(
             production__matter=self.matter, production__status=Production.Status.DONE, bates__in=numbers
-        ).values_list("bates", "page_id", "document_id"):
+        ).values_list("bates", "page_id", "document_id", "document__exhibit_id"):
             found[bates].append((page_id, f"out:{document_id}"))
+            if page_id:
+                self.note(page_id, exhibit_id)
         for bates, page_id, exhibit_id in IncomingBatesPage.objects.filter(
             incoming__matter=self.matter, bates__in=numbers
         ).values_list("bates", "page_id", "page__exhibit_id"):
             found[bates].append((page_id, f"in:{exhibit_id}"))
+            self.note(page_id, exhibit_id)
         return found
 
     def production_ranges(self, prefix: str) -> list[str]:

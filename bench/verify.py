@@ -1,0 +1,216 @@
+"""Verifier speed: a 200-claim draft checked against 1,000 and 10,000 evidence pages, ours against a naive scan.
+
+Run from the repository root as ``.venv/bin/python bench/verify.py [--quick]``.
+
+The pages are the text of the court filings in ``corpus/court`` (read from a temporary copy), repeated, each copy
+with a ledger line of its own date and amount so numbers vary across the 10,000 pages. They are stored as one
+matter's evidence with a Bates production (CT000001...) in a fresh SQLite database, and their dates and amounts
+indexed as ingest does (timed apart: it happens once per page, when an exhibit becomes ready).
+The draft has 200 claims drawn from random pages: quotations, dates and amounts cited by Bates number, uncited
+dates and quotations, and invented ones; plus the Bates cites themselves.
+- ours: :func:`matters.verifier.check.verify_text` (median of 5 runs);
+- naive: the same claims (as our extractors read them), each looked for in every page of the matter: page text
+  loaded and normalised once per verification, then a substring test per claim per page.
+Targets: under 1 second at 10,000 pages; at least 50 times faster than the naive scan there; 10 times the
+pages at most 2 times the time.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+CORPUS = REPO.parent / "shared" / "corpus" / "court"
+CLAIMS = 200
+
+
+def setup_django(data_dir: Path) -> None:
+    os.environ["LAWDESK_DATA_DIR"] = str(data_dir)
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def corpus_pages(work: Path) -> list[str]:
+    import pymupdf
+
+    texts = []
+    for source in sorted(CORPUS.glob("*.pdf")):
+        copy = work / source.name
+        shutil.copyfile(source, copy)
+        with pymupdf.open(copy) as doc:
+            texts.extend(page.get_text() for page in doc)
+    return [t for t in texts if len(t.split()) > 40]
+
+
+def build_matter(name: str, pages: int, texts: list[str]):
+    """A matter with ``pages`` evidence pages in exhibits of 20 pages, produced as CT000001..."""
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+
+    from matters.models import BatesPage, Exhibit, Matter, Page, Production, ProductionDocument
+    from matters.services import matter_create
+
+    user = get_user_model().objects.get_or_create(username="bench")[0]
+    matter = matter_create(name=name, created_by=user)
+    production = Production.objects.create(matter=matter, prefix="CT", first_number=1, last_number=pages,
+                                           status=Production.Status.DONE, page_count=pages)
+    number = 0
+    with transaction.atomic():
+        for e in range(0, pages, 20):
+            count = min(20, pages - e)
+            exhibit = Exhibit.objects.create(
+                matter=matter, label=str(e // 20 + 1), label_seq=e // 20 + 1, title=f"Filing copy {e // 20 + 1}",
+                origin="court", original_name=f"{e}.pdf", sha256=f"{name}-{e}", size_bytes=1, kind="pdf",
+                status=Exhibit.Status.READY, page_count=count)
+            document = ProductionDocument.objects.create(production=production, exhibit=exhibit, order=e // 20 + 1,
+                                                         first_number=number + 1, last_number=number + count,
+                                                         page_count=count)
+            rows = []
+            for n in range(1, count + 1):
+                i = e + n - 1
+                day = 1 + i % 28
+                month = 1 + (i // 28) % 12
+                year = 2000 + (i // 336) % 25
+                ledger = f"\nLedger entry {i}: posted {month}/{day}/{year} for ${1000 + i * 7.25:,.2f}."
+                rows.append(Page(exhibit=exhibit, number=n, text=texts[i % len(texts)] + ledger, source="pdf",
+                                 width_pt=612, height_pt=792))
+            Page.objects.bulk_create(rows)
+            BatesPage.objects.bulk_create(
+                BatesPage(production=production, document=document, page=page, number=number + k + 1,
+                          bates=f"CT{number + k + 1:06d}") for k, page in enumerate(exhibit.pages.order_by("number")))
+            number += count
+    return matter
+
+
+def draft_for(matter, seed: int = 7) -> str:
+    """200 claims drawn from random pages of ``matter``."""
+    import re
+
+    from matters.models import BatesPage
+    from matters.verifier.dates import find_dates
+
+    rng = random.Random(seed)
+    bates_pages = list(BatesPage.objects.filter(production__matter=matter).select_related("page"))
+    sentences = []
+    claims = 0
+    while claims < CLAIMS:
+        bp = rng.choice(bates_pages)
+        text = bp.page.text
+        words = [w for w in text.split() if re.fullmatch(r"[A-Za-z][A-Za-z,;]*", w)]
+        kind = claims % 5
+        cite = f" {bp.bates}." if kind == 0 else ""
+        if kind == 3 and claims % 10 == 3:
+            kind = 0  # every other uncited claim is a quotation, found through the full-text index
+        if kind == 0 and len(words) > 30:
+            start = rng.randrange(0, len(words) - 12)
+            tokens = re.findall(r"\S+", text)
+            plain = [i for i, t in enumerate(tokens) if re.fullmatch(r"[A-Za-z][A-Za-z,;]*", t)]
+            for i in plain:
+                if i >= start and not tokens[i - 1].endswith("-") and all(re.fullmatch(r"[A-Za-z][A-Za-z,;]*", t) for t in tokens[i:i + 9]):
+                    sentences.append(f"The filing says “{' '.join(tokens[i:i + 9]).rstrip(',;')}.”{cite}")
+                    break
+            else:
+                continue
+        elif kind == 1:
+            dates = find_dates(text)
+            if not dates:
+                continue
+            sentences.append(f"It was posted on {dates[-1].text}. {bp.bates}.")
+        elif kind == 2:
+            amount = re.search(r"\$[\d,]+\.\d\d", text)
+            if not amount:
+                continue
+            sentences.append(f"The entry was for {amount.group(0)} ({bp.bates}).")
+        elif kind == 3:
+            dates = find_dates(text)
+            if not dates:
+                continue
+            sentences.append(f"Nothing happened after {dates[-1].text}.")
+        else:
+            sentences.append(f"The payment of ${rng.randint(10, 99)},{rng.randint(100, 999)}.13 was made on "
+                             f"{rng.choice(['March', 'June'])} {rng.randint(1, 28)}, 1987. {bp.bates}.")
+            claims += 1
+        claims += 1
+    return " ".join(sentences)
+
+
+def naive_verify(matter, text: str) -> int:
+    """Every claim looked for in every page: returns how many claims were found somewhere."""
+    from matters.models import Page
+    from matters.selectors import evidence_exhibits
+    from matters.verifier.dates import find_dates
+    from matters.verifier.money import find_amounts
+    from matters.verifier.quotes import find_quotations, prepare
+    from matters.verifier.text import match_words
+
+    pages = [match_words(t) for t in Page.objects.filter(exhibit__in=evidence_exhibits(matter)).values_list("text", flat=True)]
+    needles = [" ".join(prepare(q.inner).plain) for q in find_quotations(text)]
+    needles += [match_words(d.text) for d in find_dates(text)]
+    needles += [match_words(a.text.lstrip("$")) for a in find_amounts(text)]
+    found = 0
+    for needle in needles:
+        for page in pages:
+            if needle in page:
+                found += 1
+                break
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1,000 pages only")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="lawdesk-bench-verify-"))
+    try:
+        setup_django(work / "data")
+        from matters.verifier.check import verify_text
+        from matters.verifier.facts import matter_index_facts
+
+        texts = corpus_pages(work)
+        results = {}
+        for pages in ([1000] if args.quick else [1000, 10000]):
+            matter = build_matter(f"bench {pages}", pages, texts)
+            started = time.perf_counter()
+            matter_index_facts(matter)
+            index_s = time.perf_counter() - started
+            draft = draft_for(matter)
+            ours = []
+            for _ in range(5):
+                started = time.perf_counter()
+                findings = verify_text(matter=matter, text=draft)
+                ours.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            naive_verify(matter, draft)
+            naive = time.perf_counter() - started
+            results[pages] = (statistics.median(ours), naive)
+            claims = sum(f.kind in ("date", "amount", "quotation") for f in findings)
+            blocking = sum(f.blocking for f in findings)
+            print(f"{pages:>6} pages: {len(findings)} findings ({claims} dates/amounts/quotations, {blocking} "
+                  f"blocking); index built once in {index_s:.1f} s")
+            print(f"        ours {statistics.median(ours) * 1000:8.1f} ms   naive {naive * 1000:8.1f} ms   "
+                  f"naive/ours {naive / statistics.median(ours):6.1f}x")
+        if 10000 in results:
+            ours10, naive10 = results[10000]
+            ours1, _ = results[1000]
+            print(f"target under 1 s at 10,000 pages: {ours10:.3f} s -> {'met' if ours10 < 1 else 'NOT met'}")
+            print(f"target naive/ours >= 50 at 10,000 pages: {naive10 / ours10:.1f} -> "
+                  f"{'met' if naive10 / ours10 >= 50 else 'NOT met'}")
+            print(f"target 10x pages <= 2x time: {ours10 / ours1:.2f} -> {'met' if ours10 / ours1 <= 2 else 'NOT met'}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
