@@ -11,6 +11,7 @@ import socket
 from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from .models import GPU, Board, Host, ModelServer, NVLink, ProbeResult, RoleAssignment
 from .topology.discover import NvmlUnavailable, discovery_apply, nvml_read
@@ -183,7 +184,7 @@ class ModelServerForm(forms.ModelForm):
 
 def _status_badge(status: str | None) -> str:
     if not status:
-        return format_html('<span style="color:#757575">not probed</span>')
+        return mark_safe('<span style="color:#757575">not probed</span>')
     return format_html('<strong style="color:{}">{}</strong>', STATUS_COLOURS.get(status, "#757575"), status)
 
 

@@ -6,6 +6,7 @@ Vocabulary (roles, backends, probe statuses) as in GLOSSARY.md. The rules that j
 """
 
 import re
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -19,6 +20,18 @@ VLLM = "vllm"
 # the embedded CPU server (Gemma 3 270M on a few cores) is judged by its own, lower one.
 DEFAULT_DECODE_FLOOR_TOK_S = 40.0
 EMBEDDED_DECODE_FLOOR_TOK_S = 10.0
+
+
+def validate_server_url(value: str) -> None:
+    """Accept http(s)://host[:port][/path], where host may be a single-label office name ("threadripper"),
+    which Django's URLValidator refuses."""
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError as error:
+        raise ValidationError(f"{value} is not a valid server address ({error}).") from error
+    if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
+        raise ValidationError("Write the server's address as http://host:port, for example http://threadripper:8080.")
 
 
 class Role(models.TextChoices):
@@ -166,7 +179,7 @@ class ModelServer(models.Model):
     name = models.CharField(max_length=100, unique=True)
     host = models.ForeignKey(Host, on_delete=models.SET_NULL, null=True, blank=True, related_name="servers")
     backend = models.CharField(max_length=20, choices=Backend.choices, default=Backend.LLAMA_CPP)
-    base_url = models.URLField("base URL")
+    base_url = models.CharField("base URL", max_length=300, validators=[validate_server_url])
     model_name = models.CharField(max_length=200, blank=True, help_text="model name or alias the server expects")
     model_path = models.CharField(
         max_length=500, blank=True, help_text="GGUF path on the model host (llama-server -m) or model id (vLLM)"

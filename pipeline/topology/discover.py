@@ -5,7 +5,8 @@
 components of the NVLink graph; GPUs with no NVLink are proposed as PCIe boards, one per GPU model, since a
 server may still split a model over PCIe within one host. ``discovery_apply`` records GPUs and links, creates
 proposed boards only for GPUs in no board, and reports where the operator's boards differ; it deletes nothing.
-Every function takes the NVML module as ``nvml`` so tests can pass a stand-in raising pynvml's own errors.
+Every function takes the NVML module as ``nvml`` (default: pynvml, looked up at call time) so tests can pass a
+stand-in; errors are always pynvml's own classes.
 """
 
 import re
@@ -14,6 +15,15 @@ from dataclasses import dataclass, field
 
 import pynvml
 from django.db import transaction
+from pynvml import (
+    NVML_FEATURE_ENABLED,
+    NVML_NVLINK_MAX_LINKS,
+    NVMLError,
+    NVMLError_DriverNotLoaded,
+    NVMLError_InvalidArgument,
+    NVMLError_LibraryNotFound,
+    NVMLError_NotSupported,
+)
 
 
 class NvmlUnavailable(RuntimeError):
@@ -92,22 +102,25 @@ def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def nvml_start(nvml=pynvml) -> None:
+def nvml_start(nvml=None) -> None:
     """Initialise NVML or raise NvmlUnavailable with a plain reason."""
+    nvml = nvml or pynvml
     try:
         nvml.nvmlInit()
-    except pynvml.NVMLError_DriverNotLoaded as error:
+    except NVMLError_DriverNotLoaded as error:
         raise NvmlUnavailable(f"No NVIDIA driver is loaded on this machine (NVML: {error}).") from error
-    except pynvml.NVMLError_LibraryNotFound as error:
+    except NVMLError_LibraryNotFound as error:
         raise NvmlUnavailable(
             f"This machine has no NVIDIA driver: NVML's library is not installed (NVML: {error})."
         ) from error
-    except pynvml.NVMLError as error:
+    except NVMLError as error:
         raise NvmlUnavailable(f"NVML could not start on this machine: {error}.") from error
 
 
-def nvml_read(nvml=pynvml) -> Found:
-    """Read every GPU and NVLink of this machine. Raises NvmlUnavailable when NVML cannot start."""
+def nvml_read(nvml=None) -> Found:
+    """Read every GPU and NVLink of this machine. Raises NvmlUnavailable when NVML cannot start, and pynvml's
+    NVMLError for a failure after that."""
+    nvml = nvml or pynvml
     nvml_start(nvml)
     found = Found()
     try:
@@ -128,16 +141,16 @@ def nvml_read(nvml=pynvml) -> Found:
 
 
 def _read_links(nvml, handle, index: int, bus_id: str, found: Found) -> None:
-    for link in range(pynvml.NVML_NVLINK_MAX_LINKS):
+    for link in range(NVML_NVLINK_MAX_LINKS):
         try:
-            if nvml.nvmlDeviceGetNvLinkState(handle, link) != pynvml.NVML_FEATURE_ENABLED:
+            if nvml.nvmlDeviceGetNvLinkState(handle, link) != NVML_FEATURE_ENABLED:
                 continue
             remote = normalize_bus_id(nvml.nvmlDeviceGetNvLinkRemotePciInfo(handle, link).busId)
-        except pynvml.NVMLError_NotSupported:
+        except NVMLError_NotSupported:
             if link == 0:
                 found.notes.append(f"GPU {index}: no NVLink (NVML: not supported).")
             return
-        except pynvml.NVMLError_InvalidArgument:
+        except NVMLError_InvalidArgument:
             return  # past this GPU's last link
         found.links[(bus_id, remote)] = found.links.get((bus_id, remote), 0) + 1
 
@@ -250,8 +263,9 @@ class GpuStat:
     utilization_pct: int | None
 
 
-def gpu_stats(nvml=pynvml) -> tuple[dict[str, GpuStat], str]:
+def gpu_stats(nvml=None) -> tuple[dict[str, GpuStat], str]:
     """Return ({uuid: GpuStat} for this machine's GPUs, "") or ({}, the reason NVML is unavailable)."""
+    nvml = nvml or pynvml
     try:
         nvml_start(nvml)
     except NvmlUnavailable as error:
@@ -263,7 +277,7 @@ def gpu_stats(nvml=pynvml) -> tuple[dict[str, GpuStat], str]:
             memory = nvml.nvmlDeviceGetMemoryInfo(handle)
             try:
                 utilization = nvml.nvmlDeviceGetUtilizationRates(handle).gpu
-            except pynvml.NVMLError_NotSupported:
+            except NVMLError_NotSupported:
                 utilization = None
             uuid = _text(nvml.nvmlDeviceGetUUID(handle))
             stats[uuid] = GpuStat(uuid=uuid, index=index, memory_used_mib=memory.used // 2**20,

@@ -44,7 +44,7 @@ def topology_overview(*, nvml=None) -> dict:
     (rules.Problem list), ``gpu_note`` (why live GPU figures are missing, or "")."""
     from pipeline.models import Board, Host, NVLink, ProbeResult, RoleAssignment
 
-    stats, gpu_note = gpu_stats(nvml) if nvml is not None else gpu_stats()
+    stats, gpu_note = gpu_stats(nvml)
     found: list[Problem] = problems()
     broken_boards = {b for p in found for b in p.boards}
     servers = list(servers_with_latest_probe().prefetch_related("gpus").select_related("host"))

@@ -174,7 +174,7 @@ def check_quantized_cache_without_fa(snapshot: Snapshot) -> Iterator[Finding]:
         if server.backend == LLAMA_CPP and quantized and not server.flash_attention:
             yield Finding(
                 f"{server.name} has a quantized KV cache ({server.kv_cache_type}) without flash attention: "
-                "llama-server refuses to start (\"V cache quantization requires flash_attn\"). Turn flash "
+                "llama-server refuses to start (\"quantized V cache requires flash_attn to be enabled\"). Turn flash "
                 "attention on or use an f16 cache.",
                 field="flash_attention", servers=(server.id,),
             )
