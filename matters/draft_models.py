@@ -141,3 +141,34 @@ class PageFact(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["kind", "value"], name="pagefact_kind_value")]
+
+
+class ReviewAttack(models.Model):
+    """An attack on a draft version as opposing counsel would make it (the reviewer stage's output), anchored
+    to the span of the version's text it quotes: ``start``/``end`` are offsets into the version's text, None when
+    the quote is not found there (shown as outdated). ``severity`` is ``low``, ``medium`` or ``high``. Generated
+    material, never evidence."""
+
+    class Severity(models.TextChoices):
+        LOW = "low", "Low"
+        MEDIUM = "medium", "Medium"
+        HIGH = "high", "High"
+
+    version = models.ForeignKey(DraftVersion, on_delete=models.CASCADE, related_name="attacks")
+    quote = models.TextField()
+    attack = models.TextField()
+    severity = models.CharField(max_length=10, choices=Severity.choices)
+    suggested_fix = models.TextField(blank=True)
+    start = models.PositiveIntegerField(null=True, blank=True)
+    end = models.PositiveIntegerField(null=True, blank=True)
+    carried_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["version", "start", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.severity}: {self.attack[:40]}"
+
+    @property
+    def outdated(self) -> bool:
+        return self.start is None

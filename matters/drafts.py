@@ -6,6 +6,7 @@ out of the evidence. Approval is refused here, not only in the page, while a blo
 
 import hashlib
 import json
+import re
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -14,7 +15,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from .audit import audit_record
-from .models import Draft, DraftVersion, Finding, Matter, Origin
+from .models import Draft, DraftVersion, Finding, Matter, Origin, ReviewAttack
 from .provenance import generated_record
 from .verifier.check import verify_text
 
@@ -172,3 +173,55 @@ def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict
                      detail={"draft": version.draft_id, "number": version.number, "sha256": version.sha256,
                              "findings": version.findings.count(), **(record or {})})
     return version
+
+
+def anchor_quote(text: str, quote: str) -> tuple[int, int] | None:
+    """Where ``quote`` (a span a reviewer quoted) is in ``text``: exactly, or word for word ignoring case,
+    punctuation and spacing (a model re-types quotation marks and line breaks); None when it is not there."""
+    quote = quote.strip().strip("\"“”'‘’")
+    if not quote:
+        return None
+    position = text.find(quote)
+    if position >= 0:
+        return position, position + len(quote)
+    words = re.findall(r"\w+", quote)
+    if not words:
+        return None
+    match = re.search(r"\W+".join(re.escape(w) for w in words), text, re.IGNORECASE)
+    return (match.start(), match.end()) if match else None
+
+
+def draft_add_attacks(*, version: DraftVersion, attacks: list[dict]) -> list[ReviewAttack]:
+    """Store a reviewer's attacks on ``version`` (each ``{quote, attack, severity, suggested_fix}``), anchored to
+    the spans they quote, and record them as generated material (origin ``review``). Severities other than
+    low/medium/high are read as medium."""
+    rows = []
+    for item in attacks:
+        quote = str(item.get("quote", ""))
+        span = anchor_quote(version.text, quote)
+        severity = str(item.get("severity", "medium")).lower()
+        rows.append(ReviewAttack(
+            version=version, quote=quote, attack=str(item.get("attack", "")),
+            severity=severity if severity in ReviewAttack.Severity.values else ReviewAttack.Severity.MEDIUM,
+            suggested_fix=str(item.get("suggested_fix", "")), start=span[0] if span else None,
+            end=span[1] if span else None))
+    with transaction.atomic():
+        ReviewAttack.objects.bulk_create(rows)
+        generated_record(matter=version.draft.matter, origin=Origin.REVIEW,
+                         title=f"Review of {version.draft.title} v{version.number}",
+                         text=json.dumps(attacks, ensure_ascii=False))
+    return list(version.attacks.all())
+
+
+def attacks_carry(*, from_version: DraftVersion, to_version: DraftVersion) -> list[ReviewAttack]:
+    """Re-anchor ``from_version``'s attacks on ``to_version`` (an edit): an attack whose quoted span is still in
+    the new text points at it; one whose span is gone is kept, outdated (no span)."""
+    rows = []
+    for attack in from_version.attacks.all():
+        span = anchor_quote(to_version.text, attack.quote)
+        rows.append(ReviewAttack(version=to_version, quote=attack.quote, attack=attack.attack,
+                                 severity=attack.severity, suggested_fix=attack.suggested_fix,
+                                 start=span[0] if span else None, end=span[1] if span else None,
+                                 carried_from=attack))
+    ReviewAttack.objects.bulk_create(rows)
+    return list(to_version.attacks.all())

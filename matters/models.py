@@ -426,4 +426,4 @@ class IncomingBatesPage(models.Model):
 
 
 # Drafts, their versions and the verifier's findings live in their own module; Django finds models through this one.
-from .draft_models import Draft, DraftVersion, Finding, PageFact  # noqa: E402,F401
+from .draft_models import Draft, DraftVersion, Finding, PageFact, ReviewAttack  # noqa: E402,F401

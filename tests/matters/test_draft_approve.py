@@ -84,3 +84,24 @@ def test_a_resolution_carries_to_an_edit_that_does_not_touch_its_claim(version, 
     with pytest.raises(ValidationError, match="not the latest"):
         draft_approve(version=version, user=attorney)
     assert draft_approve(version=edited, user=attorney).approved_at is not None
+
+
+def test_attacks_anchor_to_their_quoted_span_and_go_outdated_when_it_is_edited_away(version, attorney):
+    from matters.drafts import attacks_carry, draft_add_attacks
+
+    attacks = draft_add_attacks(version=version, attacks=[
+        {"quote": "The roof was inspected on July 1, 2021.", "attack": "No inspection report is in the record.",
+         "severity": "high", "suggested_fix": "Cite the report or drop the sentence."},
+        {"quote": "landlords MUST repair", "attack": "Overstates the duty.", "severity": "urgent"},
+        {"quote": "a sentence the draft never had", "attack": "Invented.", "severity": "low"},
+    ])
+    exact = next(a for a in attacks if a.quote.startswith("The roof"))
+    assert (exact.start, exact.end) == (TEXT.index("The roof"), TEXT.index("The roof") + 39)
+    loose = next(a for a in attacks if a.quote == "landlords MUST repair")
+    assert TEXT[loose.start:loose.end] == "Landlords must repair" and loose.severity == "medium"
+    assert next(a for a in attacks if a.severity == "low").outdated
+    edited = draft_version_create(draft=version.draft, text=TEXT.replace(" The roof was inspected on July 1, 2021.", ""),
+                                  author_kind="person", author=attorney)
+    carried = {a.quote: a for a in attacks_carry(from_version=version, to_version=edited)}
+    assert carried["The roof was inspected on July 1, 2021."].outdated
+    assert edited.text[carried["landlords MUST repair"].start:].startswith("Landlords must repair")
