@@ -33,7 +33,8 @@ class Draft(models.Model):
 
 class DraftVersion(models.Model):
     """One immutable text of a draft. ``author_kind`` says whether a model (``model_name`` on ``server_name``)
-    or a person (``author``) wrote it. ``sha256`` is over the UTF-8 text. Approval is recorded here and in the
+    or a person (``author``) wrote it; ``provenance`` holds the job and stage records of a model's version.
+    ``sha256`` is over the UTF-8 text. Approval is recorded here and in the
     audit log; an approved version is never changed (an edit makes a new version)."""
 
     class AuthorKind(models.TextChoices):
@@ -51,6 +52,10 @@ class DraftVersion(models.Model):
     model_name = models.CharField(max_length=200, blank=True)
     server_name = models.CharField(max_length=100, blank=True)
     generated = models.ForeignKey("matters.GeneratedDocument", null=True, on_delete=models.PROTECT, related_name="+")
+    provenance = models.JSONField(
+        default=dict, blank=True,
+        help_text="how a model wrote it: job, stages (server, model, board, packet SHA-256); set by the pipeline",
+    )
     verified_at = models.DateTimeField(null=True, blank=True)
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(

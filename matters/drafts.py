@@ -24,18 +24,20 @@ MIN_REASON_CHARS = 10
 
 
 def draft_create(*, matter: Matter, title: str, text: str, author_kind: str, kind: str = "",
-                 author: AbstractBaseUser | None = None, model_name: str = "", server_name: str = "") -> DraftVersion:
+                 author: AbstractBaseUser | None = None, model_name: str = "", server_name: str = "",
+                 provenance: dict | None = None) -> DraftVersion:
     """Create a draft with its first version (not yet verified); return the version."""
     with transaction.atomic():
         draft = Draft.objects.create(matter=matter, title=title[:300], kind=kind, created_by=author)
         return draft_version_create(draft=draft, text=text, author_kind=author_kind, author=author,
-                                    model_name=model_name, server_name=server_name)
+                                    model_name=model_name, server_name=server_name, provenance=provenance)
 
 
 def draft_version_create(*, draft: Draft, text: str, author_kind: str, author: AbstractBaseUser | None = None,
-                         model_name: str = "", server_name: str = "") -> DraftVersion:
-    """Append a version to ``draft``. ``author_kind`` is ``model`` (with ``model_name``/``server_name``) or
-    ``person`` (with ``author``). Raises ValidationError for an unknown author kind."""
+                         model_name: str = "", server_name: str = "", provenance: dict | None = None) -> DraftVersion:
+    """Append a version to ``draft``. ``author_kind`` is ``model`` (with ``model_name``/``server_name`` and the
+    pipeline's ``provenance``: job and stage records) or ``person`` (with ``author``). Raises ValidationError for
+    an unknown author kind."""
     if author_kind not in DraftVersion.AuthorKind.values:
         raise ValidationError(f"Unknown author kind {author_kind!r}.")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -47,7 +49,7 @@ def draft_version_create(*, draft: Draft, text: str, author_kind: str, author: A
         version = DraftVersion.objects.create(
             draft=draft, number=number, text=text, sha256=digest, author_kind=author_kind,
             author=author if author_kind == DraftVersion.AuthorKind.PERSON else None,
-            model_name=model_name, server_name=server_name, generated=generated,
+            model_name=model_name, server_name=server_name, generated=generated, provenance=provenance or {},
         )
         audit_record(action="draft.version", actor=author, matter=draft.matter, obj=version, file_sha256=digest,
                      detail={"draft": draft.pk, "number": number, "author_kind": author_kind,
@@ -147,6 +149,14 @@ def finding_confirm(*, finding: Finding, user: AbstractBaseUser, reason: str) ->
                     allowed={Finding.Status.UNVERIFIED_AUTHORITY}, action="finding.confirm")
 
 
+def _model_provenance(version: DraftVersion) -> list[dict]:
+    """The provenance of every model-written version up to ``version`` (the job and stage records that made
+    the text an attorney approves, through any edits since)."""
+    return [{"version": v.number, **v.provenance}
+            for v in version.draft.versions.filter(number__lte=version.number, author_kind="model")
+            if v.provenance]
+
+
 def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict | None = None) -> DraftVersion:
     """Approve ``version``: verify it again (the evidence may have changed), refuse while a blocking finding is
     open, then record the approval (user, time, the version's SHA-256, ``record`` such as the job's stage
@@ -171,7 +181,8 @@ def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict
         version.refresh_from_db()
         audit_record(action="draft.approve", actor=user, matter=matter, obj=version, file_sha256=version.sha256,
                      detail={"draft": version.draft_id, "number": version.number, "sha256": version.sha256,
-                             "findings": version.findings.count(), **(record or {})})
+                             "findings": version.findings.count(), "provenance": _model_provenance(version),
+                             **(record or {})})
     return version
 
 
