@@ -89,8 +89,11 @@ def _check_llama_cpp(http: httpx.Client, config: ServerConfig, outcome: ProbeOut
     outcome.model = str(props.get("model_alias") or props.get("model_path") or "")
     slots = http.get("/slots")
     # llama-server started with --no-slots answers 501; then nobody can tell, and the probe goes ahead.
-    if slots.status_code == 200 and isinstance(slots.json(), list) and slots.json():
-        states = slots.json()
+    try:
+        states = slots.json() if slots.status_code == 200 else None
+    except ValueError:
+        states = None
+    if isinstance(states, list) and states:
         busy = sum(1 for slot in states if slot.get("is_processing") or slot.get("state") == 1)
         if busy >= len(states):
             raise _Stop(_skipped(outcome, f"all {len(states)} slot(s) are busy"))

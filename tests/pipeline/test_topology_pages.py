@@ -176,3 +176,12 @@ def test_admin_discover_action_without_driver(client, admin_operator, example):
     response = client.post(reverse("admin:pipeline_host_changelist"),
                            {"action": "discover_here", "_selected_action": [host.pk]}, follow=True)
     assert "Nothing was changed" in response.content.decode() and GPU.objects.count() == before
+
+
+def test_page_shows_live_memory_and_utilization_of_this_machines_gpus(client, operator, monkeypatch):
+    monkeypatch.setattr(discover, "pynvml", threadripper())
+    client.force_login(operator)
+    client.post(reverse("pipeline:topology_discover"), {"host": "threadripper"})
+    page = client.get(reverse("pipeline:topology")).content.decode()
+    assert "10.5 GiB used, 37% busy" in page  # GPU 4, read through NVML
+    assert page.count("GiB used") == 12 and "Live GPU memory" not in page

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from pipeline.models import ModelServer
 from pipeline.tasks import PROBE_INTERVAL_S, probe_schedule
-from pipeline.topology.probe import probe_line, servers_probe
+from pipeline.topology.probe import probe_line, server_probe
 
 
 class Command(BaseCommand):
@@ -18,8 +18,10 @@ class Command(BaseCommand):
                                  f"now {PROBE_INTERVAL_S} s)")
 
     def handle(self, *args, server: list[str], schedule: bool, **options) -> None:
-        ids = list(ModelServer.objects.filter(name__in=server).values_list("pk", flat=True)) if server else None
-        for result in servers_probe(server_ids=ids):
-            self.stdout.write(json.dumps(probe_line(result)))
+        servers = ModelServer.objects.filter(name__in=server) if server else ModelServer.objects.filter(enabled=True)
+        for record in servers.order_by("name"):
+            # One line as each server answers, so a slow server does not hold back the others' lines.
+            self.stdout.write(json.dumps(probe_line(server_probe(server=record))))
+            self.stdout.flush()
         if schedule and probe_schedule():
             self.stderr.write(f"The periodic probe is queued on the models queue, every {PROBE_INTERVAL_S} s.")
