@@ -304,3 +304,7 @@ class ProbeResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.server} {self.status} at {self.at:%Y-%m-%d %H:%M}"
+
+
+# Jobs and their stage runs live in their own module; Django finds models through this one.
+from .job_models import Job, JobKind, StageRun, StageStatus  # noqa: E402,F401

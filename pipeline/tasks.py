@@ -33,3 +33,27 @@ def probe_schedule(*, interval_s: int = PROBE_INTERVAL_S) -> bool:
         return False
     probe_servers.using(run_after=timezone.now() + timedelta(seconds=interval_s)).enqueue(interval_s=interval_s)
     return True
+
+
+@task(queue_name="models")
+def run_stage(run_id: int) -> dict | None:
+    """Run one stage attempt (a StageRun id); returns its run_job line."""
+    from .stages.runner import stage_execute
+
+    run = stage_execute(run_id)
+    return run.as_json() if run is not None else None
+
+
+@task(queue_name="models")
+def watch_stage(run_id: int) -> str:
+    """Recover a stage attempt whose worker stopped renewing its lease; look again later while it is live."""
+    from .job_models import StageRun, StageStatus
+    from .stages.control import stage_recover, stage_watch_schedule
+
+    run = StageRun.objects.filter(pk=run_id).first()
+    if run is None or run.status != StageStatus.RUNNING:
+        return "settled"
+    if stage_recover(run_id=run_id):
+        return "recovered"
+    stage_watch_schedule(run)
+    return "live"

@@ -28,10 +28,11 @@ Route = Callable[[dict], Reply]
 
 
 class ScriptedServer:
-    """Start with ``with ScriptedServer() as server:``; ``server.url``; ``server.routes[path] = fn(body) -> Reply``.
+    """Start with ``with ScriptedServer() as server:`` (or ``ScriptedServer(port)``); ``server.url``;
+    ``server.routes[path] = fn(body) -> Reply``.
     ``server.requests`` records (path, body); ``server.disconnects`` counts clients that hung up mid-reply."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.routes: dict[str, Route] = {}
         self.requests: list[tuple[str, dict]] = []
         self.disconnects = 0
@@ -72,7 +73,7 @@ class ScriptedServer:
 
             do_GET = do_POST = _handle
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)

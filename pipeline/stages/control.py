@@ -1,0 +1,139 @@
+"""Writes on jobs: start one, cancel it, retry a stage, continue past the gate, recover interrupted stages.
+
+Every action is recorded in the matter's audit chain. Permissions: starting, cancelling and retrying need the
+``upload_exhibit`` permission (attorneys and assistants); continuing past a gate that found no grounds is an
+attorney's decision (``approve_draft``) with a written reason.
+"""
+
+from datetime import timedelta
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from matters.audit import audit_record
+from matters.models import Matter
+from matters.selectors import evidence_exhibits
+
+from ..job_models import Job, JobKind, StageRun, StageStatus
+from .runner import LEASE_S, stage_queue
+from .specs import plan_for
+
+MIN_REASON_CHARS = 10
+
+
+def _require(user, permission: str, matter: Matter, what: str) -> None:
+    if user is None:
+        return  # the command line, run by the operator of the machine
+    if not user.has_perm(f"matters.{permission}") or not matter.members.filter(pk=user.pk).exists():
+        raise PermissionDenied(f"You may not {what} in this matter.")
+
+
+def job_start(*, matter: Matter, instructions: str, kind: str = "", exhibits: list[int] | None = None,
+              user=None, enqueue: bool = True) -> Job:
+    """Start a job: its first stage is queued for a worker (the router when ``kind`` is blank). ``exhibits``
+    restricts the evidence to those exhibit ids of the matter. Raises ValidationError for empty instructions, an
+    unknown kind, or exhibits that are not the matter's evidence; PermissionDenied for a user who may not."""
+    _require(user, "upload_exhibit", matter, "start jobs")
+    instructions = (instructions or "").strip()
+    if not instructions:
+        raise ValidationError("Say in plain words what the job should do.")
+    if kind and kind not in JobKind.values:
+        raise ValidationError(f"Unknown job kind {kind!r}; choose motion, summary or extraction.")
+    chosen = sorted({int(e) for e in exhibits or []})
+    if chosen:
+        evidence = set(evidence_exhibits(matter).filter(pk__in=chosen).values_list("pk", flat=True))
+        if missing := [e for e in chosen if e not in evidence]:
+            raise ValidationError(f"Exhibit id(s) {missing} are not ready evidence of this matter.")
+    with transaction.atomic():
+        job = Job.objects.create(matter=matter, kind=kind, instructions=instructions, exhibits=chosen,
+                                 created_by=user)
+        stage_queue(job, plan_for(kind)[0], order=1, enqueue=enqueue)
+        audit_record(action="job.start", actor=user, matter=matter, obj=job,
+                     detail={"kind": kind, "instructions": instructions, "exhibits": chosen})
+    return job
+
+
+def job_cancel(*, job: Job, user=None) -> Job:
+    """Ask the job to stop: queued or waiting stages are cancelled now; a running stage stops between two tokens
+    (its heartbeat sees the flag and closes the stream)."""
+    _require(user, "upload_exhibit", job.matter, "cancel jobs")
+    with transaction.atomic():
+        Job.objects.filter(pk=job.pk).update(cancel_requested=True)
+        StageRun.objects.filter(job=job, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER]).update(
+            status=StageStatus.CANCELLED, error="Cancelled by a user.", finished_at=timezone.now())
+        if not StageRun.objects.filter(job=job, status=StageStatus.RUNNING).exists():
+            Job.objects.filter(pk=job.pk).update(status=StageStatus.CANCELLED, finished_at=timezone.now())
+        audit_record(action="job.cancel", actor=user, matter=job.matter, obj=job)
+    job.refresh_from_db()
+    return job
+
+
+def _latest(job: Job) -> StageRun:
+    return job.stage_runs.order_by("-order", "-attempt").first()
+
+
+def stage_retry(*, job: Job, user=None, enqueue: bool = True) -> StageRun:
+    """Run the job's last stage again, as a new attempt, after it failed, was cancelled or interrupted."""
+    _require(user, "upload_exhibit", job.matter, "retry stages")
+    last = _latest(job)
+    if last is None or last.status not in (StageStatus.FAILED, StageStatus.CANCELLED, StageStatus.INTERRUPTED):
+        raise ValidationError("Only a failed, cancelled or interrupted stage can be run again.")
+    with transaction.atomic():
+        Job.objects.filter(pk=job.pk).update(cancel_requested=False)
+        run = stage_queue(job, last.stage, order=last.order, attempt=last.attempt + 1, enqueue=enqueue)
+        audit_record(action="job.retry", actor=user, matter=job.matter, obj=job,
+                     detail={"stage": last.stage, "attempt": run.attempt})
+    return run
+
+
+def job_continue(*, job: Job, user, reason: str, enqueue: bool = True) -> StageRun:
+    """Go on past a gate that found no grounds, on an attorney's written reason (recorded)."""
+    _require(user, "approve_draft", job.matter, "override the gate")
+    reason = (reason or "").strip()
+    if len(reason) < MIN_REASON_CHARS:
+        raise ValidationError(f"Write why the job should go on (at least {MIN_REASON_CHARS} characters).")
+    last = _latest(job)
+    if last is None or last.stage != "gate" or last.status != StageStatus.STOPPED:
+        raise ValidationError("Only a job stopped by its gate can be continued.")
+    plan = plan_for(job.kind)
+    with transaction.atomic():
+        Job.objects.filter(pk=job.pk).update(gate_override_reason=reason, gate_override_by=user)
+        run = stage_queue(job, plan[plan.index("gate") + 1], order=last.order + 1, enqueue=enqueue)
+        audit_record(action="job.gate_override", actor=user, matter=job.matter, obj=job,
+                     detail={"reason": reason, "gate_reasons": last.reason})
+    return run
+
+
+def stage_recover(*, run_id: int | None = None, enqueue: bool = True) -> list[StageRun]:
+    """Mark running attempts whose lease has gone stale (their worker died, on any host) ``interrupted`` and
+    queue a new attempt of each; a live attempt is never touched. ``run_id`` limits it to one attempt.
+    Returns the new attempts."""
+    stale = StageRun.objects.filter(status=StageStatus.RUNNING, lease_expires_at__lt=timezone.now())
+    if run_id is not None:
+        stale = stale.filter(pk=run_id)
+    new = []
+    for run in stale.select_related("job"):
+        with transaction.atomic():
+            took = StageRun.objects.filter(pk=run.pk, status=StageStatus.RUNNING,
+                                           lease_expires_at__lt=timezone.now()).update(
+                status=StageStatus.INTERRUPTED, finished_at=timezone.now(),
+                error=f"Its worker ({run.lease_owner}) stopped renewing its lease; the stage was run again.")
+            if not took:
+                continue
+            if run.job.cancel_requested:
+                Job.objects.filter(pk=run.job_id).update(status=StageStatus.CANCELLED, finished_at=timezone.now())
+                continue
+            new.append(stage_queue(run.job, run.stage, order=run.order, attempt=run.attempt + 1, enqueue=enqueue))
+            audit_record(action="stage.interrupted", matter=run.job.matter, obj=run.job,
+                         detail={"stage": run.stage, "attempt": run.attempt, "worker": run.lease_owner})
+    return new
+
+
+def stage_watch_schedule(run: StageRun) -> None:
+    """Queue a check of ``run``'s lease for when it would have gone stale, so any worker recovers it if its own
+    worker dies."""
+    from ..tasks import watch_stage
+
+    transaction.on_commit(lambda: watch_stage.using(
+        run_after=timezone.now() + timedelta(seconds=LEASE_S * 1.5)).enqueue(run.pk))

@@ -1,0 +1,314 @@
+"""Running one stage attempt in a worker: claim it with a lease, send it to the server holding its role, stream
+and persist the answer, apply it, and queue the next stage.
+
+Rules (issue and GLOSSARY.md): a stage never runs in a request; it goes to the server assigned its role and
+never silently to another board; a server that is down or loading makes it ``waiting_for_server`` with backoff
+(``LAWDESK_STAGE_BACKOFF_S``, doubling, at most ``LAWDESK_STAGE_MAX_WAITS`` times) and then ``failed``. The
+worker renews the attempt's lease every third of ``LAWDESK_STAGE_LEASE_S`` from a heartbeat thread, which also
+notices a cancel request and closes the stream. An attempt whose lease has gone stale is ``interrupted`` and
+re-run as a new attempt by whichever worker notices (:func:`pipeline.stages.control.stage_recover`); a write
+from a worker that lost its lease is discarded.
+"""
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from datetime import timedelta
+
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from ..job_models import Job, StageRun, StageStatus
+from ..llm.client import ModelClient
+from ..llm.errors import Cancelled, ContextOverflow, ModelServerError, ServerLoading, ServerUnavailable
+from ..llm.types import Sampling
+from ..models import ModelServer, RoleAssignment
+from ..packet import evidence_packet
+from . import live
+from .prompts import render
+from .results import StageFailed, apply_result
+from .specs import STAGES, StageSpec, plan_for
+
+logger = logging.getLogger(__name__)
+
+LEASE_S = float(os.environ.get("LAWDESK_STAGE_LEASE_S", "30"))
+BACKOFF_S = float(os.environ.get("LAWDESK_STAGE_BACKOFF_S", "5"))
+MAX_WAITS = int(os.environ.get("LAWDESK_STAGE_MAX_WAITS", "6"))
+READ_TIMEOUT_S = float(os.environ.get("LAWDESK_STAGE_READ_TIMEOUT_S", "120"))
+FLUSH_S = 0.1
+# Characters of evidence per token of context left for it: the client's own conservative estimate.
+_CHARS_PER_TOKEN = 3
+_PROMPT_OVERHEAD_TOKENS = 700
+
+
+def worker_id() -> str:
+    """This process's lease owner name: host, process id and a random part."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class _Heartbeat(threading.Thread):
+    """Renews the lease while the stage runs; sets ``cancel`` when the job's cancel flag is raised or the lease
+    was lost (another worker took the stage over after it went stale)."""
+
+    def __init__(self, run_id: int, owner: str, cancel: threading.Event):
+        super().__init__(daemon=True, name=f"lease-{run_id}")
+        self.run_id, self.owner, self.cancel = run_id, owner, cancel
+        self.stopping = threading.Event()
+        self.lost = False
+
+    def run(self) -> None:
+        try:
+            while not self.stopping.wait(LEASE_S / 3):
+                renewed = StageRun.objects.filter(pk=self.run_id, lease_owner=self.owner,
+                                                  status=StageStatus.RUNNING).update(
+                    lease_expires_at=timezone.now() + timedelta(seconds=LEASE_S))
+                if not renewed:
+                    self.lost = True
+                    self.cancel.set()
+                    return
+                if Job.objects.filter(stage_runs=self.run_id, cancel_requested=True).exists():
+                    self.cancel.set()
+        finally:
+            connection.close()
+
+
+class _Streamer:
+    """Collects streamed text and persists it every ``FLUSH_S`` seconds (for the live view in another process)."""
+
+    def __init__(self, run: StageRun, owner: str):
+        self.run, self.owner = run, owner
+        self.text: list[str] = []
+        self.pieces = 0
+        self.flushed_at = 0.0
+        self.sent = 0
+
+    def on_token(self, piece: str) -> None:
+        self.text.append(piece)
+        self.pieces += 1
+        if time.monotonic() - self.flushed_at >= FLUSH_S:
+            self.flush()
+
+    def reset(self) -> None:
+        # A repair request streams a second answer: the live view shows the one being written.
+        self.flush()
+        self.text, self.sent = [], 0
+
+    def flush(self) -> None:
+        self.flushed_at = time.monotonic()
+        text = "".join(self.text)
+        StageRun.objects.filter(pk=self.run.pk, lease_owner=self.owner).update(output=text,
+                                                                                streamed_pieces=self.pieces)
+        live.stage_text(self.run, text[self.sent:])
+        self.sent = len(text)
+
+
+def _board(server: ModelServer) -> str:
+    boards = sorted({board.name for gpu in server.gpus.all() for board in gpu.boards.all()})
+    if boards:
+        return ", ".join(boards)
+    return "CPU (embedded)" if server.embedded else ""
+
+
+def _server_for(role: str) -> ModelServer:
+    assignment = RoleAssignment.objects.select_related("server").filter(role=role).first()
+    if assignment is None:
+        raise StageFailed(f"No model server holds the {role} role. Assign one in the topology admin.")
+    if not assignment.server.enabled:
+        raise StageFailed(f"The server holding the {role} role, {assignment.server}, is disabled. Enable it or "
+                          "assign the role to another server in the topology admin.")
+    return assignment.server
+
+
+def _claim(run_id: int, owner: str) -> StageRun | None:
+    now = timezone.now()
+    claimed = StageRun.objects.filter(
+        pk=run_id, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER]
+    ).update(status=StageStatus.RUNNING, lease_owner=owner, lease_expires_at=now + timedelta(seconds=LEASE_S),
+             started_at=now)
+    if not claimed:
+        return None
+    run = StageRun.objects.select_related("job", "job__matter", "job__draft").get(pk=run_id)
+    Job.objects.filter(pk=run.job_id).update(status=StageStatus.RUNNING, reason="")
+    return run
+
+
+def _messages(run: StageRun, spec: StageSpec, client: ModelClient, budget_chars: int | None):
+    job = run.job
+    packet = None
+    context = {"matter": str(job.matter), "instructions": job.instructions,
+               "kind_label": (job.get_kind_display() or "document").lower(), "packet": "", "draft": ""}
+    if spec.packet:
+        packet = evidence_packet(job.matter, exhibits=job.exhibits or None, query=job.instructions,
+                                 budget_chars=budget_chars)
+        context["packet"] = packet.prompt_text()
+    if job.draft_id is not None and run.stage in ("revise", "review"):
+        context["draft"] = job.draft.latest_version.text
+    return render(spec.template, **context), packet
+
+
+def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Event):
+    server = _server_for(spec.role)
+    client = ModelClient(server.client_config(), read_timeout_s=READ_TIMEOUT_S, loading_wait_s=min(LEASE_S, 10))
+    sampling = Sampling(max_tokens=spec.max_tokens)
+    streamer = _Streamer(run, owner)
+    try:
+        context_tokens = client.context_tokens() if spec.packet else None
+        budget = None
+        if context_tokens:
+            budget = max(1000, (context_tokens - spec.max_tokens - _PROMPT_OVERHEAD_TOKENS) * _CHARS_PER_TOKEN)
+        for _ in range(4):
+            messages, packet = _messages(run, spec, client, budget)
+            run.server, run.server_name, run.model = server, server.name, server.model_name
+            run.board, run.sampling, run.prompt_template = _board(server), sampling.as_dict(), spec.template
+            run.prompt = [{"role": m.role, "content": m.content} for m in messages]
+            run.packet_sha256 = packet.sha256 if packet else ""
+            run.first_request_at = timezone.now()
+            StageRun.objects.filter(pk=run.pk, lease_owner=owner).update(
+                server=server, server_name=run.server_name, model=run.model, board=run.board,
+                sampling=run.sampling, prompt=run.prompt, prompt_template=run.prompt_template,
+                packet_sha256=run.packet_sha256, first_request_at=run.first_request_at)
+            try:
+                generation = client.generate(messages, sampling=sampling, schema=spec.schema,
+                                             on_token=streamer.on_token, cancel=cancel)
+                break
+            except ContextOverflow as overflow:
+                if not spec.packet or budget is None:
+                    raise
+                # Fewer pages: shrink the evidence by the share the prompt is over, with a margin.
+                budget = int(budget * overflow.context_tokens / overflow.needed_tokens * 0.9)
+                if budget < 500:
+                    raise
+        else:
+            raise StageFailed("The evidence could not be cut to fit the server's context.")
+        streamer.text = [generation.text]
+        streamer.flush()
+        return generation
+    except ModelServerError as error:
+        streamer.flush()
+        error.partial_text = error.partial_text or "".join(streamer.text)
+        raise
+    finally:
+        client.close()
+
+
+def stage_execute(run_id: int, *, owner: str | None = None, enqueue_next: bool = True) -> StageRun | None:
+    """Run one queued (or waiting) stage attempt to its end; return it, or None when another worker holds it or
+    it is no longer runnable. ``enqueue_next`` queues the following stage as a task (False when the caller runs
+    the stages itself, as ``run_job --wait`` does)."""
+    owner = owner or worker_id()
+    run = _claim(run_id, owner)
+    if run is None:
+        return None
+    from .control import stage_watch_schedule
+
+    if enqueue_next:
+        stage_watch_schedule(run)
+    spec = STAGES[run.stage]
+    cancel = threading.Event()
+    heartbeat = _Heartbeat(run.pk, owner, cancel)
+    heartbeat.start()
+    started = time.monotonic()
+    generation = None
+    status, reason, error = StageStatus.FAILED, "", ""
+    try:
+        if run.job.cancel_requested:
+            raise Cancelled("The job was cancelled.")
+        if spec.role is not None:
+            generation = _generate(run, spec, owner, cancel)
+        with transaction.atomic():
+            status, reason = apply_result(run, generation)
+            _finish(run, owner, status, reason, "", generation, started)
+    except Cancelled:
+        status = StageStatus.CANCELLED if not heartbeat.lost else StageStatus.INTERRUPTED
+        error = "Cancelled by a user." if not heartbeat.lost else "This worker lost its lease."
+        _finish(run, owner, status, "", error, generation, started)
+    except (ServerUnavailable, ServerLoading) as failure:
+        status, error = _wait_or_fail(run, owner, failure, started, enqueue_next)
+    except (ModelServerError, StageFailed) as failure:
+        error = str(failure)
+        _finish(run, owner, StageStatus.FAILED, "", error, generation, started,
+                output=getattr(failure, "partial_text", "") or getattr(failure, "raw_text", ""))
+    except Exception as failure:  # a stage must end with a status and a reason, whatever went wrong
+        logger.exception("stage %s failed", run.pk)
+        error = f"The stage stopped on an internal error: {failure}"
+        _finish(run, owner, StageStatus.FAILED, "", error, generation, started)
+    finally:
+        heartbeat.stopping.set()
+        heartbeat.join(timeout=5)
+    run.refresh_from_db()
+    if run.lease_owner == owner:
+        _advance(run, enqueue_next)
+    return run
+
+
+def _finish(run: StageRun, owner: str, status: str, reason: str, error: str, generation, started: float,
+            output: str | None = None) -> bool:
+    fields = {"status": status, "reason": reason, "error": error, "finished_at": timezone.now(),
+              "duration_ms": round((time.monotonic() - started) * 1000, 1), "lease_expires_at": None}
+    if generation is not None:
+        fields.update(output=generation.text, parsed=generation.parsed if generation.parsed is not None else None,
+                      prompt_tokens=generation.prompt_tokens, completion_tokens=generation.completion_tokens,
+                      decode_tok_s=generation.decode_tok_s, prompt_tok_s=generation.prompt_tok_s,
+                      measured_decode_tok_s=generation.measured_decode_tok_s,
+                      first_token_ms=generation.first_token_ms)
+    elif output:
+        fields["output"] = output
+    return bool(StageRun.objects.filter(pk=run.pk, lease_owner=owner, status=StageStatus.RUNNING).update(**fields))
+
+
+def _wait_or_fail(run: StageRun, owner: str, failure, started: float, enqueue_next: bool) -> tuple[str, str]:
+    waits = run.waits + 1
+    if waits > MAX_WAITS:
+        error = (f"{failure} Gave up after waiting {MAX_WAITS} times; start the server (or assign the role to "
+                 "another server) and retry this stage.")
+        _finish(run, owner, StageStatus.FAILED, "", error, None, started)
+        return StageStatus.FAILED, error
+    delay = min(BACKOFF_S * 2 ** (waits - 1), 300)
+    error = f"{failure} Trying again in {delay:.0f} s (wait {waits} of {MAX_WAITS})."
+    StageRun.objects.filter(pk=run.pk, lease_owner=owner).update(
+        status=StageStatus.WAITING_FOR_SERVER, waits=F("waits") + 1, error=error, lease_expires_at=None,
+        duration_ms=round((time.monotonic() - started) * 1000, 1))
+    if enqueue_next:
+        from ..tasks import run_stage
+
+        transaction.on_commit(lambda: run_stage.using(
+            run_after=timezone.now() + timedelta(seconds=delay)).enqueue(run.pk))
+    return StageStatus.WAITING_FOR_SERVER, error
+
+
+def _advance(run: StageRun, enqueue_next: bool) -> None:
+    """Set the job's status from this attempt's and queue the next stage after a ``done`` one."""
+    job = Job.objects.get(pk=run.job_id)
+    if run.status != StageStatus.DONE:
+        Job.objects.filter(pk=job.pk).update(status=run.status, reason=run.reason or run.error,
+                                             finished_at=timezone.now() if run.status != StageStatus.WAITING_FOR_SERVER
+                                             else None)
+        live.job_changed(job)
+        return
+    plan = plan_for(job.kind)
+    following = plan[0] if run.stage == "router" else (
+        plan[plan.index(run.stage) + 1] if run.stage in plan and plan.index(run.stage) + 1 < len(plan) else None)
+    if following is None:
+        Job.objects.filter(pk=job.pk).update(status=StageStatus.DONE, reason="", finished_at=timezone.now())
+        live.job_changed(job)
+        return
+    stage_queue(job, following, order=run.order + 1, enqueue=enqueue_next)
+
+
+def stage_queue(job: Job, stage: str, *, order: int, attempt: int = 1, enqueue: bool = True) -> StageRun:
+    """Create a queued attempt of ``stage`` and queue its task when the transaction commits."""
+    spec = STAGES[stage]
+    run = StageRun.objects.create(job=job, stage=stage, role=spec.role or "", order=order, attempt=attempt)
+    Job.objects.filter(pk=job.pk).update(status=StageStatus.QUEUED, reason="", finished_at=None)
+    if enqueue:
+        from ..tasks import run_stage
+
+        transaction.on_commit(lambda: run_stage.enqueue(run.pk))
+    live.job_changed(job)
+    return run
+
+

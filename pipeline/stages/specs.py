@@ -1,0 +1,88 @@
+"""Each stage's role, prompt template, output schema and answer budget; each job kind's plan.
+
+Plans (GLOSSARY.md stages): a motion runs gate -> draft -> revise -> verify -> review -> extract; a summary
+summarize -> verify; an extraction extract. A request nobody classified starts with the router, which picks
+the plan. Schemas are JSON Schema, sent to the server to constrain its output (llama.cpp ``json_schema``,
+Ollama ``format``) and validated on return; array lengths are capped so a small model cannot run on.
+"""
+
+import os
+from dataclasses import dataclass, field
+
+from ..models import Role
+
+
+def _tokens(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """``role`` is None for a stage that uses no model (verify). ``max_tokens`` is the answer budget."""
+
+    name: str
+    role: str | None
+    template: str = ""
+    schema: dict | None = None
+    max_tokens: int = 512
+    packet: bool = True
+    extra: dict = field(default_factory=dict)
+
+
+_STRING_LIST = {"type": "array", "items": {"type": "string", "maxLength": 300}, "maxItems": 8}
+
+ROUTER_SCHEMA = {
+    "type": "object",
+    "properties": {"kind": {"type": "string", "enum": ["motion", "summary", "extraction"]},
+                   "reason": {"type": "string", "maxLength": 300}},
+    "required": ["kind"],
+}
+GATE_SCHEMA = {
+    "type": "object",
+    "properties": {"has_grounds": {"type": "boolean"}, "reasons": _STRING_LIST, "cited_pages": _STRING_LIST},
+    "required": ["has_grounds", "reasons", "cited_pages"],
+}
+REVIEW_SCHEMA = {
+    "type": "object",
+    "properties": {"attacks": {"type": "array", "maxItems": 6, "items": {
+        "type": "object",
+        "properties": {"quote": {"type": "string", "maxLength": 400}, "attack": {"type": "string", "maxLength": 600},
+                       "severity": {"type": "string", "enum": ["low", "medium", "high"]},
+                       "suggested_fix": {"type": "string", "maxLength": 600}},
+        "required": ["quote", "attack", "severity", "suggested_fix"]}}},
+    "required": ["attacks"],
+}
+EXTRACT_SCHEMA = {
+    "type": "object",
+    "properties": {"items": {"type": "array", "maxItems": 20, "items": {
+        "type": "object",
+        "properties": {"type": {"type": "string", "enum": ["amount", "date", "party"]},
+                       "value": {"type": "string", "maxLength": 200}, "source": {"type": "string", "maxLength": 80}},
+        "required": ["type", "value", "source"]}}},
+    "required": ["items"],
+}
+
+STAGES: dict[str, StageSpec] = {
+    "router": StageSpec("router", Role.ROUTER, "router.v1.txt", ROUTER_SCHEMA, 96, packet=False),
+    "gate": StageSpec("gate", Role.GATE, "gate.v1.txt", GATE_SCHEMA, _tokens("LAWDESK_GATE_MAX_TOKENS", 384)),
+    "draft": StageSpec("draft", Role.DRAFTER, "draft.v1.txt", None, _tokens("LAWDESK_DRAFT_MAX_TOKENS", 1024)),
+    "revise": StageSpec("revise", Role.REASONER, "revise.v1.txt", None, _tokens("LAWDESK_DRAFT_MAX_TOKENS", 1024)),
+    "verify": StageSpec("verify", None, packet=False),
+    "review": StageSpec("review", Role.REVIEWER, "review.v1.txt", REVIEW_SCHEMA,
+                        _tokens("LAWDESK_REVIEW_MAX_TOKENS", 768)),
+    "extract": StageSpec("extract", Role.EXTRACTOR, "extract.v1.txt", EXTRACT_SCHEMA,
+                         _tokens("LAWDESK_EXTRACT_MAX_TOKENS", 768)),
+    "summarize": StageSpec("summarize", Role.SUMMARIZER, "summarize.v1.txt", None,
+                           _tokens("LAWDESK_DRAFT_MAX_TOKENS", 1024)),
+}
+
+PLANS: dict[str, list[str]] = {
+    "motion": ["gate", "draft", "revise", "verify", "review", "extract"],
+    "summary": ["summarize", "verify"],
+    "extraction": ["extract"],
+}
+
+
+def plan_for(kind: str) -> list[str]:
+    """The stages of a job of ``kind``; a job without a kind starts with the router."""
+    return PLANS[kind] if kind else ["router"]

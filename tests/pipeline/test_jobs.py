@@ -1,0 +1,188 @@
+"""Jobs run stage by stage against a scripted llama-server: the records, the gate, and every fault."""
+
+import threading
+import time
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from matters.models import AuditEntry, GeneratedDocument
+from pipeline.job_models import Job, StageRun
+from pipeline.models import ModelServer, Role, RoleAssignment
+from pipeline.stages import runner
+from pipeline.stages.control import job_cancel, job_continue, job_start, stage_retry
+from pipeline.stages.runner import stage_execute
+from tests.conftest import free_port
+from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
+from tests.pipeline.stage_server import TIMINGS, stage_server, words
+
+pytestmark = pytest.mark.django_db
+
+
+def register(url: str, name: str = "scripted", roles=tuple(Role)) -> ModelServer:
+    server = ModelServer.objects.create(name=name, base_url=url, model_name="scripted-model", context_tokens=16384)
+    for role in roles:
+        RoleAssignment.objects.update_or_create(role=role, defaults={"server": server})
+    return server
+
+
+def run_all(job: Job) -> list[StageRun]:
+    """Run the job's queued stages here, in order, as a worker would."""
+    while run := StageRun.objects.filter(job=job, status__in=["queued", "waiting_for_server"]).order_by(
+            "order", "attempt").first():
+        stage_execute(run.pk, enqueue_next=False)
+        if StageRun.objects.get(pk=run.pk).status == "waiting_for_server":
+            break  # a worker would come back after the backoff; the test decides when
+    job.refresh_from_db()
+    return job.current_runs()
+
+
+@pytest.fixture
+def free_port_number() -> int:
+    return free_port()
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as scripted:
+        yield scripted
+
+
+def test_a_motion_runs_every_stage_in_order_and_records_everything(matter, record, server, attorney):
+    calls = stage_server(server)
+    register(server.url)
+    job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs of the roof.",
+                    user=attorney, enqueue=False)
+    runs = run_all(job)
+    assert [(r.stage, r.role, r.status) for r in runs] == [
+        ("gate", "gate", "done"), ("draft", "drafter", "done"), ("revise", "reasoner", "done"),
+        ("verify", "", "done"), ("review", "reviewer", "done"), ("extract", "extractor", "done")]
+    assert calls == ["gate", "draft", "revise", "review", "extract"]
+    assert job.status == "done" and job.draft is not None
+    draft_run = runs[1]
+    assert draft_run.server_name == "scripted" and draft_run.model == "scripted-model"
+    assert draft_run.decode_tok_s == 61.5 and draft_run.prompt_tok_s == 850.0
+    assert draft_run.completion_tokens == 24 and draft_run.prompt_tokens == 120
+    assert len(draft_run.packet_sha256) == 64 and draft_run.prompt_template == "draft.v1.txt"
+    assert "<<<EVIDENCE" in draft_run.prompt[1]["content"] and draft_run.sampling["temperature"] == 0.0
+    assert draft_run.output.startswith("MOTION TO COMPEL") and draft_run.duration_ms > 0
+    assert runs[0].parsed["has_grounds"] is True
+    versions = list(job.draft.versions.order_by("number"))
+    assert [(v.author_kind, v.provenance["stage"]) for v in versions] == [("model", "draft"), ("model", "revise")]
+    assert runs[3].parsed["blocking"] == 0 and versions[-1].findings.filter(status="grounded").count() >= 3
+    assert versions[-1].attacks.get().severity == "low"
+    assert GeneratedDocument.objects.filter(matter=matter, origin="extraction").count() == 1
+    assert runs[5].parsed["items"][0]["value"] == "$1,250.00"
+    assert AuditEntry.objects.filter(matter=matter, action="job.start").exists()
+
+
+def test_the_gate_stops_a_job_without_grounds_and_an_attorney_may_go_on(matter, record, server, attorney, make_user):
+    stage_server(server, {"gate": '{"has_grounds": false, "reasons": ["No evidence of a roof leak.", '
+                                   '"The lease puts repairs on the tenant."], "cited_pages": []}'})
+    register(server.url)
+    job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs.", enqueue=False)
+    [gate] = run_all(job)
+    assert gate.status == "stopped" and job.status == "stopped"
+    assert "No evidence of a roof leak." in gate.reason and "repairs on the tenant" in job.reason
+    assistant = make_user("bob", "assistant")
+    matter.members.add(assistant)
+    with pytest.raises(PermissionDenied):
+        job_continue(job=job, user=assistant, reason="The client says otherwise.")
+    with pytest.raises(ValidationError):
+        job_continue(job=job, user=attorney, reason="go")
+    job_continue(job=job, user=attorney, reason="The client's photos, arriving Monday, show the leak.")
+    runs = run_all(job)
+    assert [r.status for r in runs] == ["stopped", "done", "done", "done", "done", "done"]
+    assert job.gate_override_by == attorney and AuditEntry.objects.filter(action="job.gate_override").exists()
+
+
+def test_a_broken_draft_stream_fails_the_stage_and_a_retry_runs_it_again(matter, record, server):
+    def draft(call):
+        if call == 1:  # the stream stops mid-answer, without finish_reason or [DONE]
+            return Reply(pieces=[sse(*chat_chunks(["MOTION TO", " COMPEL"], finish=None)[:2])])
+        return "MOTION TO COMPEL REPAIRS. SMITH000001."
+
+    stage_server(server, {"draft": draft})
+    register(server.url)
+    job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs.", enqueue=False)
+    runs = run_all(job)
+    assert [(r.stage, r.status) for r in runs] == [("gate", "done"), ("draft", "failed")]
+    assert "stream" in runs[1].error.lower() and runs[1].output == "MOTION TO COMPEL"
+    assert job.status == "failed"
+    stage_retry(job=job, enqueue=False)
+    runs = run_all(job)
+    assert [r.status for r in runs] == ["done"] * 6
+    attempts = StageRun.objects.filter(job=job, stage="draft").order_by("attempt")
+    assert [(a.attempt, a.status) for a in attempts] == [(1, "failed"), (2, "done")]
+    assert job.draft.versions.count() == 2  # draft + revise: the failed attempt wrote nothing
+
+
+def test_a_reviewer_answering_invalid_json_twice_fails_with_the_raw_text(matter, record, server):
+    calls = stage_server(server, {"review": "Attack 1: the draft is weak. {not json"})
+    register(server.url)
+    job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs.", enqueue=False)
+    runs = run_all(job)
+    assert runs[-1].stage == "review" and runs[-1].status == "failed"
+    assert "schema twice" in runs[-1].error and "{not json" in runs[-1].output
+    assert calls.count("review") == 2  # the answer and one repair request
+
+
+def test_a_server_down_then_up_waits_then_runs(matter, record, monkeypatch, free_port_number):
+    monkeypatch.setattr(runner, "MAX_WAITS", 3)
+    register(f"http://127.0.0.1:{free_port_number}")
+    job = job_start(matter=matter, kind="extraction", instructions="List the amounts.", enqueue=False)
+    [run] = run_all(job)
+    assert run.status == "waiting_for_server" and run.waits == 1 and job.status == "waiting_for_server"
+    assert "Trying again" in run.error
+    with ScriptedServer(free_port_number) as server:
+        stage_server(server)
+        [run] = run_all(job)
+    assert run.status == "done" and run.attempt == 1 and run.waits == 1
+
+
+def test_a_server_that_stays_down_fails_the_stage_with_the_reason(matter, record, monkeypatch, free_port_number):
+    monkeypatch.setattr(runner, "MAX_WAITS", 1)
+    register(f"http://127.0.0.1:{free_port_number}")
+    job = job_start(matter=matter, kind="extraction", instructions="List the amounts.", enqueue=False)
+    run_all(job)
+    run = StageRun.objects.get(job=job)
+    stage_execute(run.pk, enqueue_next=False)
+    run.refresh_from_db()
+    assert run.status == "failed" and "Gave up after waiting 1 times" in run.error
+
+
+def test_no_server_for_a_role_fails_without_falling_back(matter, record, server):
+    stage_server(server)
+    register(server.url, roles=[Role.GATE])
+    job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs.", enqueue=False)
+    runs = run_all(job)
+    assert [(r.stage, r.status) for r in runs] == [("gate", "done"), ("draft", "failed")]
+    assert "No model server holds the drafter role" in runs[1].error
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cancel_closes_the_stream_between_tokens(matter, record, server, monkeypatch):
+    monkeypatch.setattr(runner, "LEASE_S", 0.3)  # the heartbeat looks for the cancel flag every 0.1 s
+    long_text = "The tenant has not paid. " * 60
+    stage_server(server, {"extract": lambda call: Reply(
+        pieces=[sse(chunk) for chunk in chat_chunks(words(long_text, 5), timings=TIMINGS)] + [sse("[DONE]")],
+        pause_s=0.02)})
+    register(server.url)
+    job = job_start(matter=matter, kind="extraction", instructions="List the amounts.", enqueue=False)
+    run = job.stage_runs.get()
+    worker = threading.Thread(target=stage_execute, args=(run.pk,), kwargs={"enqueue_next": False})
+    worker.start()
+    deadline = time.monotonic() + 10
+    while not StageRun.objects.get(pk=run.pk).output and time.monotonic() < deadline:
+        time.sleep(0.05)
+    job_cancel(job=job)
+    worker.join(timeout=10)
+    run.refresh_from_db()
+    job.refresh_from_db()
+    assert run.status == "cancelled" and job.status == "cancelled", run.error
+    assert 0 < len(run.output) < len(long_text)
+    deadline = time.monotonic() + 5
+    while not server.disconnects and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.disconnects == 1  # the stream was closed, so the server stops generating
