@@ -17,11 +17,14 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from matters.routing import websocket_urlpatterns  # noqa: E402
+from pipeline.routing import websocket_urlpatterns as pipeline_websockets  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         # One office, one process: Django's static handler is enough and keeps the setup to one command.
         "http": ASGIStaticFilesHandler(django_asgi_app),
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(pipeline_websockets + websocket_urlpatterns))
+        ),
     }
 )

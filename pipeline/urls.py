@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import views, views_jobs
 
 app_name = "pipeline"
 
@@ -8,4 +8,9 @@ urlpatterns = [
     path("topology/", views.topology, name="topology"),
     path("topology/probe/", views.topology_probe, name="topology_probe"),
     path("topology/discover/", views.topology_discover, name="topology_discover"),
+    path("matters/<int:matter_id>/jobs/", views_jobs.job_list, name="jobs"),
+    path("jobs/<int:job_id>/", views_jobs.job_detail, name="job"),
+    path("jobs/<int:job_id>/cancel/", views_jobs.job_cancel_view, name="job_cancel"),
+    path("jobs/<int:job_id>/retry/", views_jobs.stage_retry_view, name="stage_retry"),
+    path("jobs/<int:job_id>/continue/", views_jobs.job_continue_view, name="job_continue"),
 ]

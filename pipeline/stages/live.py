@@ -20,10 +20,10 @@ def _send(job_id: int, message: dict) -> None:
         pass
 
 
-def stage_text(run, delta: str) -> None:
-    """A piece of streamed text of ``run`` (a StageRun)."""
+def stage_text(run, delta: str, offset: int) -> None:
+    """A piece of streamed text of ``run`` (a StageRun) that starts at character ``offset`` of its output."""
     if delta:
-        _send(run.job_id, {"type": "stage.text", "run": run.pk, "delta": delta})
+        _send(run.job_id, {"type": "stage.text", "run": run.pk, "delta": delta, "offset": offset})
 
 
 def job_changed(job) -> None:

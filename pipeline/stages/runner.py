@@ -102,7 +102,7 @@ class _Streamer:
         text = "".join(self.text)
         StageRun.objects.filter(pk=self.run.pk, lease_owner=self.owner).update(output=text,
                                                                                 streamed_pieces=self.pieces)
-        live.stage_text(self.run, text[self.sent:])
+        live.stage_text(self.run, text[self.sent:], self.sent)
         self.sent = len(text)
 
 

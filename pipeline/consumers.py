@@ -1,0 +1,98 @@
+"""WebSocket of a job page: stage states and the streamed text as it is generated.
+
+The worker is another process (maybe another host). Without a channel layer this consumer reads the persisted
+state every ``POLL_S`` (the worker saves streamed text every ~100 ms) and sends what is new; with one
+(``REDIS_URL``) the worker's ``stage.text`` notices carry each new piece at once and ``job.changed`` notices
+trigger a read. Messages are htmx out-of-band swaps. Only members of the job's matter may connect.
+"""
+
+import asyncio
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.template.loader import render_to_string
+from django.utils.html import escape
+
+from matters.selectors import matters_for_user
+
+from .job_models import Job, StageRun
+from .stages.live import job_group
+from .views_jobs import stage_rows
+
+POLL_S = 0.2
+POLL_WITH_LAYER_S = 2.0
+
+
+class JobConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.job_id = int(self.scope["url_route"]["kwargs"]["job_id"])
+        self.job = await database_sync_to_async(self._member_job)()
+        if self.job is None:
+            await self.close(code=4404)
+            return
+        self.sent: dict[int, int] = {}
+        self.rows_state = None
+        self.group = job_group(self.job_id)
+        if self.channel_layer is not None:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self._refresh()
+        interval = POLL_WITH_LAYER_S if self.channel_layer is not None else POLL_S
+        self.poller = asyncio.create_task(self._poll(interval))
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "poller", None) is not None:
+            self.poller.cancel()
+        if getattr(self, "group", None) and self.channel_layer is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    def _member_job(self) -> Job | None:
+        return Job.objects.filter(pk=self.job_id, matter__in=matters_for_user(self.scope["user"])).first()
+
+    async def _poll(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            await self._refresh()
+
+    async def job_changed(self, event: dict) -> None:
+        await self._refresh()
+
+    async def stage_text(self, event: dict) -> None:
+        run_id, offset, delta = event["run"], event["offset"], event["delta"]
+        sent = self.sent.get(run_id)
+        if sent is None or offset > sent:
+            await self._refresh()  # a gap: read the persisted text instead
+            return
+        fresh = delta[sent - offset:]
+        if fresh:
+            self.sent[run_id] = offset + len(delta)
+            await self.send(text_data=_append(run_id, fresh))
+
+    def _changes(self) -> list[str]:
+        job = Job.objects.select_related("matter", "draft").get(pk=self.job_id)
+        rows = stage_rows(job)
+        parts = []
+        state = [(r["run"].pk, r["run"].status, r["run"].streamed_pieces, r["live_tok_s"]) for r in rows]
+        if state != self.rows_state:
+            self.rows_state = state
+            parts.append(render_to_string("pipeline/job.html#stages", {"job": job, "rows": rows, "oob": True}))
+        for row in rows:
+            run: StageRun = row["run"]
+            sent = self.sent.get(run.pk)
+            if sent is None or len(run.output) < sent:
+                parts.append(f'<pre id="stream-{run.pk}" class="stream" hx-swap-oob="true">'
+                             f"{escape(run.output)}</pre>")
+                self.sent[run.pk] = len(run.output)
+            elif len(run.output) > sent:
+                parts.append(_append(run.pk, run.output[sent:]))
+                self.sent[run.pk] = len(run.output)
+        return parts
+
+    async def _refresh(self) -> None:
+        parts = await database_sync_to_async(self._changes)()
+        if parts:
+            await self.send(text_data="".join(parts))
+
+
+def _append(run_id: int, text: str) -> str:
+    return f'<pre id="stream-{run_id}" hx-swap-oob="beforeend">{escape(text)}</pre>'

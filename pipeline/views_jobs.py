@@ -1,0 +1,98 @@
+"""Pages for jobs: start one from a matter, watch its stages live, cancel, retry, continue past the gate.
+
+Thin: each view checks membership (the ethical wall: a non-member gets 404), calls a service in
+:mod:`pipeline.stages.control`, and renders. A stage never runs here; workers run them.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from matters.selectors import evidence_exhibits, matter_for_user, matters_for_user
+
+from .job_models import Job, JobKind, StageRun, StageStatus
+from .stages.control import job_cancel, job_continue, job_start, stage_retry
+
+
+def job_for_user(user, job_id: int) -> Job:
+    """The job if ``user`` is a member of its matter; Http404 otherwise."""
+    job = Job.objects.select_related("matter", "draft").filter(pk=job_id, matter__in=matters_for_user(user)).first()
+    if job is None:
+        raise Http404("No such job.")
+    return job
+
+
+def stage_rows(job: Job) -> list[dict]:
+    """What the job page shows for each stage's latest attempt, live tok/s included (pieces streamed over the
+    time since the attempt started, until the server's own figure arrives)."""
+    from django.utils import timezone
+
+    rows = []
+    for run in job.current_runs():
+        live_tok_s = None
+        if run.status == StageStatus.RUNNING and run.started_at and run.streamed_pieces:
+            elapsed = (timezone.now() - run.started_at).total_seconds()
+            live_tok_s = round(run.streamed_pieces / elapsed, 1) if elapsed > 0 else None
+        rows.append({"run": run, "live_tok_s": live_tok_s,
+                     "attempts": StageRun.objects.filter(job=job, stage=run.stage).count()})
+    return rows
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def job_list(request: HttpRequest, matter_id: int) -> HttpResponse:
+    matter = matter_for_user(request.user, matter_id)
+    if request.method == "POST":
+        try:
+            job = job_start(matter=matter, instructions=request.POST.get("instructions", ""),
+                            kind=request.POST.get("kind", ""), exhibits=request.POST.getlist("exhibits"),
+                            user=request.user)
+        except (ValidationError, PermissionDenied, ValueError) as error:
+            messages.error(request, " ".join(getattr(error, "messages", [str(error)])))
+        else:
+            return redirect("pipeline:job", job.pk)
+    return render(request, "pipeline/jobs.html", {
+        "matter": matter, "jobs": matter.jobs.select_related("created_by")[:50], "kinds": JobKind.choices,
+        "exhibits": evidence_exhibits(matter).order_by("label_seq", "id"),
+    })
+
+
+@login_required
+@require_GET
+def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = job_for_user(request.user, job_id)
+    context = {"job": job, "matter": job.matter, "rows": stage_rows(job)}
+    if request.htmx:
+        return render(request, "pipeline/job.html#stages", context)
+    return render(request, "pipeline/job.html", context)
+
+
+def _act(request: HttpRequest, job_id: int, action) -> HttpResponse:
+    job = job_for_user(request.user, job_id)
+    try:
+        action(job)
+    except (ValidationError, PermissionDenied) as error:
+        messages.error(request, " ".join(getattr(error, "messages", [str(error)])))
+    return redirect("pipeline:job", job.pk)
+
+
+@login_required
+@require_POST
+def job_cancel_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    return _act(request, job_id, lambda job: job_cancel(job=job, user=request.user))
+
+
+@login_required
+@require_POST
+def stage_retry_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    return _act(request, job_id, lambda job: stage_retry(job=job, user=request.user))
+
+
+@login_required
+@require_POST
+def job_continue_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    return _act(request, job_id, lambda job: job_continue(job=job, user=request.user,
+                                                           reason=request.POST.get("reason", "")))
