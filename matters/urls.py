@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_productions
+from . import views, views_audit, views_drafts, views_productions
 
 app_name = "matters"
 
@@ -17,6 +17,29 @@ urlpatterns = [
         "matters/<int:matter_id>/productions/<int:production_id>/<str:kind>/",
         views_productions.production_download,
         name="production_download",
+    ),
+    path("matters/<int:matter_id>/audit/", views_audit.matter_audit, name="audit"),
+    path("matters/<int:matter_id>/drafts/", views_drafts.draft_list, name="drafts"),
+    path("matters/<int:matter_id>/drafts/<int:draft_id>/", views_drafts.draft_review, name="draft"),
+    path("matters/<int:matter_id>/drafts/<int:draft_id>/versions/", views_drafts.draft_versions,
+         name="draft_versions"),
+    path("matters/<int:matter_id>/drafts/<int:draft_id>/v<int:number>/", views_drafts.draft_review,
+         name="draft_version"),
+    path("matters/<int:matter_id>/drafts/<int:draft_id>/v<int:number>/items/<str:key>/", views_drafts.review_item,
+         name="review_item"),
+    path(
+        "matters/<int:matter_id>/drafts/<int:draft_id>/v<int:number>/findings/<int:finding_id>/<str:action>/",
+        views_drafts.finding_resolve,
+        name="finding_resolve",
+    ),
+    path("matters/<int:matter_id>/drafts/<int:draft_id>/v<int:number>/edit/", views_drafts.draft_edit,
+         name="draft_edit"),
+    path("matters/<int:matter_id>/drafts/<int:draft_id>/v<int:number>/approve/", views_drafts.draft_approve_view,
+         name="draft_approve"),
+    path(
+        "matters/<int:matter_id>/drafts/<int:draft_id>/v<int:number>/export/<str:kind>/",
+        views_drafts.draft_export_view,
+        name="draft_export",
     ),
     path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/", views.exhibit_detail, name="exhibit"),
     path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/edit/", views.exhibit_edit, name="exhibit_edit"),
