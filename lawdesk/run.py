@@ -1,8 +1,10 @@
 """One command for the whole application: ``python -m lawdesk.run``.
 
 Migrates the database, creates the first attorney account when there is none, starts the embedded model server
-when no other model server is enabled (registering it for every role), then runs in this terminal the ASGI server (HTTP and WebSocket, uvicorn) on LAWDESK_HOST:LAWDESK_PORT (127.0.0.1:8000) and LAWDESK_WORKERS
-background workers (``manage.py db_worker``, both queues). Ctrl-C, or either child stopping, stops all of them.
+when no other model server is enabled (registering it for every role), then runs in this terminal the ASGI server
+(HTTP and WebSocket, uvicorn) on LAWDESK_HOST:LAWDESK_PORT (127.0.0.1:8000), LAWDESK_WORKERS background workers
+for the ``documents`` queue (ingest, OCR, productions) and LAWDESK_MODEL_WORKERS for the ``models`` queue (job
+stages, probes), so a long OCR batch never delays a draft. Ctrl-C, or any child stopping, stops all of them.
 """
 
 import os
@@ -48,6 +50,10 @@ def _prepare() -> None:
 
     if requeued := exhibits_requeue_stale(idle_s=settings.LAWDESK_INGEST_TIMEOUT_S):
         print(f"Queued again {len(requeued)} file(s) whose processing had stopped with a worker.", flush=True)
+    from pipeline.stages.control import stage_recover
+
+    if recovered := stage_recover():
+        print(f"Queued again {len(recovered)} job stage(s) whose worker had stopped.", flush=True)
 
 
 def _start_embedded_model():
@@ -78,12 +84,20 @@ def asgi_server_command(host: str, port: str | int) -> list[str]:
             "--ws", "websockets", "--lifespan", "off", "--no-server-header", "--log-level", "warning"]
 
 
-def _serve(host: str, port: str, workers: int) -> int:
+def worker_command(queue: str, interval_s: float) -> list[str]:
+    """A ``db_worker`` for one queue. The models queue is polled every 0.1 s: a stage's successor is queued when it
+    ends, and the poll interval is most of the gap between two stages."""
+    return [sys.executable, "manage.py", "db_worker", "--queue-name", queue, "--no-reload", "--interval",
+            str(interval_s)]
+
+
+def _serve(host: str, port: str, workers: int, model_workers: int) -> int:
     """Run the ASGI server and the workers until Ctrl-C (SIGINT), SIGTERM or one of them stops; return a status."""
     server = asgi_server_command(host, port)
-    worker = [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--no-reload", "--interval", "0.5"]
-    children = [subprocess.Popen(command) for command in [server, *[worker] * workers]]
-    print(f"LawDesk is running at http://{host}:{port}/ with {workers} worker(s). Press Ctrl-C to stop.", flush=True)
+    commands = [server, *[worker_command("documents", 0.5)] * workers, *[worker_command("models", 0.1)] * model_workers]
+    children = [subprocess.Popen(command) for command in commands]
+    print(f"LawDesk is running at http://{host}:{port}/ with {workers} document worker(s) and {model_workers} model "
+          "worker(s). Press Ctrl-C to stop.", flush=True)
 
     stopping = False
 
@@ -123,6 +137,7 @@ def main() -> int:
             host=os.environ.get("LAWDESK_HOST", "127.0.0.1"),
             port=os.environ.get("LAWDESK_PORT", "8000"),
             workers=int(os.environ.get("LAWDESK_WORKERS", str(min(2, os.cpu_count() or 1)))),
+            model_workers=int(os.environ.get("LAWDESK_MODEL_WORKERS", "1")),
         )
     finally:
         if embedded is not None:
