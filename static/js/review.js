@@ -99,6 +99,17 @@
     load(pool[0], true);
   });
 
+  // Only the panel request made last may fill the panel: pressing j twice quickly must not let the first answer
+  // land after the second one and leave the panel (and the current item) one step behind.
+  let panelRequests = 0;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.target && event.detail.target.id === "panel") event.detail.xhr.reviewSeq = ++panelRequests;
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const seq = event.detail.xhr && event.detail.xhr.reviewSeq;
+    if (seq && seq !== panelRequests) event.detail.shouldSwap = false;
+  });
+
   // Whatever put an item in the panel (a margin link, a key, a form), follow it; re-mark after the review body
   // is swapped (a waiver re-renders it).
   document.addEventListener("htmx:afterSettle", function () {
