@@ -50,7 +50,7 @@ def _layout(html: str, css: str) -> pymupdf.Document:
 
 
 def _finish(document: pymupdf.Document, *, title: str, footer: str) -> bytes:
-    """Write ``footer`` (one or more lines) and the page number on every page, set the title, and return the saved bytes."""
+    """Write ``footer`` (one or more lines) and the page number on every page, set the title; return the bytes."""
     document.set_metadata({"title": title, "subject": footer, "creator": "LawDesk", "producer": "LawDesk"})
     total = document.page_count
     for index, page in enumerate(document, start=1):

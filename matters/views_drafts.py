@@ -63,8 +63,8 @@ def _panel(request: HttpRequest, version: DraftVersion, key: str, *, open_source
         attack = version.attacks.filter(pk=int(key[1:])).first()
         if attack is None:
             return None
-        overlapping = [] if attack.outdated else [
-            {"key": f"f{f.pk}", "finding": f} for f in version.findings.filter(start__lt=attack.end, end__gt=attack.start)]
+        inside = [] if attack.outdated else version.findings.filter(start__lt=attack.end, end__gt=attack.start)
+        overlapping = [{"key": f"f{f.pk}", "finding": f} for f in inside]
         return {"key": key, "attack": attack, "overlapping": overlapping, "error": error}
     finding = version.findings.select_related("resolved_by").filter(pk=int(key[1:])).first()
     if finding is None:
@@ -174,8 +174,8 @@ def finding_resolve(request: HttpRequest, matter_id: int, draft_id: int, number:
     except ValidationError as problem:
         error = " ".join(problem.messages)
     if not request.htmx:
-        (messages.error if error else messages.success)(
-            request, error or f"{finding.get_kind_display()} “{finding.text}”: {action}d; the reason is in the audit log.")
+        done = f"{finding.get_kind_display()} “{finding.text}”: {action}d; the reason is in the audit log."
+        (messages.error if error else messages.success)(request, error or done)
         return redirect(_review_url(version, f"f{finding.pk}"))
     panel = _panel(request, version, f"f{finding.pk}", open_source=False, error=error)
     if panel is not None and error:

@@ -132,7 +132,8 @@ def test_attorney_reviews_waives_fixes_approves_and_downloads(matter, record, pr
 
     document = docx.Document(io.BytesIO(path.read_bytes()))
     text = "\n".join(p.text for p in document.paragraphs)
-    assert document.paragraphs[0].style.name == "Heading 1" and document.paragraphs[0].text == "Motion to compel repairs"
+    heading = document.paragraphs[0]
+    assert heading.style.name == "Heading 1" and heading.text == "Motion to compel repairs"
     assert "The monthly rent was $1,250.00. SMITH000001." in text and "$1,520.00" not in text
     footer = document.sections[0].footer.paragraphs[0].text
     assert re.search(r"Audit log head [0-9a-f]{64}", footer)
