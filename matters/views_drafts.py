@@ -163,8 +163,14 @@ def finding_resolve(request: HttpRequest, matter_id: int, draft_id: int, number:
     """Waive (``action`` ``waive``) or confirm (``confirm``) one finding with the reason typed in the panel."""
     version = _version_for(request.user, matter_id, draft_id, number)
     finding = version.findings.filter(pk=finding_id).first()
-    if finding is None or action not in ("waive", "confirm"):
-        raise Http404("No such finding.")
+    if action not in ("waive", "confirm"):
+        raise Http404("No such action.")
+    if finding is None:  # verified again since the page was loaded (an approval attempt, another tab)
+        gone = "That finding was replaced when the version was verified again; nothing was recorded. Choose it again."
+        if request.htmx:
+            return _render_review(request, version, ReviewFilter.from_query(request.POST), {"error": gone})
+        messages.error(request, gone)
+        return redirect(_review_url(version))
     error = ""
     try:
         if version.draft.versions.filter(number__gt=version.number).exists():

@@ -267,3 +267,19 @@ def test_only_the_latest_version_takes_waivers(logged_in, version, matter, attor
     logged_in.post(url, {"reason": "Inspection date from the client's calendar."})
     date.refresh_from_db()
     assert date.status == Finding.Status.UNGROUNDED
+
+
+def test_a_waiver_posted_for_a_finding_replaced_by_a_new_verification_says_so(logged_in, version, matter):
+    date = version.findings.get(text="July 1, 2021")
+    draft_verify(version=version)  # an approval attempt in another tab verified the version again
+    url = reverse("matters:finding_resolve", args=[matter.pk, version.draft_id, 1, date.pk, "waive"])
+    html = logged_in.post(url, {"reason": "Inspection date from the client's calendar."},
+                          headers={"HX-Request": "true"}).content.decode()
+    assert "replaced when the version was verified again" in html
+    assert version.findings.get(text="July 1, 2021").status == "ungrounded"
+
+
+def test_the_page_links_the_job_that_wrote_the_version_and_shows_its_records(logged_in, version):
+    html = logged_in.get(review_url(version)).content.decode()
+    assert 'href="/jobs/7/"' in html and "Job #7" in html
+    assert "&quot;server&quot;: &quot;embedded&quot;" in html
