@@ -41,7 +41,9 @@
     const item = itemFor(key);
     if (!item || !window.htmx) return;
     mark(key);
-    window.htmx.ajax("GET", item.dataset.url + (openSource ? "?open=1" : ""), { target: "#panel", swap: "innerHTML" });
+    // Sent from the panel, whose hx-sync="this:replace" aborts a request still in flight: the last key wins.
+    window.htmx.ajax("GET", item.dataset.url + (openSource ? "?open=1" : ""),
+      { source: "#panel", target: "#panel", swap: "innerHTML" });
   }
 
   function step(delta) {
