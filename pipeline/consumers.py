@@ -76,6 +76,13 @@ class JobConsumer(AsyncWebsocketConsumer):
         if state != self.rows_state:
             self.rows_state = state
             parts.append(render_to_string("pipeline/job.html#stages", {"job": job, "rows": rows, "oob": True}))
+        run_ids = [row["run"].pk for row in rows]
+        if run_ids != getattr(self, "run_ids", None):
+            # A new stage (or attempt) has begun: send the stream panes again, with their text so far.
+            self.run_ids = run_ids
+            parts.append(render_to_string("pipeline/job.html#streams", {"job": job, "rows": rows, "oob": True}))
+            self.sent = {row["run"].pk: len(row["run"].output) for row in rows}
+            return parts
         for row in rows:
             run: StageRun = row["run"]
             sent = self.sent.get(run.pk)

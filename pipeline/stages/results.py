@@ -87,3 +87,18 @@ def _draft(job: Job):
     if job.draft_id is None:
         raise StageFailed("This job has no draft yet: its draft stage did not finish.")
     return job.draft
+
+
+def record_job_provenance(job: Job) -> None:
+    """Write every stage's record (server, model, board, packet hash, tokens, tok/s) into the provenance of the
+    last version the job's models wrote, so an approval of the draft logs the whole job that produced it."""
+    if job.draft_id is None:
+        return
+    from matters.models import DraftVersion
+
+    version = job.draft.versions.filter(author_kind="model").order_by("-number").first()
+    if version is None:
+        return
+    stages = [{**run.as_json(), "model": run.model, "board": run.board, "packet_sha256": run.packet_sha256,
+               "attempt": run.attempt} for run in job.current_runs()]
+    DraftVersion.objects.filter(pk=version.pk).update(provenance={**version.provenance, "stages": stages})

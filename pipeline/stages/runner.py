@@ -18,7 +18,7 @@ import time
 import uuid
 from datetime import timedelta
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -30,7 +30,7 @@ from ..models import ModelServer, RoleAssignment
 from ..packet import evidence_packet
 from . import live
 from .prompts import render
-from .results import StageFailed, apply_result
+from .results import StageFailed, apply_result, record_job_provenance
 from .specs import STAGES, StageSpec, plan_for
 
 logger = logging.getLogger(__name__)
@@ -63,9 +63,14 @@ class _Heartbeat(threading.Thread):
     def run(self) -> None:
         try:
             while not self.stopping.wait(LEASE_S / 3):
-                renewed = StageRun.objects.filter(pk=self.run_id, lease_owner=self.owner,
-                                                  status=StageStatus.RUNNING).update(
-                    lease_expires_at=timezone.now() + timedelta(seconds=LEASE_S))
+                try:
+                    renewed = StageRun.objects.filter(pk=self.run_id, lease_owner=self.owner,
+                                                      status=StageStatus.RUNNING).update(
+                        lease_expires_at=timezone.now() + timedelta(seconds=LEASE_S))
+                except DatabaseError:
+                    # A busy database is not a lost lease: try again at the next beat, before it expires.
+                    logger.warning("could not renew the lease of stage run %s", self.run_id, exc_info=True)
+                    continue
                 if not renewed:
                     self.lost = True
                     self.cancel.set()
@@ -294,6 +299,7 @@ def _advance(run: StageRun, enqueue_next: bool) -> None:
         plan[plan.index(run.stage) + 1] if run.stage in plan and plan.index(run.stage) + 1 < len(plan) else None)
     if following is None:
         Job.objects.filter(pk=job.pk).update(status=StageStatus.DONE, reason="", finished_at=timezone.now())
+        record_job_provenance(job)
         live.job_changed(job)
         return
     stage_queue(job, following, order=run.order + 1, enqueue=enqueue_next)

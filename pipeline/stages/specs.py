@@ -29,12 +29,14 @@ class StageSpec:
     extra: dict = field(default_factory=dict)
 
 
-_STRING_LIST = {"type": "array", "items": {"type": "string", "maxLength": 300}, "maxItems": 8}
+# Caps keep a complete answer inside the stage's token budget (about 3 characters a token), so a model that fills
+# every field to its limit still closes its JSON.
+_STRING_LIST = {"type": "array", "items": {"type": "string", "maxLength": 200}, "maxItems": 4}
 
 ROUTER_SCHEMA = {
     "type": "object",
     "properties": {"kind": {"type": "string", "enum": ["motion", "summary", "extraction"]},
-                   "reason": {"type": "string", "maxLength": 300}},
+                   "reason": {"type": "string", "maxLength": 150}},
     "required": ["kind"],
 }
 GATE_SCHEMA = {
@@ -44,34 +46,34 @@ GATE_SCHEMA = {
 }
 REVIEW_SCHEMA = {
     "type": "object",
-    "properties": {"attacks": {"type": "array", "maxItems": 6, "items": {
+    "properties": {"attacks": {"type": "array", "maxItems": 4, "items": {
         "type": "object",
-        "properties": {"quote": {"type": "string", "maxLength": 400}, "attack": {"type": "string", "maxLength": 600},
+        "properties": {"quote": {"type": "string", "maxLength": 200}, "attack": {"type": "string", "maxLength": 300},
                        "severity": {"type": "string", "enum": ["low", "medium", "high"]},
-                       "suggested_fix": {"type": "string", "maxLength": 600}},
+                       "suggested_fix": {"type": "string", "maxLength": 200}},
         "required": ["quote", "attack", "severity", "suggested_fix"]}}},
     "required": ["attacks"],
 }
 EXTRACT_SCHEMA = {
     "type": "object",
-    "properties": {"items": {"type": "array", "maxItems": 20, "items": {
+    "properties": {"items": {"type": "array", "maxItems": 12, "items": {
         "type": "object",
         "properties": {"type": {"type": "string", "enum": ["amount", "date", "party"]},
-                       "value": {"type": "string", "maxLength": 200}, "source": {"type": "string", "maxLength": 80}},
+                       "value": {"type": "string", "maxLength": 100}, "source": {"type": "string", "maxLength": 40}},
         "required": ["type", "value", "source"]}}},
     "required": ["items"],
 }
 
 STAGES: dict[str, StageSpec] = {
-    "router": StageSpec("router", Role.ROUTER, "router.v1.txt", ROUTER_SCHEMA, 96, packet=False),
-    "gate": StageSpec("gate", Role.GATE, "gate.v1.txt", GATE_SCHEMA, _tokens("LAWDESK_GATE_MAX_TOKENS", 384)),
+    "router": StageSpec("router", Role.ROUTER, "router.v1.txt", ROUTER_SCHEMA, 128, packet=False),
+    "gate": StageSpec("gate", Role.GATE, "gate.v1.txt", GATE_SCHEMA, _tokens("LAWDESK_GATE_MAX_TOKENS", 640)),
     "draft": StageSpec("draft", Role.DRAFTER, "draft.v1.txt", None, _tokens("LAWDESK_DRAFT_MAX_TOKENS", 1024)),
     "revise": StageSpec("revise", Role.REASONER, "revise.v1.txt", None, _tokens("LAWDESK_DRAFT_MAX_TOKENS", 1024)),
     "verify": StageSpec("verify", None, packet=False),
     "review": StageSpec("review", Role.REVIEWER, "review.v1.txt", REVIEW_SCHEMA,
-                        _tokens("LAWDESK_REVIEW_MAX_TOKENS", 768)),
+                        _tokens("LAWDESK_REVIEW_MAX_TOKENS", 1024)),
     "extract": StageSpec("extract", Role.EXTRACTOR, "extract.v1.txt", EXTRACT_SCHEMA,
-                         _tokens("LAWDESK_EXTRACT_MAX_TOKENS", 768)),
+                         _tokens("LAWDESK_EXTRACT_MAX_TOKENS", 1024)),
     "summarize": StageSpec("summarize", Role.SUMMARIZER, "summarize.v1.txt", None,
                            _tokens("LAWDESK_DRAFT_MAX_TOKENS", 1024)),
 }

@@ -75,6 +75,10 @@ def test_a_motion_runs_every_stage_in_order_and_records_everything(matter, recor
     assert GeneratedDocument.objects.filter(matter=matter, origin="extraction").count() == 1
     assert runs[5].parsed["items"][0]["value"] == "$1,250.00"
     assert AuditEntry.objects.filter(matter=matter, action="job.start").exists()
+    stages = versions[-1].__class__.objects.get(pk=versions[-1].pk).provenance["stages"]
+    assert [(s["stage"], s["server"], s["status"]) for s in stages][:2] == [("gate", "scripted", "done"),
+                                                                             ("draft", "scripted", "done")]
+    assert len(stages) == 6 and stages[1]["packet_sha256"] == draft_run.packet_sha256
 
 
 def test_the_gate_stops_a_job_without_grounds_and_an_attorney_may_go_on(matter, record, server, attorney, make_user):

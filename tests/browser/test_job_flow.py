@@ -1,0 +1,71 @@
+"""A motion job in a real browser: started from the matter's jobs page, its draft streamed token by token over
+the job page's WebSocket, every stage finished without a reload. Real ASGI server and db_worker processes; the
+model server is a scripted llama-server whose drafter writes slowly enough to watch."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from pipeline.job_models import Job
+from tests.browser.test_upload_flow import CHROMIUM, CHROMIUM_ARGS
+from tests.conftest import free_port
+from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
+from tests.pipeline.stage_server import DEFAULT, TIMINGS, stage_server, words
+from tests.pipeline.test_jobs import register
+
+DRAFT = DEFAULT["revise"] + " The landlord has not repaired the roof since the tenant's letter. " * 4
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_attorney_starts_a_motion_and_watches_it_being_written(matter, record, processes):
+    slow_draft = Reply(pieces=[sse(c) for c in chat_chunks(words(DRAFT, 8), timings=TIMINGS)] + [sse("[DONE]")],
+                       pause_s=0.08)
+    with ScriptedServer() as server, sync_playwright() as p:
+        stage_server(server, {"draft": lambda call: slow_draft})
+        register(server.url)
+        processes.worker()
+        port = free_port()
+        processes.server(port)
+        base = f"http://127.0.0.1:{port}"
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{base}/login/")
+            page.get_by_label("Username").fill("alice")
+            page.get_by_label("Password").fill("correct-horse-battery")
+            page.get_by_role("button", name="Log in").click()
+            page.goto(f"{base}/matters/{matter.pk}/")
+            page.get_by_role("link", name="Jobs").click()
+            page.get_by_label("Job").select_option("motion")
+            page.get_by_label("Instructions, in plain words").fill("Move to compel the landlord to repair the roof.")
+            with page.expect_websocket(predicate=lambda ws: "/ws/jobs/" in ws.url):
+                page.get_by_role("button", name="Start").click()
+            expect(page).to_have_url(re.compile(rf"^{re.escape(base)}/jobs/\d+/$"))
+            page.evaluate("window.__marker = 1")  # lost if the page reloads
+
+            job = Job.objects.get()
+            # The drafter's text grows on the page while it is generated.
+            page.wait_for_selector('tr[data-stage="draft"][data-status="running"]', timeout=60_000)
+            draft_stream = page.locator('[data-stream-stage="draft"] pre.stream')
+            lengths = []
+            for _ in range(30):
+                lengths.append(len(draft_stream.inner_text()))
+                if len(set(lengths)) >= 3:
+                    break
+                page.wait_for_timeout(150)
+            assert len(set(lengths)) >= 3 and 0 < lengths[-1] < len(DRAFT)
+
+            # Every stage ends done, shown without a reload, with the server's own decode speed.
+            expect(page.locator("[data-job-status]")).to_have_attribute("data-job-status", "done", timeout=60_000)
+            for stage in ("gate", "draft", "revise", "verify", "review", "extract"):
+                expect(page.locator(f'tr[data-stage="{stage}"]')).to_have_attribute("data-status", "done")
+            expect(page.locator('tr[data-stage="draft"]')).to_contain_text("61.5")
+            assert page.evaluate("window.__marker") == 1
+            expect(draft_stream).to_have_text(DRAFT.strip())
+            page.get_by_role("link", name="Review the draft").click()
+            expect(page).to_have_url(re.compile(rf"/matters/{matter.pk}/drafts/{job.draft_id}/"))
+        finally:
+            browser.close()

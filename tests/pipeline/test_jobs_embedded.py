@@ -1,0 +1,111 @@
+"""Jobs end to end against the real embedded model (llama-server serving Gemma 3 270M on the CPU)."""
+
+import json
+from dataclasses import replace
+
+import pytest
+from django.core.management import call_command
+
+from matters.productions import production_create, production_run
+from pipeline.embedded import EMBEDDED_CONTEXT_TOKENS, start_embedded_server
+from pipeline.job_models import Job, StageRun
+from pipeline.models import Role
+from pipeline.servers import register_embedded
+from pipeline.stages import specs
+from pipeline.stages.control import job_continue
+from tests.pipeline.scripted_server import ScriptedServer
+from tests.pipeline.stage_server import stage_server
+from tests.pipeline.test_jobs import register, run_all
+
+# Transactional: the stage's heartbeat renews its lease from another database connection.
+pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory):
+    server = start_embedded_server(log_path=tmp_path_factory.mktemp("llama") / "llama-server.log")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def court_matter(matter, attorney, ingest, corpus):
+    filing = ingest(matter, corpus("court/ca7_3.pdf"), origin="court")
+    order = ingest(matter, corpus("court/ca10_010110462922.pdf"), origin="court")
+    production_run(production_id=production_create(matter=matter, exhibits=[filing, order], prefix="CT",
+                                                   created_by=attorney, enqueue=False).pk)
+    return filing, order
+
+
+def capped(schema, items: int, length: int):
+    """``schema`` with every array and string limit lowered to ``items`` and ``length``."""
+    if isinstance(schema, dict):
+        out = {key: capped(value, items, length) for key, value in schema.items()}
+        if "maxItems" in out:
+            out["maxItems"] = min(out["maxItems"], items)
+        if "maxLength" in out:
+            out["maxLength"] = min(out["maxLength"], length)
+        return out
+    return schema
+
+
+@pytest.fixture
+def short_answers(monkeypatch):
+    """Smaller answers, so the CPU model finishes each stage in seconds: short free text, and JSON schemas capped
+    to one or two short items with budgets they fit in."""
+    short = {name: replace(spec, max_tokens=120) for name, spec in specs.STAGES.items()
+             if name in ("draft", "revise", "summarize")}
+    short.update({name: replace(spec, schema=capped(spec.schema, 2, 60), max_tokens=200)
+                  for name, spec in specs.STAGES.items() if name in ("gate", "review", "extract")})
+    monkeypatch.setattr(specs, "STAGES", {**specs.STAGES, **short})
+    from pipeline.stages import runner
+
+    monkeypatch.setattr(runner, "STAGES", specs.STAGES)
+
+
+def test_a_motion_on_court_filings_completes_every_stage(matter, attorney, court_matter, embedded, short_answers,
+                                                         capsys):
+    register_embedded(embedded, context_tokens=EMBEDDED_CONTEXT_TOKENS)
+    filing, _ = court_matter
+    try:
+        call_command("run_job", "--matter", str(matter.pk), "--kind", "motion", "--exhibit", str(filing.pk),
+                     "--instructions", "Draft a short motion to consolidate the appeals.", "--wait")
+    except SystemExit:
+        pass  # exit status 1: the job did not end done (the CPU model's gate may find no grounds)
+    job = Job.objects.get()
+    if job.status == "stopped":
+        job_continue(job=job, user=attorney, reason="Consolidation is ordered by the court; go on.", enqueue=False)
+        run_all(job)
+    job.refresh_from_db()
+    runs = job.current_runs()
+    assert [(r.stage, r.status) for r in runs][-5:] == [
+        ("draft", "done"), ("revise", "done"), ("verify", "done"), ("review", "done"), ("extract", "done")]
+    for run in runs:
+        if run.role:
+            assert run.server_name == "embedded" and run.board == "CPU (embedded)"
+            assert run.prompt_tokens and run.prompt_tokens > 50
+            assert run.completion_tokens and run.completion_tokens > 0
+            assert run.decode_tok_s and run.decode_tok_s > 0 and run.prompt_tok_s and run.prompt_tok_s > 0
+            assert len(run.packet_sha256) == 64
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert lines[0]["stage"] == "gate" and {"job", "stage", "role", "server", "status", "prompt_tokens",
+                                            "completion_tokens", "decode_tok_s", "prompt_tok_s", "duration_ms",
+                                            "error"} == set(lines[0])
+    version = job.draft.latest_version
+    assert version.number == 2 and version.provenance["stage"] == "revise"
+    assert version.findings.exists() or runs[-3].parsed == {"findings": {}, "blocking": 0}
+
+
+def test_a_summary_uses_only_the_summarizer_and_no_other_server(matter, court_matter, embedded, short_answers):
+    with ScriptedServer() as other:
+        calls = stage_server(other)
+        register(other.url, name="other-board", roles=[r for r in Role if r not in (Role.ROUTER, Role.SUMMARIZER)])
+        register(embedded.base_url, name="embedded", roles=[Role.ROUTER, Role.SUMMARIZER])
+        call_command("run_job", "--matter", str(matter.pk), "--kind", "summary",
+                     "--instructions", "Summarize the order.", "--wait")
+    job = Job.objects.get()
+    runs = list(StageRun.objects.filter(job=job).order_by("order"))
+    assert [(r.stage, r.role, r.status) for r in runs] == [("summarize", "summarizer", "done"), ("verify", "", "done")]
+    assert runs[0].server_name == "embedded" and runs[0].completion_tokens > 0
+    assert calls == [] and not [path for path, _ in other.requests if path != "/health"]
+    assert job.draft.kind == "summary"
