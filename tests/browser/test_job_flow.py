@@ -23,49 +23,57 @@ DRAFT = DEFAULT["revise"] + " The landlord has not repaired the roof since the t
 def test_attorney_starts_a_motion_and_watches_it_being_written(matter, record, processes):
     slow_draft = Reply(pieces=[sse(c) for c in chat_chunks(words(DRAFT, 8), timings=TIMINGS)] + [sse("[DONE]")],
                        pause_s=0.08)
-    with ScriptedServer() as server, sync_playwright() as p:
+    with ScriptedServer() as server:
         stage_server(server, {"draft": lambda call: slow_draft})
         register(server.url)
         processes.worker()
         port = free_port()
         processes.server(port)
         base = f"http://127.0.0.1:{port}"
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"{base}/login/")
-            page.get_by_label("Username").fill("alice")
-            page.get_by_label("Password").fill("correct-horse-battery")
-            page.get_by_role("button", name="Log in").click()
-            page.goto(f"{base}/matters/{matter.pk}/")
-            page.get_by_role("link", name="Jobs").click()
-            page.get_by_label("Job").select_option("motion")
-            page.get_by_label("Instructions, in plain words").fill("Move to compel the landlord to repair the roof.")
-            with page.expect_websocket(predicate=lambda ws: "/ws/jobs/" in ws.url):
-                page.get_by_role("button", name="Start").click()
-            expect(page).to_have_url(re.compile(rf"^{re.escape(base)}/jobs/\d+/$"))
-            page.evaluate("window.__marker = 1")  # lost if the page reloads
+        # No database access below: Playwright's sync API runs an event loop in this thread.
+        with sync_playwright() as p:
+            watch_the_job(p, base, matter.pk)
+    job = Job.objects.get()
+    assert job.status == "done" and job.draft.versions.count() == 2
 
-            job = Job.objects.get()
-            # The drafter's text grows on the page while it is generated.
-            page.wait_for_selector('tr[data-stage="draft"][data-status="running"]', timeout=60_000)
-            draft_stream = page.locator('[data-stream-stage="draft"] pre.stream')
-            lengths = []
-            for _ in range(30):
-                lengths.append(len(draft_stream.inner_text()))
-                if len(set(lengths)) >= 3:
-                    break
-                page.wait_for_timeout(150)
-            assert len(set(lengths)) >= 3 and 0 < lengths[-1] < len(DRAFT)
 
-            # Every stage ends done, shown without a reload, with the server's own decode speed.
-            expect(page.locator("[data-job-status]")).to_have_attribute("data-job-status", "done", timeout=60_000)
-            for stage in ("gate", "draft", "revise", "verify", "review", "extract"):
-                expect(page.locator(f'tr[data-stage="{stage}"]')).to_have_attribute("data-status", "done")
-            expect(page.locator('tr[data-stage="draft"]')).to_contain_text("61.5")
-            assert page.evaluate("window.__marker") == 1
-            expect(draft_stream).to_have_text(DRAFT.strip())
-            page.get_by_role("link", name="Review the draft").click()
-            expect(page).to_have_url(re.compile(rf"/matters/{matter.pk}/drafts/{job.draft_id}/"))
-        finally:
-            browser.close()
+def watch_the_job(p, base: str, matter_id: int) -> None:
+    """Log in, start a motion from the matter's Jobs page, watch the draft stream in and every stage end."""
+    browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{base}/login/")
+        page.get_by_label("Username").fill("alice")
+        page.get_by_label("Password").fill("correct-horse-battery")
+        page.get_by_role("button", name="Log in").click()
+        page.goto(f"{base}/matters/{matter_id}/")
+        page.get_by_role("link", name="Jobs").click()
+        page.get_by_label("Job").select_option("motion")
+        page.get_by_label("Instructions, in plain words").fill("Move to compel the landlord to repair the roof.")
+        with page.expect_websocket(predicate=lambda ws: "/ws/jobs/" in ws.url):
+            page.get_by_role("button", name="Start").click()
+        expect(page).to_have_url(re.compile(rf"^{re.escape(base)}/jobs/\d+/$"))
+        page.evaluate("window.__marker = 1")  # lost if the page reloads
+
+        # The drafter's text grows on the page while it is generated.
+        page.wait_for_selector('tr[data-stage="draft"][data-status="running"]', timeout=60_000)
+        draft_stream = page.locator('[data-stream-stage="draft"] pre.stream')
+        lengths = []
+        for _ in range(30):
+            lengths.append(len(draft_stream.inner_text()))
+            if len(set(lengths)) >= 3:
+                break
+            page.wait_for_timeout(150)
+        assert len(set(lengths)) >= 3 and 0 < lengths[-1] < len(DRAFT)
+
+        # Every stage ends done, shown without a reload, with the server's own decode speed.
+        expect(page.locator("[data-job-status]")).to_have_attribute("data-job-status", "done", timeout=60_000)
+        for stage in ("gate", "draft", "revise", "verify", "review", "extract"):
+            expect(page.locator(f'tr[data-stage="{stage}"]')).to_have_attribute("data-status", "done")
+        expect(page.locator('tr[data-stage="draft"]')).to_contain_text("61.5")
+        assert page.evaluate("window.__marker") == 1
+        expect(draft_stream).to_have_text(DRAFT.strip())
+        page.get_by_role("link", name="Review the draft").click()
+        expect(page).to_have_url(re.compile(rf"/matters/{matter_id}/drafts/\d+/"))
+    finally:
+        browser.close()

@@ -100,7 +100,9 @@ def test_a_summary_uses_only_the_summarizer_and_no_other_server(matter, court_ma
     with ScriptedServer() as other:
         calls = stage_server(other)
         register(other.url, name="other-board", roles=[r for r in Role if r not in (Role.ROUTER, Role.SUMMARIZER)])
-        register(embedded.base_url, name="embedded", roles=[Role.ROUTER, Role.SUMMARIZER])
+        mine = register(embedded.base_url, name="embedded", roles=[Role.ROUTER, Role.SUMMARIZER])
+        mine.context_tokens = EMBEDDED_CONTEXT_TOKENS
+        mine.save()
         call_command("run_job", "--matter", str(matter.pk), "--kind", "summary",
                      "--instructions", "Summarize the order.", "--wait")
     job = Job.objects.get()
