@@ -78,8 +78,19 @@ class _Support:
     authorities: list[tuple[AuthorityDoc | None, str]] = field(default_factory=list)
 
 
-def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
-    return any(s < end and start < e for s, e in spans)
+class _Spans:
+    """Sorted spans for overlap tests in O(log n): a draft has hundreds of claims and cites."""
+
+    def __init__(self, spans: list[tuple[int, int]]):
+        self.spans = sorted(spans)
+        self.starts = [s for s, _ in self.spans]
+        self.longest = max((e - s for s, e in self.spans), default=0)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        # Only spans starting before ``end`` and after ``start - longest`` can overlap.
+        low = bisect.bisect_left(self.starts, start - self.longest)
+        high = bisect.bisect_left(self.starts, end)
+        return any(s < end and start < e for s, e in self.spans[low:high])
 
 
 class Verification:
@@ -115,16 +126,17 @@ class Verification:
         quotes = find_quotations(flat)
         # A citation inside a quotation is part of what is quoted (checked with the quotation), not the draft's.
         quoted = [(q.start, q.end) for q in quotes]
-        cases = [c for c in cases if not _overlaps(c.start, c.end, quoted)]
-        statutes = [s for s in statutes if not _overlaps(s.start, s.end, quoted)]
+        in_quotes = _Spans(quoted)
+        cases = [c for c in cases if not in_quotes.overlaps(c.start, c.end)]
+        statutes = [s for s in statutes if not in_quotes.overlaps(s.start, s.end)]
         authority_spans = [(c.start, c.end) for c in cases] + [(s.start, s.end) for s in statutes]
-        bates = [b for b in find_bates(flat, self.evidence.known_prefixes())
-                 if not _overlaps(b.start, b.end, authority_spans + quoted)]
-        exhibits = [e for e in find_exhibit_cites(flat) if not _overlaps(e.start, e.end, authority_spans + quoted)]
+        taken = _Spans(authority_spans + quoted)
+        bates = [b for b in find_bates(flat, self.evidence.known_prefixes()) if not taken.overlaps(b.start, b.end)]
+        exhibits = [e for e in find_exhibit_cites(flat) if not taken.overlaps(e.start, e.end)]
         cite_spans = authority_spans + [(b.start, b.end) for b in bates] + [(e.start, e.end) for e in exhibits]
-        skip = cite_spans + [(q.start, q.end) for q in quotes]
-        dates = [d for d in find_dates(flat, self.matter.date_order) if not _overlaps(d.start, d.end, skip)]
-        amounts = [a for a in find_amounts(flat, self.matter.number_format) if not _overlaps(a.start, a.end, skip)]
+        skip = _Spans(cite_spans + [(q.start, q.end) for q in quotes])
+        dates = [d for d in find_dates(flat, self.matter.date_order) if not skip.overlaps(d.start, d.end)]
+        amounts = [a for a in find_amounts(flat, self.matter.number_format) if not skip.overlaps(a.start, a.end)]
 
         self._prefetch(bates, dates, amounts)
         spans = sentences(self.text)

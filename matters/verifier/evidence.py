@@ -24,7 +24,7 @@ OCR_SIMILARITY = 90
 _CANDIDATES = 20
 # Pages holding the quotation's longest run of words as a phrase are checked first; a handful is enough to
 # ground it and to name where it appears.
-_PHRASE_CANDIDATES = 5
+_PHRASE_CANDIDATES = 3
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,7 @@ _WRITTEN = re.compile(
     re.IGNORECASE,
 )
 _UNIT = {"dollars": "USD", "euros": "EUR", "pounds": "GBP"}
+_UNIT_WORD = re.compile(r"\b(?:dollars|euros|pounds)\b", re.IGNORECASE)
 
 
 def _words_value(match: re.Match) -> Decimal | None:
@@ -96,7 +97,13 @@ def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
     """Every money amount in ``text`` in order of position; written amounts carry the value of their words."""
     found: list[AmountMention] = []
     taken: list[tuple[int, int]] = []
-    written = [(m.span(), m.span("digits"), _words_value(m)) for m in _WRITTEN.finditer(text)]
+    written = []
+    # The written-amount pattern is slow to try at every position: try it only just before a currency word.
+    for unit in _UNIT_WORD.finditer(text):
+        window_start = max(0, unit.start() - 200)
+        for m in _WRITTEN.finditer(text, window_start, min(len(text), unit.end() + 60)):
+            if m.start("unit") == unit.start() and (m.span(), m.span("digits")) not in [w[:2] for w in written]:
+                written.append((m.span(), m.span("digits"), _words_value(m)))
     for pattern in _patterns(number_format):
         for match in pattern.finditer(text):
             if any(s < match.end() and match.start() < e for s, e in taken):
