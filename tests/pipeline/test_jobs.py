@@ -49,7 +49,7 @@ def server():
         yield scripted
 
 
-def test_a_motion_runs_every_stage_in_order_and_records_everything(matter, record, server, attorney):
+def test_a_motion_runs_every_stage_in_order_and_records_everything(matter, record, server, attorney, client):
     calls = stage_server(server)
     register(server.url)
     job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs of the roof.",
@@ -79,6 +79,9 @@ def test_a_motion_runs_every_stage_in_order_and_records_everything(matter, recor
     assert [(s["stage"], s["server"], s["status"]) for s in stages][:2] == [("gate", "scripted", "done"),
                                                                              ("draft", "scripted", "done")]
     assert len(stages) == 6 and stages[1]["packet_sha256"] == draft_run.packet_sha256
+    client.force_login(attorney)
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    assert "Amounts, dates and parties found" in page and "<td>$1,250.00</td><td>SMITH000001</td>" in page
 
 
 def test_the_gate_stops_a_job_without_grounds_and_an_attorney_may_go_on(matter, record, server, attorney, make_user):
