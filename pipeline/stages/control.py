@@ -8,11 +8,11 @@ attorney's decision (``approve_draft``) with a written reason.
 from datetime import timedelta
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from matters.audit import audit_record
-from matters.models import Matter
+from matters.models import Exhibit, Matter
 from matters.selectors import evidence_exhibits
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
@@ -42,7 +42,10 @@ def job_start(*, matter: Matter, instructions: str, kind: str = "", exhibits: li
         raise ValidationError(f"Unknown job kind {kind!r}; choose motion, summary or extraction.")
     chosen = sorted({int(e) for e in exhibits or []})
     if chosen:
-        evidence = set(evidence_exhibits(matter).filter(pk__in=chosen).values_list("pk", flat=True))
+        # An id past the key's range names no exhibit; sent to the database it would overflow the query.
+        low, high = connection.ops.integer_field_range(Exhibit._meta.pk.get_internal_type())
+        possible = [e for e in chosen if (low is None or e >= low) and (high is None or e <= high)]
+        evidence = set(evidence_exhibits(matter).filter(pk__in=possible).values_list("pk", flat=True))
         if missing := [e for e in chosen if e not in evidence]:
             raise ValidationError(f"Exhibit id(s) {missing} are not ready evidence of this matter.")
     with transaction.atomic():
@@ -56,9 +59,15 @@ def job_start(*, matter: Matter, instructions: str, kind: str = "", exhibits: li
 
 def job_cancel(*, job: Job, user=None) -> Job:
     """Ask the job to stop: queued or waiting stages are cancelled now; a running stage stops between two tokens
-    (its heartbeat sees the flag and closes the stream)."""
+    (its heartbeat sees the flag and closes the stream). Raises ValidationError for a job with no stage queued,
+    waiting or running: one that has ended keeps its status (a done job is not made ``cancelled``)."""
     _require(user, "upload_exhibit", job.matter, "cancel jobs")
     with transaction.atomic():
+        if not StageRun.objects.filter(job=job, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER,
+                                                            StageStatus.RUNNING]).exists():
+            job.refresh_from_db()
+            raise ValidationError(f"This job is {job.get_status_display().lower()}: it has no stage queued, waiting or "
+                                  "running, so there is nothing to cancel.")
         Job.objects.filter(pk=job.pk).update(cancel_requested=True)
         StageRun.objects.filter(job=job, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER]).update(
             status=StageStatus.CANCELLED, error="Cancelled by a user.", finished_at=timezone.now())
