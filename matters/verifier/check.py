@@ -18,11 +18,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from eyecite import get_citations
-
 from ..models import Exhibit, Matter, Page
 from .authorities import AuthorityDoc, authorities_of, match_case, match_statute, volume_conflict
-from .citations import CaseMention, StatuteMention, find_case_citations, find_statutes
+from .citations import CaseMention, StatuteMention, eyecite_citations, find_case_citations, find_statutes
 from .dates import DateMention, display, find_dates
 from .evidence import Evidence
 from .money import AmountMention, find_amounts
@@ -120,7 +118,7 @@ class Verification:
 
     def run(self) -> list[FindingData]:
         flat = self.flat
-        citations = get_citations(flat)
+        citations = eyecite_citations(flat)
         cases = find_case_citations(flat, citations)
         statutes = find_statutes(flat, citations)
         quotes = find_quotations(flat)
@@ -218,6 +216,8 @@ class Verification:
         self.evidence.prefetch_facts(pairs)
         self._candidates: dict[int, list[int]] = {}
         self._exhibits: dict[str, Exhibit | None] = {}
+        self._exhibit_pages: dict[int, list[tuple[int, int]]] = {}
+        self._prefix_productions: dict[str, tuple[list[str], list[int]]] = {}
 
     @staticmethod
     def _bates_forms(mention: BatesMention, n: int) -> list[str]:
@@ -273,12 +273,10 @@ class Verification:
                           "number (a product or model number) written where a record cite belongs.")
             return []
         if missing:
-            ranges = self.evidence.production_ranges(mention.prefix)
+            ranges, last_numbers = self._productions(mention.prefix)
             where = f" Productions with this prefix: {', '.join(ranges)}." if ranges else ""
             first_missing = mention.bates(missing[0])
-            past_end = ranges and all(
-                n > p.last_number for n in missing[:1] for p in self.matter.productions.filter(
-                    prefix__iexact=mention.prefix.strip(), status="done"))
+            past_end = ranges and all(missing[0] > last for last in last_numbers)
             what = "is past the end of every production" if past_end else "names no page of any production"
             self._finding(kind, UNGROUNDED, mention.start, mention.end,
                           f"{first_missing} {what} in this matter"
@@ -304,6 +302,15 @@ class Verification:
                           f"{mention.text} names {len(page_ids)} page(s) of the matter's productions.", page_ids)
         return page_ids
 
+    def _productions(self, prefix: str) -> tuple[list[str], list[int]]:
+        """The done productions stamped with ``prefix``: their ranges as text and their last numbers; one query
+        per prefix, not per cite (a long draft can cite thousands of numbers that are not there)."""
+        key = prefix.strip().lower()
+        if key not in self._prefix_productions:
+            done = list(self.matter.productions.filter(prefix__iexact=prefix.strip(), status="done"))
+            self._prefix_productions[key] = ([str(p) for p in done], [p.last_number for p in done])
+        return self._prefix_productions[key]
+
     def _check_exhibit(self, mention: ExhibitMention) -> list[int]:
         kind = "exhibit_cite"
         label = mention.label.lower()
@@ -322,10 +329,12 @@ class Verification:
             self._finding(kind, UNGROUNDED, mention.start, mention.end,
                           f"Exhibit {exhibit.label} {why}; it cannot support a fact.")
             return []
-        pages = list(exhibit.pages.order_by("number").values_list("number", "id"))
+        if exhibit.pk not in self._exhibit_pages:  # one query per exhibit, not per cite of it
+            self._exhibit_pages[exhibit.pk] = list(exhibit.pages.order_by("number").values_list("number", "id"))
+            for _, page_id in self._exhibit_pages[exhibit.pk]:
+                self.evidence.note(page_id, exhibit.pk)
+        pages = self._exhibit_pages[exhibit.pk]
         by_number = dict(pages)
-        for _, page_id in pages:
-            self.evidence.note(page_id, exhibit.pk)
         if mention.first_page is None:
             page_ids = [pid for _, pid in pages]
             self._finding(kind, GROUNDED, mention.start, mention.end,
@@ -333,11 +342,15 @@ class Verification:
                           page_ids[:1])
             return page_ids
         wanted = range(mention.first_page, (mention.last_page or mention.first_page) + 1)
-        absent = [n for n in wanted if n not in by_number]
-        if absent or not wanted:
+        if not wanted:
             self._finding(kind, UNGROUNDED, mention.start, mention.end,
-                          f"Exhibit {exhibit.label} has {len(pages)} page(s); page {absent[0] if absent else mention.first_page} "
-                          "does not exist.")
+                          f"The page range {mention.first_page}–{mention.last_page} of Exhibit {exhibit.label} ends "
+                          "before it starts.")
+            return []
+        absent = [n for n in wanted if n not in by_number]
+        if absent:
+            self._finding(kind, UNGROUNDED, mention.start, mention.end,
+                          f"Exhibit {exhibit.label} has {len(pages)} page(s); page {absent[0]} does not exist.")
             return []
         page_ids = [by_number[n] for n in wanted]
         self._finding(kind, GROUNDED, mention.start, mention.end,

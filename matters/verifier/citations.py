@@ -24,6 +24,8 @@ from eyecite.models import (
     SupraCitation,
 )
 
+from .text import Spans
+
 
 @dataclass
 class CaseMention:
@@ -84,6 +86,51 @@ _FEDERAL = re.compile(
 )
 _ONE_SECTION = re.compile(rf"{_SECTION}(?=[\s,;)]|\.(?:\s|$)|$)")
 _NAME_SPAN = 200
+# eyecite looks, after every full case citation, through the whole rest of the text for later references to it by
+# name, which this module does not use: minutes for a 2 MB draft. A long text is read a stretch at a time, cut
+# where a paragraph ends (or at least between words), and the spans are shifted back into the whole text.
+_STRETCH = 20_000
+
+
+def _cut(flat: str, start: int) -> int:
+    """Where the stretch that begins at ``start`` ends: after the last blank (a flattened line break) in its
+    second half, else after its last space, else ``_STRETCH`` characters on."""
+    limit = start + _STRETCH
+    if limit >= len(flat):
+        return len(flat)
+    for gap in ("  ", " "):
+        found = flat.rfind(gap, start + _STRETCH // 2, limit)
+        if found >= 0:
+            return found + len(gap)
+    return limit
+
+
+def eyecite_citations(flat: str) -> list:
+    """eyecite's ``get_citations`` of ``flat`` (text with line breaks flattened), spans into ``flat``; none for
+    blank text, which eyecite refuses. Short forms resolve over the whole list with ``resolve_citations``, which
+    reads the citations, not the text, so reading in stretches loses only a citation cut in two, and stretches
+    end between paragraphs where one can."""
+    citations: list = []
+    start = 0
+    while start < len(flat):
+        end = _cut(flat, start)
+        if flat[start:end].strip():
+            for citation in get_citations(flat[start:end]):
+                if start:
+                    _shift(citation, start)
+                citations.append(citation)
+        start = end
+    return citations
+
+
+def _shift(citation, offset: int) -> None:
+    span_start, span_end = citation.span()
+    citation.span_start, citation.span_end = span_start + offset, span_end + offset
+    for owner, name in ((citation, "full_span_start"), (citation, "full_span_end"),
+                        (citation.metadata, "pin_cite_span_start"), (citation.metadata, "pin_cite_span_end")):
+        value = getattr(owner, name, None)
+        if value is not None:
+            setattr(owner, name, value + offset)
 
 
 def _year_and_end(flat: str, end: int) -> tuple[int | None, str, int]:
@@ -120,9 +167,9 @@ def _party(text: str | None) -> str:
 
 def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMention]:
     """Every case citation in ``flat`` (text with line breaks flattened), full ones with their case name, pin cite
-    and year, short forms pointing at their full citation. ``citations``: eyecite's ``get_citations(flat)``
+    and year, short forms pointing at their full citation. ``citations``: :func:`eyecite_citations` of ``flat``
     when the caller already has it."""
-    citations = get_citations(flat) if citations is None else citations
+    citations = eyecite_citations(flat) if citations is None else citations
     mentions: list[CaseMention] = []
     index_of: dict[int, int] = {}
     for citation in citations:
@@ -164,8 +211,9 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
             if i is not None and mentions[i].form != "full":
                 mentions[i].antecedent = full
 
+    known = Spans((m.start, m.end) for m in mentions)
     for match in _UNKNOWN.finditer(flat):
-        if any(m.start <= match.start() < m.end or match.start() <= m.start < match.end() for m in mentions):
+        if known.overlaps(match.start(), match.end()):
             continue
         year, pin, end = _year_and_end(flat, match.end())
         mentions.append(CaseMention(
@@ -183,6 +231,7 @@ def find_statutes(flat: str, citations: list | None = None) -> list[StatuteMenti
     subsections; and state code sections that eyecite recognises (``citations`` as for
     :func:`find_case_citations`)."""
     found: list[StatuteMention] = []
+    taken = Spans()
     for match in _FEDERAL.finditer(flat):
         code = re.sub(r"\s", "", match.group("code"))
         base = match.start("sections")
@@ -193,14 +242,16 @@ def find_statutes(flat: str, citations: list | None = None) -> list[StatuteMenti
             start = match.start() if i == 0 else base + section.start()
             end = base + section.start() + len(raw)
             found.append(StatuteMention(start, end, flat[start:end], match.group("title"), code, number, subsections))
-    for citation in get_citations(flat) if citations is None else citations:
+            taken.add(start, end)
+    for citation in eyecite_citations(flat) if citations is None else citations:
         if not isinstance(citation, FullLawCitation):
             continue
         start, end = citation.span()
-        if any(s.start <= start < s.end or start <= s.start < end for s in found):
+        if taken.overlaps(start, end):
             continue
         groups = citation.groups
         found.append(StatuteMention(start, end, flat[start:end], groups.get("chapter", "") or groups.get("title", ""),
                                     groups.get("reporter", ""), groups.get("section", "")))
+        taken.add(start, end)
     found.sort(key=lambda s: s.start)
     return found

@@ -14,6 +14,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from .text import Spans
+
 MONTHS = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4, "may": 5,
     "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9, "sept": 9, "sep": 9,
@@ -67,13 +69,13 @@ def find_dates(text: str, order: str = "mdy") -> list[DateMention]:
     """Every date in ``text``, in order of position. ``order`` is ``mdy`` or ``dmy`` (``Matter.date_order``).
     Invalid dates (``February 30, 2021``) are not dates."""
     found: list[DateMention] = []
-    taken: list[tuple[int, int]] = []
+    taken = Spans()
 
     def add(match: re.Match, readings: list[str | None]) -> None:
         unique = tuple(dict.fromkeys(r for r in readings if r))
-        if not unique or any(s < match.end() and match.start() < e for s, e in taken):
+        if not unique or taken.overlaps(match.start(), match.end()):
             return
-        taken.append((match.start(), match.end()))
+        taken.add(match.start(), match.end())
         found.append(DateMention(match.start(), match.end(), match.group(0), unique))
 
     for pattern in _WORDY:

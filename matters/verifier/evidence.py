@@ -25,6 +25,14 @@ _CANDIDATES = 20
 # Pages holding the quotation's longest run of words as a phrase are checked first; a handful is enough to
 # ground it and to name where it appears.
 _PHRASE_CANDIDATES = 3
+# Values of one IN list per query: SQLite (32,766 by default) and PostgreSQL (65,535) cap the parameters of a
+# query, and a long draft can name more Bates numbers, dates and amounts than that.
+_IN_BATCH = 10_000
+
+
+def _batches(values) -> list[list]:
+    values = list(values)
+    return [values[i:i + _IN_BATCH] for i in range(0, len(values), _IN_BATCH)]
 
 
 @dataclass(frozen=True)
@@ -80,8 +88,8 @@ class Evidence:
 
     def learn_exhibits(self, page_ids) -> None:
         unknown = [p for p in page_ids if p not in self._exhibit_of]
-        if unknown:
-            self._exhibit_of.update(Page.objects.filter(pk__in=unknown).values_list("id", "exhibit_id"))
+        for batch in _batches(unknown):
+            self._exhibit_of.update(Page.objects.filter(pk__in=batch).values_list("id", "exhibit_id"))
 
     def is_evidence(self, page_id: int) -> bool:
         if page_id not in self._exhibit_of:
@@ -98,11 +106,12 @@ class Evidence:
         self._facts: dict[tuple[str, str], set[int]] = defaultdict(set)
         if not pairs:
             return
-        rows = PageFact.objects.filter(page__exhibit__matter=self.matter, kind__in=kinds, value__in=values)
-        for page_id, exhibit_id, kind, value in rows.values_list("page_id", "page__exhibit_id", "kind", "value"):
-            self.note(page_id, exhibit_id)
-            if exhibit_id in self.exhibit_ids:
-                self._facts[(kind, value)].add(page_id)
+        for batch in _batches(values):
+            rows = PageFact.objects.filter(page__exhibit__matter=self.matter, kind__in=kinds, value__in=batch)
+            for page_id, exhibit_id, kind, value in rows.values_list("page_id", "page__exhibit_id", "kind", "value"):
+                self.note(page_id, exhibit_id)
+                if exhibit_id in self.exhibit_ids:
+                    self._facts[(kind, value)].add(page_id)
         self._prefetched = pairs
 
     def pages_with(self, kinds: list[str], values: list[str]) -> dict[str, set[int]]:
@@ -124,11 +133,12 @@ class Evidence:
                          for iso in isos for k in range(-days, days + 1)})
         rows = []
         # Every day of every window as one IN list: index seeks on (kind, value), where OR-ed ranges scan.
-        for page_id, exhibit_id, value in PageFact.objects.filter(
-                page__exhibit__matter=self.matter, kind__in=self.date_kinds(), value__in=window).values_list(
-                "page_id", "page__exhibit_id", "value"):
-            self.note(page_id, exhibit_id)
-            rows.append((page_id, value))
+        for batch in _batches(window):
+            for page_id, exhibit_id, value in PageFact.objects.filter(
+                    page__exhibit__matter=self.matter, kind__in=self.date_kinds(), value__in=batch).values_list(
+                    "page_id", "page__exhibit_id", "value"):
+                self.note(page_id, exhibit_id)
+                rows.append((page_id, value))
         near: dict[str, list[tuple[str, int]]] = {}
         for iso in isos:
             day = dt.date.fromisoformat(iso)
@@ -158,8 +168,9 @@ class Evidence:
 
     def _page_text(self, page_ids: set[int]) -> dict[int, tuple[str, str]]:
         missing = [p for p in page_ids if p not in self._texts]
-        for page_id, text, source in Page.objects.filter(pk__in=missing).values_list("id", "text", "source"):
-            self._texts[page_id] = (match_words(text), source)
+        for batch in _batches(missing):
+            for page_id, text, source in Page.objects.filter(pk__in=batch).values_list("id", "text", "source"):
+                self._texts[page_id] = (match_words(text), source)
         return {p: self._texts[p] for p in page_ids if p in self._texts}
 
     def find_quote(self, search: QuoteSearch, within: list[int] | None = None,
@@ -214,19 +225,18 @@ class Evidence:
         """For each Bates number found, its pages as ``(page_id or None for a cover sheet, document key)``; the
         document key tells one produced document from another."""
         found: dict[str, list[tuple[int | None, str]]] = defaultdict(list)
-        for bates, page_id, document_id, exhibit_id in BatesPage.objects.filter(
-            production__matter=self.matter, production__status=Production.Status.DONE, bates__in=numbers
-        ).values_list("bates", "page_id", "document_id", "document__exhibit_id"):
-            found[bates].append((page_id, f"out:{document_id}"))
-            if page_id:
+        batches = _batches(dict.fromkeys(numbers))
+        for batch in batches:
+            for bates, page_id, document_id, exhibit_id in BatesPage.objects.filter(
+                production__matter=self.matter, production__status=Production.Status.DONE, bates__in=batch
+            ).values_list("bates", "page_id", "document_id", "document__exhibit_id"):
+                found[bates].append((page_id, f"out:{document_id}"))
+                if page_id:
+                    self.note(page_id, exhibit_id)
+        for batch in batches:
+            for bates, page_id, exhibit_id in IncomingBatesPage.objects.filter(
+                incoming__matter=self.matter, bates__in=batch
+            ).values_list("bates", "page_id", "page__exhibit_id"):
+                found[bates].append((page_id, f"in:{exhibit_id}"))
                 self.note(page_id, exhibit_id)
-        for bates, page_id, exhibit_id in IncomingBatesPage.objects.filter(
-            incoming__matter=self.matter, bates__in=numbers
-        ).values_list("bates", "page_id", "page__exhibit_id"):
-            found[bates].append((page_id, f"in:{exhibit_id}"))
-            self.note(page_id, exhibit_id)
         return found
-
-    def production_ranges(self, prefix: str) -> list[str]:
-        return [str(p) for p in Production.objects.filter(matter=self.matter, prefix__iexact=prefix.strip(),
-                                                           status=Production.Status.DONE)]

@@ -7,11 +7,14 @@ currency (``1,250.00`` in a ledger) are read from evidence pages only, as ``numb
 grounded by a bank statement's ``1,250.00``.
 """
 
+import bisect
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from text_to_num import text2num
+
+from .text import Spans
 
 _SYMBOLS = {"$": "USD", "us$": "USD", "usd": "USD", "€": "EUR", "eur": "EUR", "£": "GBP", "gbp": "GBP"}
 _SCALE = {"thousand": Decimal(1_000), "million": Decimal(1_000_000), "billion": Decimal(1_000_000_000)}
@@ -96,17 +99,21 @@ def _words_value(match: re.Match) -> Decimal | None:
 def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
     """Every money amount in ``text`` in order of position; written amounts carry the value of their words."""
     found: list[AmountMention] = []
-    taken: list[tuple[int, int]] = []
+    taken = Spans()
     written = []
+    seen: set[tuple[int, int]] = set()
     # The written-amount pattern is slow to try at every position: try it only just before a currency word.
     for unit in _UNIT_WORD.finditer(text):
         window_start = max(0, unit.start() - 200)
         for m in _WRITTEN.finditer(text, window_start, min(len(text), unit.end() + 60)):
-            if m.start("unit") == unit.start() and (m.span(), m.span("digits")) not in [w[:2] for w in written]:
+            if m.start("unit") == unit.start() and m.span() not in seen:
+                seen.add(m.span())
                 written.append((m.span(), m.span("digits"), _words_value(m)))
+    written.sort(key=lambda w: w[1])
+    digit_starts = [ds for _, (ds, _), _ in written]
     for pattern in _patterns(number_format):
         for match in pattern.finditer(text):
-            if any(s < match.end() and match.start() < e for s, e in taken):
+            if taken.overlaps(match.start(), match.end()):
                 continue
             value = parse_number(match.group("num"), number_format)
             if value is None:
@@ -116,11 +123,13 @@ def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
             currency = _SYMBOLS[match.group("sym").lower()]
             words_value = None
             start, end = match.span()
-            for whole, (ds, de), words in written:
-                if ds <= start and end <= de:
-                    # The finding covers the words and the digits: they are one claim and must agree.
-                    words_value, (start, end) = words, whole
-            taken.append((match.start(), match.end()))
+            # The written amount whose figures in parentheses hold this match (the last one starting before it;
+            # looked up by bisection, as a draft can hold thousands).
+            i = bisect.bisect_right(digit_starts, start) - 1
+            if i >= 0 and end <= written[i][1][1]:
+                # The finding covers the words and the digits: they are one claim and must agree.
+                words_value, (start, end) = written[i][2], written[i][0]
+            taken.add(match.start(), match.end())
             found.append(AmountMention(start, end, text[start:end], currency, value, words_value))
     found.sort(key=lambda a: a.start)
     return found

@@ -11,7 +11,7 @@ other difference of words is a misquotation; punctuation and capitalisation are 
 import re
 from dataclasses import dataclass
 
-from .text import match_words
+from .text import Spans, match_words
 
 _PAIRS = [re.compile(r"“([^“”]{2,2000}?)”"), re.compile(r'(?<![\w"])"([^"\n]{2,2000}?)"(?![\w"])')]
 _ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.(?:\s?\.)?|…)\s*")
@@ -38,10 +38,12 @@ class QuoteMention:
 def find_quotations(text: str) -> list[QuoteMention]:
     """Every double-quoted passage in ``text``, in order of position."""
     found: list[QuoteMention] = []
+    taken = Spans()
     for pattern in _PAIRS:
         for match in pattern.finditer(text):
-            if any(q.start < match.end() and match.start() < q.end for q in found):
+            if taken.overlaps(match.start(), match.end()):
                 continue
+            taken.add(match.start(), match.end())
             found.append(QuoteMention(match.start(), match.end(), match.group(0), match.group(1)))
     found.sort(key=lambda q: q.start)
     return found

@@ -22,11 +22,17 @@ class Command(BaseCommand):
             raise CommandError(f"No matter with id {options['matter']}.")
         path = Path(options["file"])
         try:
-            text = path.read_text(encoding="utf-8")
+            # Bytes decoded as they are: text mode would turn CRLF into LF and every offset after the first line
+            # break would miss FILE's text by one character per break.
+            text = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
             raise CommandError(f"{path}: no such file.") from None
+        except IsADirectoryError:
+            raise CommandError(f"{path} is a directory; give the draft's file.") from None
         except UnicodeDecodeError as exc:
             raise CommandError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+        except OSError as exc:
+            raise CommandError(f"{path} cannot be read: {exc.strerror}.") from None
         findings = verify_text(matter=matter, text=text)
         for finding in findings:
             self.stdout.write(json.dumps(finding.as_json(), ensure_ascii=False))
