@@ -7,6 +7,7 @@ trigger a read. Messages are htmx out-of-band swaps. Only members of the job's m
 """
 
 import asyncio
+import contextlib
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -43,6 +44,9 @@ class JobConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if getattr(self, "poller", None) is not None:
             self.poller.cancel()
+            # Wait for the poller to end here, so its cancellation never surfaces in the connection's own task.
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.poller
         if getattr(self, "group", None) and self.channel_layer is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 

