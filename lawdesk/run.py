@@ -54,6 +54,9 @@ def _prepare() -> None:
 
     if recovered := stage_recover():
         print(f"Queued again {len(recovered)} job stage(s) whose worker had stopped.", flush=True)
+    from pipeline.tasks import probe_schedule
+
+    probe_schedule()  # the periodic health-and-speed probe of the model servers queues its own next run
 
 
 def _start_embedded_model():
