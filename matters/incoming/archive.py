@@ -49,7 +49,7 @@ def extract(archive_path: Path, target: Path, limits: Limits) -> list[Path]:
         declared = sum(m.file_size for m in members)
         if declared > limits.max_total_bytes:
             raise UnsafeArchive(f"The archive would unpack to {declared / 2**20:.0f} MiB, over the limit of "
-                                f"{limits.max_total_bytes / 2**20:.0f} MiB (LAWDESK_ZIP_MAX_BYTES).")
+                                f"{limits.max_total_bytes / 2**20:.0f} MiB (LAWDESK_ZIP_MAX_MB).")
         names = [member.filename.replace("\\", "/").rstrip("/").lower() for member in members]
         if len(set(names)) != len(names):
             raise UnsafeArchive("The archive names the same member twice; which copy is the production's is unclear.")
@@ -75,7 +75,7 @@ def extract(archive_path: Path, target: Path, limits: Limits) -> list[Path]:
                         total += len(chunk)
                         if total > limits.max_total_bytes:
                             raise UnsafeArchive("The archive unpacks to more than its headers declare, past the "
-                                                "limit (LAWDESK_ZIP_MAX_BYTES); nothing was imported.")
+                                                "limit (LAWDESK_ZIP_MAX_MB); nothing was imported.")
                         out.write(chunk)
             except OSError as error:
                 raise UnsafeArchive(f"The archive member “{member.filename}” conflicts with another member "

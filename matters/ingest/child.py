@@ -15,6 +15,7 @@ Previews (a separate, later run over that display PDF) write ``out_dir/pages/NNN
 ``out_dir/thumbs/NNNN.jpg`` and emit ``{"event": "previews", "pages": n}``.
 """
 
+import ctypes
 import json
 import os
 import resource
@@ -23,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -363,9 +365,26 @@ def run(spec: Spec, job: str, emit: Emit) -> int:
     return 0
 
 
+# mallopt parameter number of M_ARENA_MAX in glibc's malloc.h.
+_M_ARENA_MAX = -8
+
+
+def _share_one_malloc_arena() -> None:
+    """Make every thread allocate from glibc's main arena. Each new thread otherwise reserves an arena of 64 MiB
+    of address space on its first allocation; under RLIMIT_AS that reservation can fail inside the thread's own
+    start, and ``Thread.start`` then waits forever for a thread that never runs (seen: an OCR pool hung)."""
+    try:
+        ctypes.CDLL(None).mallopt(_M_ARENA_MAX, 1)
+    except (OSError, AttributeError):
+        pass  # not glibc: its allocator has no per-thread arenas to limit
+
+
 def run_limited(spec_fields: dict, job: str, connection, memory_mb: int) -> None:
     """Entry point of a forked child: own process group, address-space limit, events sent on ``connection``."""
     os.setsid()  # a timeout kills the whole group, Tesseract and LibreOffice included
+    _share_one_malloc_arena()
+    # OCR threads need little stack; the default (the shell's 8 MiB) counts against the address-space limit.
+    threading.stack_size(1024 * 1024)
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
