@@ -36,8 +36,11 @@ def stage_rows(job: Job) -> list[dict]:
         if run.status == StageStatus.RUNNING and run.started_at and run.streamed_pieces:
             elapsed = (timezone.now() - run.started_at).total_seconds()
             live_tok_s = round(run.streamed_pieces / elapsed, 1) if elapsed > 0 else None
-        rows.append({"run": run, "live_tok_s": live_tok_s,
+        rows.append({"run": run, "live_tok_s": live_tok_s, "open": run.status == StageStatus.RUNNING,
                      "attempts": StageRun.objects.filter(job=job, stage=run.stage).count()})
+    with_text = [row for row in rows if row["run"].role]
+    if with_text and not any(row["open"] for row in rows):
+        with_text[-1]["open"] = True  # the latest output stays in view when the job has ended
     return rows
 
 

@@ -123,7 +123,8 @@ class Verification:
         statutes = find_statutes(flat, citations)
         quotes = find_quotations(flat)
         # A citation inside a quotation is part of what is quoted (checked with the quotation), not the draft's.
-        quoted = [(q.start, q.end) for q in quotes]
+        # Quoted words too few to be a quotation (a term in quotation marks) keep their cites as the draft's own.
+        quoted = [(q.start, q.end) for q in quotes if q.word_count >= _MIN_UNCITED_QUOTE_WORDS]
         in_quotes = _Spans(quoted)
         cases = [c for c in cases if not in_quotes.overlaps(c.start, c.end)]
         statutes = [s for s in statutes if not in_quotes.overlaps(s.start, s.end)]

@@ -255,6 +255,9 @@ def _finish(run: StageRun, owner: str, status: str, reason: str, error: str, gen
     fields = {"status": status, "reason": reason, "error": error, "finished_at": timezone.now(),
               "duration_ms": round((time.monotonic() - started) * 1000, 1), "lease_expires_at": None}
     if generation is not None:
+        if status == StageStatus.DONE and generation.finish_reason == "length" and not reason:
+            fields["reason"] = (f"The answer stopped at this stage's budget of {run.sampling.get('max_tokens')} "
+                                "tokens and may be cut off.")
         fields.update(output=generation.text, parsed=generation.parsed if generation.parsed is not None else None,
                       prompt_tokens=generation.prompt_tokens, completion_tokens=generation.completion_tokens,
                       decode_tok_s=generation.decode_tok_s, prompt_tok_s=generation.prompt_tok_s,

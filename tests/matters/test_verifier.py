@@ -211,3 +211,8 @@ def test_verify_draft_prints_one_json_line_per_finding(matter, record, tmp_path,
     assert lines[0]["sources"][0]["bates"] == "SMITH000001"
     text = draft.read_text(encoding="utf-8")
     assert all(text[line["start"]:line["end"]] == line["text"] for line in lines)
+
+
+def test_a_bates_number_in_a_few_quoted_words_is_still_checked(matter, record):
+    findings = verify_text(matter=matter, text='The clerk wrote "see SMITH000999" on the order.')
+    assert by_text(findings, "SMITH000999").status == "ungrounded"

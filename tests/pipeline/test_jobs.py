@@ -193,3 +193,13 @@ def test_cancel_closes_the_stream_between_tokens(matter, record, server, monkeyp
     while not server.disconnects and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.disconnects == 1  # the stream was closed, so the server stops generating
+
+
+def test_an_answer_cut_off_at_its_budget_says_so(matter, record, server):
+    stage_server(server, {"summarize": lambda call: Reply(
+        pieces=[sse(*chat_chunks(["The lease was signed", " on March 3"], finish="length", timings=TIMINGS),
+                    "[DONE]")])})
+    register(server.url)
+    job = job_start(matter=matter, kind="summary", instructions="Summarize the lease.", enqueue=False)
+    summarize = run_all(job)[0]
+    assert summarize.status == "done" and "may be cut off" in summarize.reason
