@@ -7,6 +7,9 @@
 
   let currentKey = null;
   let focusReasonAfterSwap = false;
+  // The item the keys asked for last, while no click or form has filled the panel since.
+  let lastKeyLoad = null;
+  let keyLoading = false;
 
   function items() {
     return Array.from(document.querySelectorAll("#margin .margin-item[data-key]"));
@@ -42,8 +45,14 @@
     if (!item || !window.htmx) return;
     mark(key);
     // Sent from the panel, whose hx-sync="this:replace" aborts a request still in flight: the last key wins.
-    window.htmx.ajax("GET", item.dataset.url + (openSource ? "?open=1" : ""),
-      { source: "#panel", target: "#panel", swap: "innerHTML" });
+    lastKeyLoad = { key: key, openSource: openSource };
+    keyLoading = true;
+    try {
+      window.htmx.ajax("GET", item.dataset.url + (openSource ? "?open=1" : ""),
+        { source: "#panel", target: "#panel", swap: "innerHTML" });
+    } finally {
+      keyLoading = false;
+    }
   }
 
   function step(delta) {
@@ -105,7 +114,10 @@
   // land after the second one and leave the panel (and the current item) one step behind.
   let panelRequests = 0;
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (event.detail.target && event.detail.target.id === "panel") event.detail.xhr.reviewSeq = ++panelRequests;
+    if (event.detail.target && event.detail.target.id === "panel") {
+      event.detail.xhr.reviewSeq = ++panelRequests;
+      if (!keyLoading) lastKeyLoad = null;
+    }
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
     const seq = event.detail.xhr && event.detail.xhr.reviewSeq;
@@ -116,6 +128,13 @@
   // is swapped (a waiver re-renders it).
   document.addEventListener("htmx:afterSettle", function () {
     const key = panelKey();
+    if (lastKeyLoad && key && key !== lastKeyLoad.key && !lastKeyLoad.retried) {
+      // An answer to an earlier key press landed last after all: ask once more for the item the keys chose.
+      const again = lastKeyLoad;
+      load(again.key, again.openSource);
+      if (lastKeyLoad) lastKeyLoad.retried = true;
+      return;
+    }
     if (key) mark(key); else if (currentKey) mark(currentKey);
     if (focusReasonAfterSwap) {
       focusReasonAfterSwap = false;
