@@ -431,7 +431,7 @@ class Verification:
 
     # -- facts: dates, amounts, quotations ---------------------------------------------------------------------
 
-    def _judge(self, kind: str, mention, what: str, found: set[int], support: _Support,
+    def _judge(self, what: str, found: set[int], support: _Support,
                in_authority: bool | None = None) -> tuple[str, str, list[int]]:
         """Status, message and sources for a fact found on ``found`` pages, given what its sentence cites.
         ``in_authority`` is whether a cited authority holds it (None: not looked up)."""
@@ -493,7 +493,7 @@ class Verification:
         def in_doc(iso):
             return lambda doc: iso in self._facts_of(doc, "date")
 
-        status, message, sources = self._judge("date", mention, f"{display(primary)}", found.get(primary, set()),
+        status, message, sources = self._judge(f"{display(primary)}", found.get(primary, set()),
                                                support, self._authority_holds(support, in_doc(primary)))
         detail: dict[str, Any] = {"readings": list(mention.readings)}
         if mention.ambiguous:
@@ -504,7 +504,7 @@ class Verification:
             if status in (GROUNDED, NEEDS_CITE):
                 status, message = AMBIGUOUS, note + message
             else:
-                alt = self._judge("date", mention, display(other), found.get(other, set()), support,
+                alt = self._judge(display(other), found.get(other, set()), support,
                                   self._authority_holds(support, in_doc(other)))
                 if alt[0] in (GROUNDED, NEEDS_CITE):
                     status, message, sources = AMBIGUOUS, note + "The other reading is supported: " + alt[1], alt[2]
@@ -529,7 +529,7 @@ class Verification:
         def in_doc(doc):
             return mention.key in self._facts_of(doc, "amount")
 
-        status, message, sources = self._judge("amount", mention, what, found, support,
+        status, message, sources = self._judge(what, found, support,
                                                self._authority_holds(support, in_doc))
         self._finding("amount", status, mention.start, mention.end, message, sources, value=mention.key)
 
@@ -557,7 +557,7 @@ class Verification:
         else:
             hits, near = self.evidence.find_quote(search, candidates=self._candidates.get(id(mention)))
         found = {h.page_id for h in hits}
-        status, message, sources = self._judge("quotation", mention, what, found, support, None)
+        status, message, sources = self._judge(what, found, support, None)
         tolerant = [h for h in hits if h.similarity < 100 and h.page_id in sources]
         if status in (GROUNDED, NEEDS_CITE) and tolerant and not any(
                 h.similarity == 100 and h.page_id in sources for h in hits):

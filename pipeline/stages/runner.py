@@ -141,7 +141,7 @@ def _claim(run_id: int, owner: str) -> StageRun | None:
     return run
 
 
-def _messages(run: StageRun, spec: StageSpec, client: ModelClient, budget_chars: int | None):
+def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
     job = run.job
     packet = None
     context = {"matter": str(job.matter), "instructions": job.instructions,
@@ -166,7 +166,7 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
         if context_tokens:
             budget = max(1000, (context_tokens - spec.max_tokens - _PROMPT_OVERHEAD_TOKENS) * _CHARS_PER_TOKEN)
         for _ in range(4):
-            messages, packet = _messages(run, spec, client, budget)
+            messages, packet = _messages(run, spec, budget)
             run.server, run.server_name, run.model = server, server.name, server.model_name
             run.board, run.sampling, run.prompt_template = _board(server), sampling.as_dict(), spec.template
             run.prompt = [{"role": m.role, "content": m.content} for m in messages]
