@@ -2,7 +2,7 @@
 
 A draft is generated material (origin ``draft``), never evidence: every version is also recorded as a
 ``GeneratedDocument`` so the same text coming back as an upload is recognised. Statuses and kinds are the ones
-in GLOSSARY.md.
+in docs/glossary.md.
 """
 
 from django.conf import settings

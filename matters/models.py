@@ -1,6 +1,6 @@
 """The case file: matters, their members, exhibits, the pages of each exhibit, and the audit log.
 
-Vocabulary (origins, statuses, permissions) is the one in GLOSSARY.md; change it there first.
+Vocabulary (origins, statuses, permissions) is the one in docs/glossary.md; change it there first.
 """
 
 from django.conf import settings
@@ -87,7 +87,7 @@ class Exhibit(models.Model):
     """One uploaded file of a matter and everything derived from it.
 
     The original is stored unchanged under its SHA-256 (see ``matters.storage``); ``original_name`` is the name the
-    browser sent, kept as data only and never used as a path. ``status`` follows GLOSSARY.md; every status but
+    browser sent, kept as data only and never used as a path. ``status`` follows docs/glossary.md; every status but
     ``ready`` carries a ``reason`` written for an attorney.
     """
 

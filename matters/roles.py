@@ -1,4 +1,4 @@
-"""The three roles of GLOSSARY.md as Django groups, and the permissions each one holds."""
+"""The three roles of docs/glossary.md as Django groups, and the permissions each one holds."""
 
 from django.contrib.auth.models import Group, Permission
 

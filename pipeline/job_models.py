@@ -1,5 +1,5 @@
 """Jobs and the runs of their stages: what was asked, which server did each stage, what it was sent and what it
-answered. Vocabulary (job kinds, stages, roles, stage statuses) as in GLOSSARY.md."""
+answered. Vocabulary (job kinds, stages, roles, stage statuses) as in docs/glossary.md."""
 
 from django.conf import settings
 from django.db import models

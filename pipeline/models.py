@@ -1,7 +1,7 @@
 """The model topology: hosts, their GPUs, the NVLink boards the GPUs form, the model servers pinned to them, the
 role each server holds, and the history of health-and-speed probes.
 
-Vocabulary (roles, backends, probe statuses) as in GLOSSARY.md. The rules that judge a configuration live in
+Vocabulary (roles, backends, probe statuses) as in docs/glossary.md. The rules that judge a configuration live in
 :mod:`pipeline.topology.rules`; ``clean()`` here turns that table's errors into validation errors.
 """
 
@@ -278,7 +278,7 @@ class RoleAssignment(models.Model):
 
 
 class ProbeResult(models.Model):
-    """One health-and-speed probe of a server (GLOSSARY.md topology_probe). ``decode_tok_s`` and ``prompt_tok_s``
+    """One health-and-speed probe of a server (docs/glossary.md topology_probe). ``decode_tok_s`` and ``prompt_tok_s``
     are the server's own figures (llama.cpp ``timings``; Ollama ``eval_count``/``eval_duration``), or the client's
     measurement where a server reports none. ``skipped``: every slot was busy, so nothing was generated."""
 

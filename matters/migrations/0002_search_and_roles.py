@@ -1,4 +1,4 @@
-"""Full-text index of page text (SQLite FTS5 or PostgreSQL GIN) and the three permission groups of GLOSSARY.md."""
+"""Full-text index of page text (SQLite FTS5 or PostgreSQL GIN) and the three permission groups of docs/glossary.md."""
 
 from django.contrib.auth.management import create_permissions
 from django.db import migrations

@@ -1,7 +1,7 @@
 """The verifier: every citation, record cite, date, amount and quotation of a draft, checked against the matter.
 
 Deterministic (no model). :func:`verify_text` returns one :class:`FindingData` per claim, ``grounded`` ones
-included, so a report shows what was checked and not only what failed. Statuses as in GLOSSARY.md:
+included, so a report shows what was checked and not only what failed. Statuses as in docs/glossary.md:
 
 - a record cite (Bates number or exhibit and page) must name a page of the matter's evidence; the dates, amounts
   and quotations of the sentence it supports must be on the page(s) it names;

@@ -1,7 +1,7 @@
 """Running one stage attempt in a worker: claim it with a lease, send it to the server holding its role, stream
 and persist the answer, apply it, and queue the next stage.
 
-Rules (issue and GLOSSARY.md): a stage never runs in a request; it goes to the server assigned its role and
+Rules (issue and docs/glossary.md): a stage never runs in a request; it goes to the server assigned its role and
 never silently to another board; a server that is down or loading makes it ``waiting_for_server`` with backoff
 (``LAWDESK_STAGE_BACKOFF_S``, doubling, at most ``LAWDESK_STAGE_MAX_WAITS`` times) and then ``failed``. The
 worker renews the attempt's lease every third of ``LAWDESK_STAGE_LEASE_S`` from a heartbeat thread, which also

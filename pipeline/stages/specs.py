@@ -1,6 +1,6 @@
 """Each stage's role, prompt template, output schema and answer budget; each job kind's plan.
 
-Plans (GLOSSARY.md stages): a motion runs gate -> draft -> revise -> verify -> review -> extract; a summary
+Plans (docs/glossary.md stages): a motion runs gate -> draft -> revise -> verify -> review -> extract; a summary
 summarize -> verify; an extraction extract. A request nobody classified starts with the router, which picks
 the plan. Schemas are JSON Schema, sent to the server to constrain its output (llama.cpp ``json_schema``,
 Ollama ``format``) and validated on return; array lengths are capped so a small model cannot run on.

@@ -8,7 +8,7 @@ reads the server's own decode and prompt-processing speeds.
   speeds from ``eval_count / eval_duration`` and ``prompt_eval_count / prompt_eval_duration`` (ns).
 - vLLM and other OpenAI-compatible servers: ``GET /v1/models``, then the generation; they report no timings,
   so the speed is the client's own measurement. A reachable ``/v1/models`` alone is never "up".
-Status (GLOSSARY.md): ``up``, ``slow`` (decode below the server's floor), ``loading``, ``down`` (with the error).
+Status (docs/glossary.md): ``up``, ``slow`` (decode below the server's floor), ``loading``, ``down`` (with the error).
 """
 
 from dataclasses import dataclass
@@ -183,6 +183,6 @@ def servers_probe(*, server_ids=None) -> list:
 
 
 def probe_line(result) -> dict:
-    """The topology_probe JSON line of a ProbeResult (GLOSSARY.md keys)."""
+    """The topology_probe JSON line of a ProbeResult (docs/glossary.md keys)."""
     return {"server": result.server.name, "status": result.status, "decode_tok_s": result.decode_tok_s,
             "prompt_tok_s": result.prompt_tok_s, "error": result.error or None}
