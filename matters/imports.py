@@ -7,6 +7,7 @@ it is consistent, and the report lists every discrepancy. The uploaded volume it
 """
 
 import io
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,7 +19,8 @@ from django.db import transaction
 from . import storage
 from .audit import audit_record
 from .incoming.archive import Limits, extract
-from .incoming.loadfiles import Bates, Report, decode, guess_field_map, parse_dat, parse_opt
+from .incoming.encoding import decode_bytes, describe
+from .incoming.loadfiles import Bates, ImageRow, Report, guess_field_map, parse_dat, parse_lfp, parse_opt, read_dat
 from .incoming.stamped import bates_on_page
 from .models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
 from .processing import exhibit_process
@@ -39,28 +41,93 @@ def _index(root: Path) -> dict[str, Path]:
 
 
 def _lookup(index: dict[str, Path], reference: str, base: str) -> Path | None:
-    key = reference.replace("\\", "/").lstrip("./").lower()
+    """The file a load file names: backslashes or slashes, any letter case, relative to the volume or its
+    parent, or absolute on the producing party's machine (a drive letter or share is dropped, then leading
+    folders until a unique match)."""
+    key = re.sub(r"^[a-z]:", "", reference.strip().replace("\\", "/").lower()).lstrip("./")
     for candidate in (key, f"{base}/{key}" if base else key):
         if candidate in index:
             return index[candidate]
-    matches = [path for name, path in index.items() if name.endswith("/" + key)]
-    return matches[0] if len(matches) == 1 else None
+    parts = key.split("/")
+    for start in range(len(parts)):
+        tail = "/".join(parts[start:])
+        matches = [path for name, path in index.items() if name == tail or name.endswith("/" + tail)]
+        if matches:
+            return matches[0] if len(matches) == 1 else None
+    return None
 
 
-def _pdf_of_images(paths: list[Path]) -> tuple[bytes, list[int]]:
-    """A PDF of the given page images (TIFF/JPEG/PNG/PDF); also how many pages each image gave."""
+def _pdf_of_pages(pages: list[tuple[Path, int]], report: Report, first: str) -> tuple[bytes, list[bool]]:
+    """A PDF of the given (image file, page within it) pairs, in order; also which pairs gave a page. Image files
+    are TIFF/JPEG/PNG/PDF; a page past the end of its file is reported and left out."""
     combined = pymupdf.open()
-    counts = []
-    for path in paths:
-        with pymupdf.open(path) as image:
-            before = combined.page_count
-            if image.is_pdf:
-                combined.insert_pdf(image)
-            else:
-                with pymupdf.open("pdf", image.convert_to_pdf()) as converted:
-                    combined.insert_pdf(converted)
-            counts.append(combined.page_count - before)
-    return combined.tobytes(garbage=2, deflate=True), counts
+    converted: dict[Path, pymupdf.Document] = {}
+    used: dict[Path, set[int]] = {}
+    found = []
+    try:
+        for path, index in pages:
+            if path not in converted:
+                with pymupdf.open(path) as image:
+                    converted[path] = pymupdf.open("pdf", image.tobytes() if image.is_pdf else image.convert_to_pdf())
+            source = converted[path]
+            if index >= source.page_count:
+                report.add(f"{first}: the image {path.name} has {source.page_count} page(s); page {index + 1} of it "
+                           "is named in the image load file but missing.")
+                found.append(False)
+                continue
+            combined.insert_pdf(source, from_page=index, to_page=index)
+            used.setdefault(path, set()).add(index)
+            found.append(True)
+        for path, source in converted.items():
+            if len(used.get(path, ())) < source.page_count:
+                report.add(f"{first}: the image {path.name} holds {source.page_count} pages, but the image load "
+                           f"file numbers {len(used.get(path, ()))} of them; the others were not imported.")
+        return combined.tobytes(garbage=2, deflate=True), found
+    finally:
+        for source in converted.values():
+            source.close()
+
+
+def _image_rows(root: Path, report: Report) -> tuple[list[ImageRow], str]:
+    """The rows of the volume's image load file: an OPT, else an IPRO LFP. A file whose encoding is uncertain
+    is reported."""
+    for suffix, parse in ((".opt", parse_opt), (".lfp", parse_lfp)):
+        paths = sorted(p for p in root.rglob("*") if p.suffix.lower() == suffix and p.is_file())
+        if paths:
+            data = paths[0].read_bytes()
+            decoded = decode_bytes(data)
+            if not decoded.certain:
+                report.add(describe(paths[0].name, decoded))
+            return parse(data), suffix[1:].upper()
+    return [], ""
+
+
+def _image_map(rows: list[ImageRow], kind: str, report: Report) -> dict[str, tuple[str, int]]:
+    """Each Bates number's (image reference, page within that image). An OPT line for a multi-page image gives
+    its page count; the pages after the first take the following numbers unless the file lists them itself.
+    Rows that repeat one image path without a page index count through it in order."""
+    images: dict[str, tuple[str, int]] = {}
+    seen_path: dict[str, int] = {}
+    for row in rows:
+        if row.bates in images:
+            report.add(f"{row.bates} appears twice in the {kind}; the second entry ({row.image_path}) was "
+                       "skipped.")
+            continue
+        key = row.image_path.replace("\\", "/").lower()
+        index = row.page_index
+        if not index and key in seen_path:
+            index = seen_path[key] + 1
+        seen_path[key] = index
+        images[row.bates] = (row.image_path, index)
+    listed = set(images)
+    for row in rows:
+        start = Bates.parse(row.bates)
+        if row.pages and row.pages > 1 and start is not None:
+            following = [str(start.shifted(k)) for k in range(1, row.pages)]
+            if not any(number in listed for number in following):
+                for k, number in enumerate(following, start=1):
+                    images[number] = (row.image_path, row.page_index + k)
+    return images
 
 
 def inspect_volume(path: Path) -> tuple[list[str], dict[str, str]]:
@@ -138,23 +205,22 @@ def _new_exhibit(incoming: IncomingProduction, data: bytes, name: str) -> Exhibi
 
 
 def _import_volume(incoming, root: Path, dat_path: Path, field_map: dict | None, report: Report) -> None:
-    header, rows = parse_dat(dat_path.read_bytes())
+    dat = read_dat(dat_path.read_bytes())
+    header, rows = dat.header, dat.rows
+    if not dat.decoded.certain:
+        report.add(describe(dat_path.name, dat.decoded))
     mapping = field_map or guess_field_map(header)
     IncomingProduction.objects.filter(pk=incoming.pk).update(header=header, field_map=mapping)
     if "begbates" not in mapping:
-        report.add(f"No begin-Bates field among {header}; nothing could be imported.")
+        report.add(f"No begin-Bates field among {header} (read with {dat.dialect.describe()}); nothing could be "
+                   "imported.")
         return
     column = {name: header.index(mapping[name]) for name in mapping if mapping[name] in header}
     index = _index(root)
     base = str(dat_path.parent.parent.relative_to(root)).replace("\\", "/").lower()
     base = "" if base == "." else base
-    opt_paths = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".opt")
-    images: dict[str, str] = {}
-    for row in parse_opt(opt_paths[0].read_bytes()) if opt_paths else []:
-        if row.bates in images:
-            report.add(f"{row.bates} appears twice in the OPT; the second entry ({row.image_path}) was skipped.")
-            continue
-        images[row.bates] = row.image_path
+    image_rows, kind = _image_rows(root, report)
+    images = _image_map(image_rows, kind, report)
     previous_end: Bates | None = None
     for row in rows:
         def field(name: str) -> str:
@@ -178,35 +244,35 @@ def _import_volume(incoming, root: Path, dat_path: Path, field_map: dict | None,
             report.add(f"{begin}–{end}: the begin and end numbers have different prefixes.")
         numbers = [begin.shifted(i) for i in range(end.number - begin.number + 1)]
         _import_document(incoming, numbers, images, index, base, field("textpath"), field("nativepath"), report,
-                         title=field("title"))
+                         title=field("title"), kind=kind)
 
 
-def _import_document(incoming, numbers: list[Bates], images: dict[str, str], index, base: str, text_ref: str,
-                     native_ref: str, report: Report, title: str = "") -> None:
+def _import_document(incoming, numbers: list[Bates], images: dict[str, tuple[str, int]], index, base: str,
+                     text_ref: str, native_ref: str, report: Report, title: str = "", kind: str = "OPT") -> None:
     first = str(numbers[0])
-    present: list[tuple[Bates, Path]] = []
+    present: list[tuple[Bates, Path, int]] = []
     for number in numbers:
-        reference = images.get(str(number))
+        reference, page_index = images.get(str(number), (None, 0))
         path = _lookup(index, reference, base) if reference else None
         if reference is None and images:
-            report.add(f"{number}: no image is listed for it in the OPT.")
+            report.add(f"{number}: no image is listed for it in the {kind}.")
         elif reference and path is None:
-            report.add(f"{number}: the image {reference} named in the OPT is missing.")
+            report.add(f"{number}: the image {reference} named in the {kind} is missing.")
         if path is not None:
-            present.append((number, path))
+            present.append((number, path, page_index))
     native = _lookup(index, native_ref, base) if native_ref else None
     if present:
-        unique = list(dict.fromkeys(path for _, path in present))  # one multi-page image may serve every row
-        data, counts = _pdf_of_images(unique)
-        page_numbers = [number for number, _ in present]
-        if sum(counts) != len(page_numbers):
-            report.add(f"{first}: its images hold {sum(counts)} pages for {len(page_numbers)} Bates numbers; the "
-                       "document was imported without page numbers.")
-            page_numbers = []
+        data, found = _pdf_of_pages([(path, page) for _, path, page in present], report, first)
+        page_numbers = [number for (number, _, _), ok in zip(present, found) if ok]
+        if not page_numbers:
+            report.add(f"{first}–{numbers[-1]}: none of its images could be read; the document was not imported.")
+            return
     elif native is not None and native.suffix.lower() == ".pdf":
         data, page_numbers = native.read_bytes(), numbers
     else:
-        report.add(f"{first}–{numbers[-1]}: no image or PDF native was found; the document was not imported.")
+        reason = "no image or PDF native was found" if images or native_ref else (
+            "the DAT names no native and there is no image load file")
+        report.add(f"{first}–{numbers[-1]}: {reason}; the document was not imported.")
         return
     exhibit = _new_exhibit(incoming, data, f"{first}.pdf")
     if title and exhibit.title == first:
@@ -220,7 +286,10 @@ def _import_document(incoming, numbers: list[Bates], images: dict[str, str], ind
         page_numbers = page_numbers[: len(pages)]
     text_path = _lookup(index, text_ref, base) if text_ref else None
     if text_path is not None:
-        texts = decode(text_path.read_bytes()).split("\f")
+        decoded = decode_bytes(text_path.read_bytes())
+        if not decoded.certain:
+            report.add(describe(text_path.name, decoded))
+        texts = decoded.text.replace("\x00", "").split("\f")
         if len(texts) == len(pages):
             for page, text in zip(pages, texts):
                 Page.objects.filter(pk=page.pk).update(text=text.strip(), source=Page.Source.LOAD_FILE)

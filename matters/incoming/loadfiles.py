@@ -1,45 +1,130 @@
-"""Read Concordance DAT and Opticon OPT load files as producing parties write them.
+"""Read Concordance DAT, Opticon OPT and IPRO LFP load files as producing parties write them.
 
-DAT: a header row, fields quoted with þ (U+00FE) and separated by U+0014, UTF-8 (with or without BOM) or
-Windows-1252. Field names vary by vendor, so they are matched case-insensitively against known aliases and the
-result is shown to the user to confirm. OPT: ``BATES,VOLUME,IMAGE PATH,DOC BREAK,FOLDER BREAK,BOX BREAK,PAGES``.
+DAT: a header row, then one row per document. Concordance's defaults quote fields with þ (U+00FE) and separate
+them with U+0014, and stand ® (U+00AE) in for a line break inside a field; vendors also write comma/quote, pipe
+and tab files, so the delimiter and quote are found from the header line (:func:`dat_dialect`). Records are read
+with the standard library's CSV reader: a line break (CR, LF, CRLF) ends a record only outside quotes, and a
+vertical tab or form feed is data. Each file's encoding is found on its own (:mod:`.encoding`). Field names
+vary by vendor, so they are matched case-insensitively against known aliases and the result is shown to the
+user to confirm.
+
+Image load files (one line per page image, :class:`ImageRow`):
+- Opticon OPT: ``BATES,VOLUME,IMAGE PATH,DOC BREAK,FOLDER BREAK,BOX BREAK,PAGES``; a multi-page TIFF is one
+  line whose PAGES column gives its page count, the pages after the first taking the following numbers.
+- IPRO LFP: ``IM,BATES,BREAK,OFFSET,@VOLUME;PATH;FILE;TYPE,ROTATION`` where BREAK is ``D`` (document) or ``C``
+  (child) on a document's first page and OFFSET the page within a multi-page image (0 or 1 for its first page).
+  Other LFP lines (``FT`` full text, ``OF`` natives) are not images and are skipped.
+Paths use backslashes and any letter case; :func:`matters.imports` looks them up without case.
 """
 
+import csv
+import io
 import re
 from dataclasses import dataclass, field
 
+from .encoding import Decoded, decode_bytes
+
 QUOTE = "\u00fe"
 SEPARATOR = "\u0014"
+NEWLINE_STAND_IN = "\u00ae"  # Concordance writes ® for a line break inside a field
+DELIMITERS = [SEPARATOR, "|", "\t", ",", ";"]
+QUOTES = [QUOTE, '"', "^", "~", "'"]
 FIELD_ALIASES = {
-    "begbates": ["begbates", "begdoc", "begno", "bates begin", "begin bates", "beginbates", "prodbeg", "begbates#"],
-    "endbates": ["endbates", "enddoc", "endno", "bates end", "end bates", "prodend"],
-    "textpath": ["textpath", "text path", "textlink", "text", "ocrpath", "extracted text"],
-    "nativepath": ["nativepath", "native path", "nativelink", "native", "filepath"],
+    "begbates": ["begbates", "begdoc", "begno", "bates begin", "begin bates", "beginbates", "prodbeg", "begbates#",
+                 "bates beg", "begprodbate", "prodbegbates", "beg bates"],
+    "endbates": ["endbates", "enddoc", "endno", "bates end", "end bates", "prodend", "endprodbate", "prodendbates"],
+    "textpath": ["textpath", "text path", "textlink", "text", "ocrpath", "extracted text", "text link"],
+    "nativepath": ["nativepath", "native path", "nativelink", "native", "filepath", "native link"],
     "title": ["title", "doctitle", "document title", "subject", "filename", "file name"],
 }
 _BATES = re.compile(r"^(?P<prefix>.*?)(?P<number>\d+)(?P<suffix>[^\d]*)$")
 
 
 def decode(data: bytes) -> str:
-    """UTF-8 (a BOM is dropped) if it decodes, else Windows-1252, which decodes any byte string."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace")
+    """The text of a load or text file (see :func:`.encoding.decode_bytes`)."""
+    return decode_bytes(data).text
+
+
+@dataclass(frozen=True)
+class DatDialect:
+    """How a DAT is written: ``delimiter`` between fields, ``quote`` around them (empty: unquoted)."""
+
+    delimiter: str
+    quote: str
+
+    @property
+    def concordance(self) -> bool:
+        return self.delimiter == SEPARATOR
+
+    def describe(self) -> str:
+        names = {SEPARATOR: "U+0014", "\t": "tab", ",": "comma", "|": "pipe", ";": "semicolon"}
+        quote = f"quote {self.quote!r}" if self.quote else "no quote"
+        return f"delimiter {names.get(self.delimiter, repr(self.delimiter))}, {quote}"
+
+
+def dat_dialect(header_line: str) -> DatDialect:
+    """Find the delimiter and quote of a DAT from its header line. A quoted header starts with its quote
+    character and repeats ``quote delimiter quote`` between names; an unquoted one is split on the candidate
+    delimiter it holds most. Raises ValueError when the line holds no known delimiter and more than one name
+    cannot be told apart."""
+    line = header_line.strip()
+    quote = line[0] if line and line[0] in QUOTES and line.endswith(line[0]) else ""
+    if quote:
+        counts = {d: line.count(quote + d + quote) for d in DELIMITERS}
+        counts = {d: n for d, n in counts.items() if n}
+        if counts:
+            return DatDialect(max(counts, key=counts.get), quote)
+        if line.count(quote) == 2:  # a single quoted field name
+            return DatDialect(SEPARATOR if quote == QUOTE else ",", quote)
+    counts = {d: line.count(d) for d in DELIMITERS if d in line}
+    if not counts:
+        if line and not re.search(r"\s{2,}", line):
+            return DatDialect(SEPARATOR, quote)  # one field name
+        raise ValueError("The DAT header line has no field delimiter LawDesk knows (U+0014, pipe, tab, comma, "
+                         "semicolon).")
+    delimiter = SEPARATOR if SEPARATOR in counts else max(counts, key=counts.get)
+    return DatDialect(delimiter, quote)
+
+
+@dataclass
+class DatFile:
+    """A read DAT: ``header`` names, ``rows`` of values (same order), how it was written and decoded."""
+
+    header: list[str]
+    rows: list[list[str]]
+    dialect: DatDialect
+    decoded: Decoded
+
+
+def read_dat(data: bytes) -> DatFile:
+    """Read a DAT (see the module docstring). Raises ValueError if it is empty or has no usable header."""
+    decoded = decode_bytes(data)
+    text = decoded.text.lstrip("\ufeff")
+    first = next((line for line in io.StringIO(text, newline="") if line.strip()), "")
+    if not first:
+        raise ValueError("The DAT load file is empty.")
+    dialect = dat_dialect(first)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=dialect.delimiter,
+                        quotechar=dialect.quote or None, quoting=csv.QUOTE_MINIMAL if dialect.quote else csv.QUOTE_NONE,
+                        doublequote=True, strict=False)
+    records = []
+    for record in reader:
+        values = [value.strip() for value in record]
+        if dialect.quote:
+            values = [value.strip(dialect.quote) for value in values]
+        if dialect.concordance:
+            values = [value.replace(NEWLINE_STAND_IN, "\n") for value in values]
+        if any(values):
+            records.append(values)
+    if not records:
+        raise ValueError("The DAT load file is empty.")
+    return DatFile(records[0], records[1:], dialect, decoded)
 
 
 def parse_dat(data: bytes) -> tuple[list[str], list[list[str]]]:
-    """Return (header, rows) of a Concordance DAT. Raises ValueError if there is no header row."""
-    lines = [line for line in decode(data).splitlines() if line.strip()]
-    if not lines:
-        raise ValueError("The DAT load file is empty.")
-
-    def fields(line: str) -> list[str]:
-        return [value.strip().strip(QUOTE) for value in line.split(SEPARATOR)]
-
-    return fields(lines[0]), [fields(line) for line in lines[1:]]
+    """Return (header, rows) of a DAT. Raises ValueError if there is no header row."""
+    dat = read_dat(data)
+    return dat.header, dat.rows
 
 
 def guess_field_map(header: list[str]) -> dict[str, str]:
@@ -55,21 +140,48 @@ def guess_field_map(header: list[str]) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class OptRow:
+class ImageRow:
+    """One page image named by an image load file: ``page_index`` is the page within a multi-page image file
+    (0 for the first), ``pages`` the page count an OPT line gives (None where it gives none)."""
+
     bates: str
     image_path: str
     document_break: bool
+    page_index: int = 0
+    pages: int | None = None
 
 
-def parse_opt(data: bytes) -> list[OptRow]:
+OptRow = ImageRow  # the former name
+
+
+def parse_opt(data: bytes) -> list[ImageRow]:
+    """The image rows of an Opticon OPT (see the module docstring); lines with fewer than 3 columns are skipped."""
     rows = []
     for line in decode(data).splitlines():
-        if not line.strip():
-            continue
         parts = line.split(",")
-        if len(parts) < 3:
+        if not line.strip() or len(parts) < 3:
             continue
-        rows.append(OptRow(parts[0].strip(), parts[2].strip(), len(parts) > 3 and parts[3].strip().upper() == "Y"))
+        pages = parts[6].strip() if len(parts) > 6 else ""
+        rows.append(ImageRow(parts[0].strip(), parts[2].strip(), len(parts) > 3 and parts[3].strip().upper() == "Y",
+                             pages=int(pages) if pages.isdigit() and int(pages) > 0 else None))
+    return rows
+
+
+def parse_lfp(data: bytes) -> list[ImageRow]:
+    """The image rows (``IM`` lines) of an IPRO LFP (see the module docstring)."""
+    rows = []
+    for line in decode(data).splitlines():
+        parts = [part.strip() for part in line.split(",")]
+        if len(parts) < 5 or parts[0].upper() != "IM":
+            continue
+        location = ",".join(parts[4:-1] if len(parts) > 5 else parts[4:]).lstrip("@")
+        pieces = location.split(";")
+        if len(pieces) < 3:
+            continue
+        folder, name = pieces[1].strip().strip("\\"), pieces[2].strip()
+        offset = int(parts[3]) if parts[3].isdigit() else 0
+        rows.append(ImageRow(parts[1], f"{folder}\\{name}" if folder else name, parts[2].upper() in ("D", "C"),
+                             page_index=max(offset - 1, 0)))
     return rows
 
 
