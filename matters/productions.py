@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from . import storage
 from .audit import audit_record
-from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
+from .bates.links import file_key, link_files, link_natives
+from .bates.stamp import StampSpec, cover_sheet, missing_glyphs, stamp_and_append
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from .models import BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
 from .provenance import generated_record
@@ -78,12 +79,10 @@ def production_create(
     if suffix and not re.match(r"^[A-Za-z0-9_.-]{1,30}$", suffix):
         raise ValidationError({"suffix": "A suffix is up to 30 letters, digits, '.', '-' or '_'."})
     for designation in (confidentiality or {}).values():
-        try:
-            designation.encode("cp1252")
-        except UnicodeEncodeError as error:
-            raise ValidationError({"confidentiality": f"“{designation}” has characters the stamp font cannot show "
-                                                      "(base-14 Helvetica covers Windows-1252); write it in Latin "
-                                                      "letters."}) from error
+        if missing := missing_glyphs(designation):
+            raise ValidationError({"confidentiality": f"“{designation}” has characters no stamp font can show "
+                                                      f"({missing}); the stamp fonts cover Latin, Greek, Cyrillic, "
+                                                      "Chinese, Japanese and Korean."})
     StampSpec.from_position(position)
     if not exhibits:
         raise ValidationError("Choose at least one exhibit to produce.")
@@ -207,6 +206,12 @@ def _build(production: Production, out_dir) -> None:
     volume = production.volume
     combined = _index_pages(production, plan) if production.with_index else pymupdf.open()
     toc, dat_rows, index_rows, opt_documents = [], [], [], []
+    # Where each document's own first page lands, for links between documents (bates/links.py).
+    natives, starts, stamped_documents = {}, {}, []
+    for item in plan:
+        shift = 1 if item.cover_number is not None else 0
+        natives[file_key(item.document.exhibit.original_name)] = (
+            f"{production.bates(item.cover_number if shift else item.numbers[0])}.pdf", shift)
     archive_path = out_dir / f"{volume}.zip"
     with zipfile.ZipFile(archive_path, "w", zipfile.ZIP_DEFLATED) as archive:
         for item in plan:
@@ -228,7 +233,15 @@ def _build(production: Production, out_dir) -> None:
                     numbers.insert(0, item.cover_number)
                     page_texts.insert(0, f"EXHIBIT {exhibit.label}")
             bates = [production.bates(n) for n in numbers]
-            stamp_and_append(combined, source, bates, spec, document.confidentiality)
+            stamped = stamp_and_append(combined, source, bates, spec, document.confidentiality,
+                                       what=exhibit.display_label)
+            shift = 1 if item.cover_number is not None else 0
+            starts[file_key(exhibit.original_name)] = (stamped.start + shift, document.page_count)
+            stamped_documents.append(stamped)
+            if stamped.unresolved_names:
+                logger.warning("production %s: %s links to named destinations that name no page: %s",
+                               production.pk, exhibit.display_label, stamped.unresolved_names)
+            link_natives(source, stamped.file_links, natives)
             native = f"{volume}/NATIVES/{bates[0]}.pdf"
             native_bytes = source.tobytes(garbage=2, deflate=True)
             archive.writestr(native, native_bytes)
@@ -263,9 +276,12 @@ def _build(production: Production, out_dir) -> None:
         if production.with_images:
             archive.writestr(f"{volume}/DATA/{volume}.opt", opt_bytes(volume, opt_documents))
         archive.writestr(f"{volume}/index.csv", index_csv_bytes(index_rows))
+    for stamped in stamped_documents:
+        link_files(combined, stamped.start, stamped.file_links, starts)
     combined.set_toc(toc)
     pdf_path = out_dir / f"{production.first}-{production.last}.pdf"
-    combined.save(pdf_path, garbage=2, deflate=True)
+    # garbage=3 merges identical objects: a font embedded by two documents is kept once.
+    combined.save(pdf_path, garbage=3, deflate=True)
     combined.close()
     generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=_sha256(pdf_path),
                      title=f"production {production.first}–{production.last} (combined PDF)")

@@ -13,11 +13,18 @@ stamp. The font is base-14 Helvetica (nothing embedded); the stamp is real text,
 searchable for its numbers. (ISO 32000-1: 7.7.3.3 inherited page resources, 8.4.2 q/Q, 9.4.2 the text matrix.)
 """
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 
 import pymupdf
 
+from .check import check_stamps
+from .flatten import flatten
+from .links import resolve_named_links, take_file_links
+
 FONT = "helv"
+UNICODE_FONT = "china-s"  # PyMuPDF's name for its built-in Droid Sans Fallback
+UNICODE_RESOURCE = "LDUni"
 FONT_SIZE = 9
 MARGIN_PT = 18  # a quarter inch from the visible edge
 COVER_FONT_SIZE = 40
@@ -44,10 +51,41 @@ class StampSpec:
         return {"right": "left", "left": "right", "center": "left"}[self.horizontal]
 
 
-def visual_origin(page: pymupdf.Page, text: str, vertical: str, horizontal: str, fontsize: float = FONT_SIZE):
+def needs_unicode_font(text: str) -> bool:
+    """True when ``text`` has characters outside Windows-1252, which base-14 Helvetica cannot show."""
+    try:
+        text.encode("cp1252")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+@functools.cache
+def unicode_font() -> pymupdf.Font:
+    """PyMuPDF's built-in Droid Sans Fallback: Latin, Greek, Cyrillic, Chinese, Japanese and Korean glyphs."""
+    return pymupdf.Font(UNICODE_FONT)
+
+
+def missing_glyphs(text: str) -> str:
+    """The characters of ``text`` that no stamp font can show ('' when all can)."""
+    if not needs_unicode_font(text):
+        return ""
+    font = unicode_font()
+    return "".join(dict.fromkeys(ch for ch in text if not ch.isspace() and not font.has_glyph(ord(ch))))
+
+
+def text_width(text: str, fontsize: float) -> float:
+    """Width in points of ``text`` in the font it will be stamped with."""
+    if needs_unicode_font(text):
+        return unicode_font().text_length(text, fontsize=fontsize)
+    return pymupdf.get_text_length(text, fontname=FONT, fontsize=fontsize)
+
+
+def visual_origin(page: pymupdf.Page, text: str, vertical: str, horizontal: str, fontsize: float = FONT_SIZE,
+                  width: float | None = None):
     """Return the baseline start of ``text`` on the displayed page (top-left origin, y down), inside the margin."""
     visible = page.rect
-    width = pymupdf.get_text_length(text, fontname=FONT, fontsize=fontsize)
+    width = text_width(text, fontsize) if width is None else width
     x = {
         "left": visible.x0 + MARGIN_PT,
         "center": visible.x0 + (visible.width - width) / 2,
@@ -60,7 +98,11 @@ def visual_origin(page: pymupdf.Page, text: str, vertical: str, horizontal: str,
 def put_text(page: pymupdf.Page, text: str, vertical: str, horizontal: str, fontsize: float = FONT_SIZE) -> None:
     """Write ``text`` upright at a visual position of ``page``."""
     point = visual_origin(page, text, vertical, horizontal, fontsize) * page.derotation_matrix
-    page.insert_text(point, text, fontname=FONT, fontsize=fontsize, rotate=page.rotation, color=(0, 0, 0))
+    fontname = FONT
+    if needs_unicode_font(text):
+        page.insert_font(fontname=UNICODE_RESOURCE, fontbuffer=unicode_font().buffer)
+        fontname = UNICODE_RESOURCE
+    page.insert_text(point, text, fontname=fontname, fontsize=fontsize, rotate=page.rotation, color=(0, 0, 0))
 
 
 FONT_RESOURCE = "LDBates"
@@ -85,6 +127,7 @@ class DocumentStamper:
         self.open_xref = self._new_stream(b"q\n")
         self.close_xref = self._new_stream(b"\nQ\n")
         self._fonts_done: set[tuple[int, str]] = set()
+        self.unicode_used = False  # a Unicode font was embedded whole: subset it before saving
 
     def _new_object(self, source: str) -> int:
         xref = self.doc.get_new_xref()
@@ -138,73 +181,131 @@ class DocumentStamper:
                 self._fonts_done.add((holder, key))
         return True
 
-    def stamp(self, page: pymupdf.Page, items: list[tuple[str, str, str]], fontsize: float = FONT_SIZE) -> None:
-        """Write each (text, vertical, horizontal) of ``items`` upright at its visual position on ``page``."""
-        if not self._add_font(page):
-            for text, vertical, horizontal in items:
-                put_text(page, text, vertical, horizontal, fontsize)
-            return
-        to_pdf = page.derotation_matrix * ~page.transformation_matrix
-        zero = pymupdf.Point(0, 0) * to_pdf
-        along = pymupdf.Point(1, 0) * to_pdf - zero
-        up = pymupdf.Point(0, -1) * to_pdf - zero
-        operations = []
-        placed: list[pymupdf.Rect] = []
-        for text, vertical, horizontal in items:
-            size = fontsize
-            # Narrow pages: shrink a text wider than the space between the margins.
-            available = page.rect.width - 2 * MARGIN_PT
-            width = pymupdf.get_text_length(text, fontname=FONT, fontsize=size)
-            if width > available:
-                size = max(4.0, size * available / width)
-            visual = visual_origin(page, text, vertical, horizontal, size)
-            width = pymupdf.get_text_length(text, FONT, size)
-            box = pymupdf.Rect(visual.x, visual.y - size, visual.x + width, visual.y + 0.3 * size)  # descenders too
-            while any(box.intersects(other) for other in placed):
-                # Two texts on one edge would overprint: move this one a line further from the edge.
-                step = -1.4 * size if vertical == "bottom" else 1.4 * size
-                visual = pymupdf.Point(visual.x, visual.y + step)
-                box = pymupdf.Rect(box.x0, box.y0 + step, box.x1, box.y1 + step)
-            placed.append(box)
-            origin = visual * to_pdf
-            operations.append(
-                f"BT /{FONT_RESOURCE} {size:g} Tf 0 g {along.x:.6g} {along.y:.6g} {up.x:.6g} {up.y:.6g} "
-                f"{origin.x:.3f} {origin.y:.3f} Tm {_pdf_string(text)} Tj ET"
-            )
-        stamp_xref = self._new_stream(("q " + " ".join(operations) + " Q\n").encode("latin-1"))
-        contents = [self.open_xref, *page.get_contents(), self.close_xref, stamp_xref]
-        self.doc.xref_set_key(page.xref, "Contents", "[" + " ".join(f"{xref} 0 R" for xref in contents) + "]")
+    def stamp(self, page: pymupdf.Page, items: list[tuple[str, str, str]],
+              fontsize: float = FONT_SIZE) -> list[pymupdf.Rect]:
+        """Write each (text, vertical, horizontal) of ``items`` upright at its visual position on ``page``; return
+        each text's box on the displayed page (points, top-left origin), for :mod:`.check`."""
+        placed = layout(page, items, fontsize)
+        latin = [item for item in placed if not item.unicode]
+        if latin and self._add_font(page):
+            to_pdf = page.derotation_matrix * ~page.transformation_matrix
+            zero = pymupdf.Point(0, 0) * to_pdf
+            along = pymupdf.Point(1, 0) * to_pdf - zero
+            up = pymupdf.Point(0, -1) * to_pdf - zero
+            operations = []
+            for item in latin:
+                origin = item.origin * to_pdf
+                operations.append(
+                    f"BT /{FONT_RESOURCE} {item.size:g} Tf 0 g {along.x:.6g} {along.y:.6g} {up.x:.6g} {up.y:.6g} "
+                    f"{origin.x:.3f} {origin.y:.3f} Tm {_pdf_string(item.text)} Tj ET"
+                )
+            stamp_xref = self._new_stream(("q " + " ".join(operations) + " Q\n").encode("latin-1"))
+            contents = [self.open_xref, *page.get_contents(), self.close_xref, stamp_xref]
+            self.doc.xref_set_key(page.xref, "Contents", "[" + " ".join(f"{xref} 0 R" for xref in contents) + "]")
+            latin = []
+        for item in [*latin, *(item for item in placed if item.unicode)]:
+            fontname = FONT
+            if item.unicode:
+                page.insert_font(fontname=UNICODE_RESOURCE, fontbuffer=unicode_font().buffer)
+                fontname, self.unicode_used = UNICODE_RESOURCE, True
+            page.insert_text(item.origin * page.derotation_matrix, item.text, fontname=fontname, fontsize=item.size,
+                             rotate=page.rotation, color=(0, 0, 0))
+        return [item.box for item in placed]
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One stamp text laid out on the displayed page: baseline ``origin``, ``box`` (descenders included)."""
+
+    text: str
+    size: float
+    origin: pymupdf.Point
+    box: pymupdf.Rect
+    unicode: bool
+
+
+def layout(page: pymupdf.Page, items: list[tuple[str, str, str]], fontsize: float = FONT_SIZE) -> list[Placed]:
+    """Place each (text, vertical, horizontal) on the displayed page: shrunk to fit between the margins, moved a
+    line further from the edge where it would overprint an earlier one."""
+    placed: list[Placed] = []
+    for text, vertical, horizontal in items:
+        unicode = needs_unicode_font(text)
+        size = fontsize
+        available = page.rect.width - 2 * MARGIN_PT
+        width = text_width(text, size)
+        if width > available:
+            size = max(4.0, size * available / width)
+            width = text_width(text, size)
+        visual = visual_origin(page, text, vertical, horizontal, size, width)
+        box = pymupdf.Rect(visual.x, visual.y - size, visual.x + width, visual.y + 0.3 * size)
+        while any(box.intersects(other.box) for other in placed):
+            step = -1.4 * size if vertical == "bottom" else 1.4 * size
+            visual = pymupdf.Point(visual.x, visual.y + step)
+            box = pymupdf.Rect(box.x0, box.y0 + step, box.x1, box.y1 + step)
+        placed.append(Placed(text, size, visual, box, unicode))
+    return placed
 
 
 def stamp_page(page: pymupdf.Page, bates: str, spec: StampSpec, confidentiality: str = "",
-               stamper: DocumentStamper | None = None) -> None:
-    """Stamp one page with its Bates number and, if any, its confidentiality designation."""
+               stamper: DocumentStamper | None = None) -> list[pymupdf.Rect]:
+    """Stamp one page with its Bates number and, if any, its confidentiality designation; return the boxes of
+    the stamp texts on the displayed page."""
     stamper = stamper or DocumentStamper(page.parent)
     items = [(bates, spec.vertical, spec.horizontal)]
     if confidentiality:
         items.append((confidentiality, spec.vertical, spec.opposite))
-    stamper.stamp(page, items)
+    return stamper.stamp(page, items)
 
 
 def cover_sheet(doc: pymupdf.Document, title: str, width: float = 612, height: float = 792) -> pymupdf.Page:
     """Append a Letter-size slip sheet with ``title`` (e.g. ``EXHIBIT 7``) centred; return its page."""
     page = doc.new_page(width=width, height=height)
-    text_width = pymupdf.get_text_length(title, fontname=FONT, fontsize=COVER_FONT_SIZE)
-    page.insert_text(((width - text_width) / 2, height / 2), title, fontname=FONT, fontsize=COVER_FONT_SIZE)
+    title_width = pymupdf.get_text_length(title, fontname=FONT, fontsize=COVER_FONT_SIZE)
+    page.insert_text(((width - title_width) / 2, height / 2), title, fontname=FONT, fontsize=COVER_FONT_SIZE)
     return page
 
 
-def stamp_and_append(
-    combined: pymupdf.Document, source: pymupdf.Document, bates: list[str], spec: StampSpec, confidentiality: str = ""
-) -> None:
-    """Stamp every page of ``source`` (one Bates number each, in order) and append it to ``combined``.
+@dataclass
+class Stamped:
+    """What stamping one document left for the production: ``start``, its first page in the combined PDF;
+    ``file_links``, its links to other files, to put back once every document is in (:mod:`.links`);
+    ``unresolved_names``, named destinations its links use that name no page."""
 
-    Stamping each source document before combining keeps every insert on a small document; the combined one only
-    receives finished pages. Raises ValueError if the numbers and pages do not pair up.
+    start: int
+    file_links: list = field(default_factory=list)
+    unresolved_names: list[str] = field(default_factory=list)
+
+
+def stamp_document(source: pymupdf.Document, bates: list[str], spec: StampSpec,
+                   confidentiality: str = "") -> list[list[pymupdf.Rect]]:
+    """Stamp every page of ``source`` in place (one Bates number each, in order); return each page's stamp boxes.
+
+    Annotations and form fields are baked into the pages first (:mod:`.flatten`), so that nothing is drawn over
+    the stamp; a Unicode font used for an endorsement is cut down to the glyphs used. Raises ValueError if the
+    numbers and pages do not pair up.
     """
     if len(bates) != source.page_count:
         raise ValueError(f"{len(bates)} Bates numbers for {source.page_count} pages")
+    flatten(source)
     stamper = DocumentStamper(source)
-    for page, number in zip(source, bates):
-        stamp_page(page, number, spec, confidentiality, stamper)
+    boxes = [stamp_page(page, number, spec, confidentiality, stamper) for page, number in zip(source, bates)]
+    if stamper.unicode_used:
+        source.subset_fonts()  # the file grows by the glyphs used, not the 3.5 MB font
+    return boxes
+
+
+def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates: list[str], spec: StampSpec,
+                     confidentiality: str = "", what: str = "the document") -> Stamped:
+    """Stamp ``source`` (:func:`stamp_document`), check that every stamp shows (:func:`.check.check_stamps`,
+    raising StampNotVisible naming the page), and append it to ``combined`` with its links kept
+    (:mod:`.links`).
+
+    Stamping each source document before combining keeps every insert on a small document; the combined one only
+    receives finished pages. ``what`` names the document in messages.
+    """
+    boxes = stamp_document(source, bates, spec, confidentiality)
+    check_stamps(source, boxes, bates, what)
+    stamped = Stamped(start=combined.page_count, unresolved_names=resolve_named_links(source),
+                      file_links=take_file_links(source))
     combined.insert_pdf(source)
+    return stamped

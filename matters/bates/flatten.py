@@ -1,0 +1,26 @@
+"""Make a produced page an image of the document as served: annotations and form fields become page content.
+
+A stamp is page content; a widget or annotation is drawn above all page content, so a white read-only text
+field or a white-filled square over the stamp's corner hides the Bates number in every viewer and in the TIFF
+images (ISO 32000-1, 12.5.5: appearance streams are drawn after the page's content). Baking them into the
+content first (MuPDF's ``pdf_bake_document``, PyMuPDF's ``Document.bake``) puts the stamp on top and keeps what
+the recipient sees: a field's value and an annotation's drawing. Links are not annotations with an appearance
+and stay links.
+"""
+
+import pymupdf
+
+
+def has_annotations(doc: pymupdf.Document) -> bool:
+    """True when any page has an /Annots entry (links included). Reads only the page objects."""
+    return any(doc.xref_get_key(doc.page_xref(number), "Annots")[0] != "null" for number in range(doc.page_count))
+
+
+def flatten(doc: pymupdf.Document) -> bool:
+    """Bake every annotation and form field of ``doc`` into its pages' content, in place; return whether there
+    was anything to bake. Afterwards the document has no form (no AcroForm fields to rename or merge when
+    documents are combined)."""
+    if not has_annotations(doc) and not doc.is_form_pdf:
+        return False
+    doc.bake(annots=True, widgets=True)
+    return True

@@ -1,0 +1,98 @@
+"""Keep a document's links working in the combined PDF of a production.
+
+PyMuPDF's ``insert_pdf`` copies links to explicit pages but drops links to named destinations (ISO 32000-1,
+12.3.2.3: a name looked up in the catalog's /Dests or /Names tree, which the combined PDF does not have), and
+copies a link to another file (/GoToR, 12.6.4.3) with its file name encoded twice, so it opens nothing.
+Before combining, :func:`resolve_named_links` turns each named link into a link to its page, and
+:func:`take_file_links` lifts the links to other files; after combining, :func:`link_files` points those that
+name another document of the production at that document's stamped page, and puts the others back as they were.
+"""
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from urllib.parse import unquote
+
+import pymupdf
+
+
+@dataclass(frozen=True)
+class FileLink:
+    """A link on page ``page`` (0-based) of a document, over ``rect`` (PyMuPDF page coordinates), to page
+    ``target_page`` (0-based) of the file ``file`` as the link names it."""
+
+    page: int
+    rect: pymupdf.Rect
+    file: str
+    target_page: int
+
+
+def file_key(name: str) -> str:
+    """How a link's file and a document's name are compared: the last path part, without URL escapes, case or
+    extension (a link to ``Lease.docx`` finds the Word document produced as a PDF)."""
+    name = unquote(unquote(name)).replace("\\", "/")
+    return PurePosixPath(name).stem.lower()
+
+
+def resolve_named_links(doc: pymupdf.Document) -> list[str]:
+    """Replace every link to a named destination in ``doc`` by a link to the page it names; return the names
+    that name no page (those links are left as they are and will not survive combining)."""
+    names = None
+    unresolved = []
+    for page in doc:
+        for link in page.get_links():
+            if link["kind"] != pymupdf.LINK_NAMED:
+                continue
+            if names is None:
+                names = doc.resolve_names()
+            name = link.get("nameddest") or link.get("name") or ""
+            target = names.get(name, {})
+            number = target.get("page", -1)
+            if not 0 <= number < doc.page_count:
+                unresolved.append(name)
+                continue
+            to = pymupdf.Point(target.get("to") or (0, 0)) * doc[number].transformation_matrix
+            page.delete_link(link)
+            page.insert_link({"kind": pymupdf.LINK_GOTO, "from": link["from"], "page": number, "to": to,
+                              "zoom": target.get("zoom") or 0})
+    return unresolved
+
+
+def take_file_links(doc: pymupdf.Document) -> list[FileLink]:
+    """Remove the links to other files from ``doc`` and return them."""
+    taken = []
+    for page in doc:
+        for link in page.get_links():
+            if link["kind"] != pymupdf.LINK_GOTOR or not link.get("file"):
+                continue
+            taken.append(FileLink(page.number, pymupdf.Rect(link["from"]), unquote(link["file"]),
+                                  max(int(link.get("page") or 0), 0)))
+            page.delete_link(link)
+    return taken
+
+
+def link_files(combined: pymupdf.Document, start: int, links: list[FileLink], starts: dict[str, tuple[int, int]],
+               ) -> None:
+    """Put back ``links`` of the document whose first page is ``combined`` page ``start``: a link whose file is
+    a document of the production (``starts`` maps :func:`file_key` to that document's first page in
+    ``combined`` and its page count) goes to that page; any other goes to its file as before."""
+    for link in links:
+        page = combined[start + link.page]
+        found = starts.get(file_key(link.file))
+        if found is not None:
+            first, count = found
+            page.insert_link({"kind": pymupdf.LINK_GOTO, "from": link.rect,
+                              "page": first + min(link.target_page, count - 1), "to": pymupdf.Point(0, 0)})
+        else:
+            page.insert_link({"kind": pymupdf.LINK_GOTOR, "from": link.rect, "file": link.file,
+                              "page": link.target_page, "to": pymupdf.Point(0, 0)})
+
+
+def link_natives(doc: pymupdf.Document, links: list[FileLink], natives: dict[str, tuple[str, int]]) -> None:
+    """Put ``links`` back into ``doc``, a document as it goes into the volume: a link to another document of the
+    production goes to that document's native (``natives`` maps :func:`file_key` to its file name in the same
+    folder and how many pages were put before its own, a numbered slip sheet); any other to its file as before."""
+    for link in links:
+        found = natives.get(file_key(link.file))
+        name, shift = found if found is not None else (link.file, 0)
+        doc[link.page].insert_link({"kind": pymupdf.LINK_GOTOR, "from": link.rect, "file": name,
+                                    "page": link.target_page + shift, "to": pymupdf.Point(0, 0)})
