@@ -152,7 +152,8 @@ def _unpacked(path: Path, work: Path) -> Path:
 def import_production(*, matter: Matter, paths: list[Path], origin: str, user, field_map: dict | None = None,
                       incoming: IncomingProduction | None = None) -> IncomingProduction:
     """Import a volume (one ZIP or folder) or stamped PDFs at ``paths`` now; return the IncomingProduction with
-    its documents imported and its report. Raises UnsafeArchive for an archive that breaks the limits."""
+    its documents imported and its report: ``done``, or ``failed`` with a reason when no Bates number could be
+    resolved to a page. Raises UnsafeArchive for an archive that breaks the limits."""
     if incoming is None:
         first = paths[0]
         incoming = IncomingProduction.objects.create(
@@ -165,12 +166,19 @@ def import_production(*, matter: Matter, paths: list[Path], origin: str, user, f
         IncomingProduction.objects.filter(pk=incoming.pk).update(
             status=IncomingProduction.Status.FAILED, reason=str(error), report=report.items)
         raise
-    IncomingProduction.objects.filter(pk=incoming.pk).update(status=IncomingProduction.Status.DONE,
-                                                           report=report.items)
+    documents = incoming.bates_pages.values("page__exhibit").distinct().count()
+    status, reason = IncomingProduction.Status.DONE, ""
+    if not documents:
+        # An import that resolved no Bates number to any page is not done, whatever else it read.
+        status = IncomingProduction.Status.FAILED
+        first = report.items[0] if report.items else "the upload names no documents"
+        more = f" ({len(report.items) - 1} more in the report)" if len(report.items) > 1 else ""
+        reason = f"No Bates number could be resolved to a page: {first}{more}"
+    IncomingProduction.objects.filter(pk=incoming.pk).update(status=status, reason=reason, report=report.items)
     incoming.refresh_from_db()
     audit_record(action="incoming_production.import", actor=user, matter=matter, obj=incoming,
-                 file_sha256=incoming.sha256, detail={"documents": incoming.bates_pages.values("page__exhibit").distinct().count(),
-                                                      "discrepancies": len(report.items)})
+                 file_sha256=incoming.sha256, detail={"documents": documents, "discrepancies": len(report.items),
+                                                      "status": status})
     return incoming
 
 

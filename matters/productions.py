@@ -280,8 +280,8 @@ def _build(production: Production, out_dir) -> None:
         link_files(combined, stamped.start, stamped.file_links, starts)
     combined.set_toc(toc)
     pdf_path = out_dir / f"{production.first}-{production.last}.pdf"
-    # garbage=3 merges identical objects: a font embedded by two documents is kept once.
-    combined.save(pdf_path, garbage=3, deflate=True)
+    # garbage=4 merges identical objects and streams: a font embedded by two documents is kept once.
+    combined.save(pdf_path, garbage=4, deflate=True)
     combined.close()
     generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=_sha256(pdf_path),
                      title=f"production {production.first}–{production.last} (combined PDF)")

@@ -33,12 +33,19 @@ def file_key(name: str) -> str:
     return PurePosixPath(name).stem.lower()
 
 
+def _linked_pages(doc: pymupdf.Document):
+    """The pages that have annotations at all (reading the page object only: most pages have none)."""
+    for number in range(doc.page_count):
+        if doc.xref_get_key(doc.page_xref(number), "Annots")[0] != "null":
+            yield doc[number]
+
+
 def resolve_named_links(doc: pymupdf.Document) -> list[str]:
     """Replace every link to a named destination in ``doc`` by a link to the page it names; return the names
     that name no page (those links are left as they are and will not survive combining)."""
     names = None
     unresolved = []
-    for page in doc:
+    for page in _linked_pages(doc):
         for link in page.get_links():
             if link["kind"] != pymupdf.LINK_NAMED:
                 continue
@@ -60,7 +67,7 @@ def resolve_named_links(doc: pymupdf.Document) -> list[str]:
 def take_file_links(doc: pymupdf.Document) -> list[FileLink]:
     """Remove the links to other files from ``doc`` and return them."""
     taken = []
-    for page in doc:
+    for page in _linked_pages(doc):
         for link in page.get_links():
             if link["kind"] != pymupdf.LINK_GOTOR or not link.get("file"):
                 continue

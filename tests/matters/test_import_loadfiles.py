@@ -158,3 +158,12 @@ def test_multipage_tiff_numbers_every_page_with_backslash_paths_in_any_case(matt
     for number, text in zip(("DEF000001", "DEF000002", "DEF000003"), texts):
         [page] = pages_for_bates(matter, number)
         assert text.split()[1] in page.text and page.number == int(number[-1])
+
+
+def test_an_import_that_resolves_no_number_is_failed_not_done(matter, attorney, tmp_path):
+    dat = concordance([["DOCID", "TITLE"], ["X1", "a letter"]])  # no begin-Bates field at all
+    volume = volume_with_natives(tmp_path / "in", dat, "utf-8", {"A": ["page one"]})
+    incoming = import_production(matter=matter, paths=[volume], origin="opposing_party", user=attorney)
+    assert incoming.status == "failed"
+    assert incoming.reason.startswith("No Bates number could be resolved to a page: No begin-Bates field among "
+                                      "['DOCID', 'TITLE'] (read with delimiter U+0014, quote 'þ')")

@@ -193,9 +193,9 @@ def test_prefixes_cannot_make_one_number_twice(matter, attorney, two_exhibits):
 
 
 def test_designation_the_stamp_font_cannot_show_is_refused(matter, attorney, two_exhibits):
-    with pytest.raises(ValidationError, match="cannot show"):
+    with pytest.raises(ValidationError, match=r"no stamp font can show \(\U0001d11e\)"):
         production_create(matter=matter, exhibits=two_exhibits[1:], prefix="SMITH", created_by=attorney,
-                          confidentiality={two_exhibits[1].pk: "机密"})
+                          confidentiality={two_exhibits[1].pk: "机密 \U0001d11e"})
 
 
 def test_numbered_cover_sheets_are_each_documents_first_page_in_the_volume(matter, attorney, two_exhibits):
