@@ -76,8 +76,12 @@ def production_create(
                                          "and does not end in a digit."})
     if not 6 <= digits <= 15:
         raise ValidationError({"digits": "Bates numbers have 6 to 15 digits."})
-    if suffix and not re.match(r"^[A-Za-z0-9_.-]{1,30}$", suffix):
+    # Letters and digits of any script (a suffix such as ".機密" or "-КОНФ"), never spaces or punctuation that
+    # load files use as delimiters.
+    if suffix and not re.fullmatch(r"[\w.-]{1,30}", suffix):
         raise ValidationError({"suffix": "A suffix is up to 30 letters, digits, '.', '-' or '_'."})
+    if suffix and (missing := missing_glyphs(suffix)):
+        raise ValidationError({"suffix": f"“{suffix}” has characters no stamp font can show ({missing})."})
     for designation in (confidentiality or {}).values():
         if missing := missing_glyphs(designation):
             raise ValidationError({"confidentiality": f"“{designation}” has characters no stamp font can show "

@@ -42,13 +42,17 @@ def dat_bytes(rows: list[dict]) -> bytes:
 
 
 def opt_bytes(volume: str, documents: list[list[str]]) -> bytes:
-    """Opticon OPT for ``documents`` (each a list of its pages' Bates numbers, in order)."""
+    """Opticon OPT for ``documents`` (each a list of its pages' Bates numbers, in order): ASCII, or UTF-8 with a
+    BOM when a Bates number has other characters."""
     lines = []
     for pages in documents:
         for index, bates in enumerate(pages):
             first = index == 0
             lines.append(f"{bates},{volume},IMAGES\\{bates}.tif,{'Y' if first else ''},,,{len(pages) if first else ''}")
-    return ("\r\n".join(lines) + "\r\n").encode("ascii", "replace")
+    text = "\r\n".join(lines) + "\r\n"
+    # Opticon readers expect ANSI; a Bates suffix in another script needs Unicode, marked by a BOM so that
+    # readers (LawDesk's own included) need not guess.
+    return text.encode("ascii") if text.isascii() else text.encode("utf-8-sig")
 
 
 def index_csv_bytes(rows: list[dict]) -> bytes:

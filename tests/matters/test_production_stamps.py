@@ -187,3 +187,14 @@ def test_same_named_form_fields_of_two_documents_keep_their_own_values(matter, a
         assert not pdf.is_form_pdf
         assert "Alice Smith, tenant" in pdf[0].get_text() and "Bob Jones" not in pdf[0].get_text()
         assert "Bob Jones, landlord" in pdf[1].get_text() and "Alice" not in pdf[1].get_text()
+
+
+def test_bates_suffix_in_another_script_is_stamped_and_written_to_the_load_files(matter, attorney, ingest, tmp_path):
+    exhibit = ingest(matter, save(letter(tmp_path, "the contract", pages=2, rotation=90), tmp_path, "c.pdf"))
+    production = produce(matter, attorney, [exhibit], suffix=".機密", with_images=True)
+    assert production.status == Production.Status.DONE, production.reason
+    with pymupdf.open(production_files(production)["pdf"]) as pdf:
+        assert_stamp_shows(pdf[1], "SMITH000002.機密")
+    with zipfile.ZipFile(production_files(production)["zip"]) as volume:
+        opt = volume.read(f"{production.volume}/DATA/{production.volume}.opt").decode("utf-8-sig")
+        assert opt.startswith("SMITH000001.機密,") and f"{production.volume}/IMAGES/SMITH000002.機密.tif" in volume.namelist()
