@@ -197,4 +197,5 @@ def test_bates_suffix_in_another_script_is_stamped_and_written_to_the_load_files
         assert_stamp_shows(pdf[1], "SMITH000002.機密")
     with zipfile.ZipFile(production_files(production)["zip"]) as volume:
         opt = volume.read(f"{production.volume}/DATA/{production.volume}.opt").decode("utf-8-sig")
-        assert opt.startswith("SMITH000001.機密,") and f"{production.volume}/IMAGES/SMITH000002.機密.tif" in volume.namelist()
+        assert opt.startswith("SMITH000001.機密,")
+        assert f"{production.volume}/IMAGES/SMITH000002.機密.tif" in volume.namelist()
