@@ -11,6 +11,14 @@ small content stream appended after the page's own content, which is bracketed b
 a transformation the original content leaves active (a ``cm`` with no q/Q around it) cannot move or scale the
 stamp. The font is base-14 Helvetica (nothing embedded); the stamp is real text, so the stamped PDF is
 searchable for its numbers. (ISO 32000-1: 7.7.3.3 inherited page resources, 8.4.2 q/Q, 9.4.2 the text matrix.)
+
+Text Windows-1252 cannot write (an endorsement or suffix in Chinese, Japanese, Korean, Cyrillic or Greek) goes
+through PyMuPDF's ``insert_text`` with its built-in Droid Sans Fallback, turned by the page's /Rotate so it reads
+upright; the font is subset to the glyphs used once the document is stamped (:func:`stamp_document`).
+:func:`stamp_document` and :func:`stamp_and_append` are the steps a production calls: bake annotations and
+fields into the page (:mod:`.flatten`), stamp, check every stamp shows (:mod:`.check`), keep links
+(:mod:`.links`), append. A step that changes pages before stamping (redaction, placeholders) belongs before
+:func:`stamp_document`.
 """
 
 import functools
