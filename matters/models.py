@@ -302,6 +302,9 @@ class Production(models.Model):
     cover_sheets = models.CharField(max_length=20, choices=CoverSheets.choices, default=CoverSheets.NONE)
     with_index = models.BooleanField(default=True)
     with_images = models.BooleanField(default=False)
+    # Form fields stay fillable in the produced PDFs (under one parent field per document, named by its first
+    # Bates number); otherwise they are baked into the pages with every annotation.
+    keep_forms = models.BooleanField(default=False)
     volume = models.CharField(max_length=20, default="VOL001")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.STAMPING)
     reason = models.TextField(blank=True)

@@ -62,11 +62,13 @@ def production_create(
     cover_sheets: str = Production.CoverSheets.NONE,
     with_index: bool = True,
     with_images: bool = False,
+    keep_forms: bool = False,
     enqueue: bool = True,
 ) -> Production:
     """Reserve a Bates range and register a production of ``exhibits`` (in that order); return it, ``stamping``.
 
-    ``confidentiality`` maps exhibit ids to a designation (CONFIDENTIAL, AEO or custom text). Raises
+    ``confidentiality`` maps exhibit ids to a designation (CONFIDENTIAL, AEO or custom text). ``keep_forms``
+    leaves form fields fillable (see matters/bates/forms.py); annotations are baked into the pages either way. Raises
     ValidationError for a bad prefix, digits outside 6-15, an exhibit that is not ready or not in the matter, a
     start number inside a range already reserved, or a range that does not fit in ``digits``.
     """
@@ -118,7 +120,7 @@ def production_create(
         volume = f"VOL{matter.productions.count() + 1:03d}"
         production = Production.objects.create(
             matter=matter, prefix=prefix, volume=volume, digits=digits, suffix=suffix, first_number=first, last_number=last,
-            position=position, cover_sheets=cover_sheets, with_index=with_index, with_images=with_images,
+            position=position, cover_sheets=cover_sheets, with_index=with_index, with_images=with_images, keep_forms=keep_forms,
             page_count=pages, created_by=created_by,
         )
         ProductionDocument.objects.bulk_create(
@@ -238,7 +240,7 @@ def _build(production: Production, out_dir) -> None:
                     page_texts.insert(0, f"EXHIBIT {exhibit.label}")
             bates = [production.bates(n) for n in numbers]
             stamped = stamp_and_append(combined, source, bates, spec, document.confidentiality,
-                                       what=exhibit.display_label)
+                                       what=exhibit.display_label, keep_forms=production.keep_forms)
             shift = 1 if item.cover_number is not None else 0
             starts[file_key(exhibit.original_name)] = (stamped.start + shift, document.page_count)
             stamped_documents.append(stamped)

@@ -59,6 +59,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
                 position=request.POST.get("position", Production.Position.BOTTOM_RIGHT),
                 confidentiality=designations, cover_sheets=request.POST.get("cover_sheets", "none"),
                 with_index=bool(request.POST.get("with_index")), with_images=bool(request.POST.get("with_images")),
+                keep_forms=bool(request.POST.get("keep_forms")),
             )
             messages.success(request, f"Production {production.first}–{production.last} started.")
             return redirect(reverse("matters:productions", args=[matter.pk]))

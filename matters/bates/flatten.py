@@ -16,11 +16,11 @@ def has_annotations(doc: pymupdf.Document) -> bool:
     return any(doc.xref_get_key(doc.page_xref(number), "Annots")[0] != "null" for number in range(doc.page_count))
 
 
-def flatten(doc: pymupdf.Document) -> bool:
-    """Bake every annotation and form field of ``doc`` into its pages' content, in place; return whether there
-    was anything to bake. Afterwards the document has no form (no AcroForm fields to rename or merge when
-    documents are combined)."""
+def flatten(doc: pymupdf.Document, widgets: bool = True) -> bool:
+    """Bake every annotation, and every form field unless ``widgets`` is False, of ``doc`` into its pages'
+    content, in place; return whether there was anything to bake. With widgets baked the document has no form
+    left (no fields to rename or merge when documents are combined)."""
     if not has_annotations(doc) and not doc.is_form_pdf:
         return False
-    doc.bake(annots=True, widgets=True)
+    doc.bake(annots=True, widgets=widgets)
     return True

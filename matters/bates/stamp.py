@@ -28,6 +28,7 @@ import pymupdf
 
 from .check import check_stamps
 from .flatten import flatten
+from .forms import nest_fields, restore_names
 from .links import resolve_named_links, take_file_links
 
 FONT = "helv"
@@ -284,17 +285,17 @@ class Stamped:
     unresolved_names: list[str] = field(default_factory=list)
 
 
-def stamp_document(source: pymupdf.Document, bates: list[str], spec: StampSpec,
-                   confidentiality: str = "") -> list[list[pymupdf.Rect]]:
+def stamp_document(source: pymupdf.Document, bates: list[str], spec: StampSpec, confidentiality: str = "",
+                   keep_forms: bool = False) -> list[list[pymupdf.Rect]]:
     """Stamp every page of ``source`` in place (one Bates number each, in order); return each page's stamp boxes.
 
-    Annotations and form fields are baked into the pages first (:mod:`.flatten`), so that nothing is drawn over
-    the stamp; a Unicode font used for an endorsement is cut down to the glyphs used. Raises ValueError if the
+    Annotations, and form fields unless ``keep_forms``, are baked into the pages first (:mod:`.flatten`), so
+    that nothing is drawn over the stamp (a kept field that covers it fails the check); a Unicode font used for an endorsement is cut down to the glyphs used. Raises ValueError if the
     numbers and pages do not pair up.
     """
     if len(bates) != source.page_count:
         raise ValueError(f"{len(bates)} Bates numbers for {source.page_count} pages")
-    flatten(source)
+    flatten(source, widgets=not keep_forms)
     stamper = DocumentStamper(source)
     boxes = [stamp_page(page, number, spec, confidentiality, stamper) for page, number in zip(source, bates)]
     if stamper.unicode_used:
@@ -303,7 +304,8 @@ def stamp_document(source: pymupdf.Document, bates: list[str], spec: StampSpec,
 
 
 def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates: list[str], spec: StampSpec,
-                     confidentiality: str = "", what: str = "the document", check: bool = True) -> Stamped:
+                     confidentiality: str = "", what: str = "the document", check: bool = True,
+                     keep_forms: bool = False) -> Stamped:
     """Stamp ``source`` (:func:`stamp_document`), check that every stamp shows (:func:`.check.check_stamps`,
     raising StampNotVisible naming the page), and append it to ``combined`` with its links kept
     (:mod:`.links`).
@@ -312,10 +314,12 @@ def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates
     receives finished pages. ``what`` names the document in messages. ``check=False`` is for the benchmark's
     side-by-side measure of the check's cost only: a production always checks.
     """
-    boxes = stamp_document(source, bates, spec, confidentiality)
+    boxes = stamp_document(source, bates, spec, confidentiality, keep_forms)
     if check:
         check_stamps(source, boxes, bates, what)
     stamped = Stamped(start=combined.page_count, unresolved_names=resolve_named_links(source),
                       file_links=take_file_links(source))
+    field_names = nest_fields(source, bates[0]) if keep_forms else {}
     combined.insert_pdf(source)
+    restore_names(combined, stamped.start, field_names)
     return stamped

@@ -173,7 +173,7 @@ def test_links_to_named_destinations_and_to_other_documents_reach_their_stamped_
         assert (other["file"], other["page"]) == (f"SMITH{4 + shift:06d}.pdf", 1 + shift)
 
 
-def test_same_named_form_fields_of_two_documents_keep_their_own_values(matter, attorney, ingest, tmp_path):
+def signed_forms(tmp_path) -> list:
     paths = []
     for name, value in (("a.pdf", "Alice Smith, tenant"), ("b.pdf", "Bob Jones, landlord")):
         doc = letter(tmp_path, name)
@@ -182,6 +182,11 @@ def test_same_named_form_fields_of_two_documents_keep_their_own_values(matter, a
         widget.rect = pymupdf.Rect(72, 300, 400, 330)
         doc[0].add_widget(widget)
         paths.append(save(doc, tmp_path, name))
+    return paths
+
+
+def test_same_named_form_fields_of_two_documents_keep_their_own_values(matter, attorney, ingest, tmp_path):
+    paths = signed_forms(tmp_path)
     production = produce(matter, attorney, [ingest(matter, p) for p in paths])
     with pymupdf.open(production_files(production)["pdf"]) as pdf:
         assert not pdf.is_form_pdf
@@ -199,3 +204,22 @@ def test_bates_suffix_in_another_script_is_stamped_and_written_to_the_load_files
         opt = volume.read(f"{production.volume}/DATA/{production.volume}.opt").decode("utf-8-sig")
         assert opt.startswith("SMITH000001.機密,")
         assert f"{production.volume}/IMAGES/SMITH000002.機密.tif" in volume.namelist()
+
+
+def test_kept_form_fields_of_two_documents_are_neither_renamed_nor_merged(matter, attorney, ingest, tmp_path):
+    exhibits = [ingest(matter, p) for p in signed_forms(tmp_path)]
+    production = produce(matter, attorney, exhibits, keep_forms=True)
+    assert production.status == Production.Status.DONE, production.reason
+    with pymupdf.open(production_files(production)["pdf"]) as pdf:
+        fields = [(page.number, w.field_name, w.field_value) for page in pdf for w in page.widgets()]
+    assert fields == [(0, "SMITH000001.Signatory", "Alice Smith, tenant"),
+                      (1, "SMITH000002.Signatory", "Bob Jones, landlord")]
+
+
+def test_a_kept_field_over_the_stamp_fails_the_production_naming_the_page(matter, attorney, ingest, tmp_path):
+    doc = letter(tmp_path, "the form", pages=2)
+    white_text_field(doc[1], value="")
+    exhibit = ingest(matter, save(doc, tmp_path, "form.pdf"))
+    production = produce(matter, attorney, [exhibit], keep_forms=True)
+    assert production.status == Production.Status.FAILED
+    assert "the stamp of SMITH000002 (page 2 of Exhibit 1) does not show" in production.reason

@@ -19,6 +19,8 @@ class Command(BaseCommand):
         parser.add_argument("--digits", type=int, default=6)
         parser.add_argument("--start", type=int)
         parser.add_argument("--suffix", default="")
+        parser.add_argument("--keep-forms", action="store_true",
+                            help="leave form fields fillable instead of baking them into the pages")
         parser.add_argument("--position", default="bottom-right", choices=Production.Position.values)
         parser.add_argument("--cover-sheets", default="none", choices=Production.CoverSheets.values)
         parser.add_argument("--no-index", action="store_true")
@@ -43,7 +45,7 @@ class Command(BaseCommand):
                 start=options["start"], suffix=options["suffix"], position=options["position"],
                 confidentiality={e.pk: options["confidentiality"] for e in exhibits},
                 cover_sheets=options["cover_sheets"], with_index=not options["no_index"],
-                with_images=options["images"], enqueue=False,
+                with_images=options["images"], keep_forms=options["keep_forms"], enqueue=False,
             )
         except ValidationError as error:
             raise CommandError("; ".join(error.messages)) from error
