@@ -21,12 +21,13 @@ def test_form_starts_a_production_in_the_chosen_order_and_downloads_follow(clien
     assert f'name="include-{first.pk}" checked' in page
     response = client.post(url, {
         "prefix": "SMITH", "digits": "7", "position": "top-right", "cover_sheets": "none", "with_index": "on",
-        f"include-{first.pk}": "on", f"order-{first.pk}": "2", f"confidentiality-{first.pk}": AEO,
+        "keep_forms": "on", f"include-{first.pk}": "on", f"order-{first.pk}": "2", f"confidentiality-{first.pk}": AEO,
         f"include-{second.pk}": "on", f"order-{second.pk}": "1", f"confidentiality-{second.pk}": "custom",
         f"custom-{second.pk}": "SUBJECT TO PROTECTIVE ORDER",
     })
     assert response.status_code == 302
     production = Production.objects.get()
+    assert production.keep_forms and 'name="keep_forms"' in page
     assert [d.exhibit_id for d in production.documents.all()] == [second.pk, first.pk]
     assert [d.confidentiality for d in production.documents.all()] == ["SUBJECT TO PROTECTIVE ORDER", AEO]
     assert 'hx-trigger="every 1s"' in client.get(url).content.decode()  # the list follows a stamping production
