@@ -217,6 +217,8 @@ def _import_volume(incoming, root: Path, dat_path: Path, field_map: dict | None,
     header, rows = dat.header, dat.rows
     if not dat.decoded.certain:
         report.add(describe(dat_path.name, dat.decoded))
+    for problem in dat.problems:
+        report.add(problem)
     mapping = field_map or guess_field_map(header)
     IncomingProduction.objects.filter(pk=incoming.pk).update(header=header, field_map=mapping)
     if "begbates" not in mapping:

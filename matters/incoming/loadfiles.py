@@ -27,6 +27,7 @@ from .encoding import Decoded, decode_bytes
 QUOTE = "\u00fe"
 SEPARATOR = "\u0014"
 NEWLINE_STAND_IN = "\u00ae"  # Concordance writes ® for a line break inside a field
+MAX_FIELD_CHARS = 64 * 2**20
 DELIMITERS = [SEPARATOR, "|", "\t", ",", ";"]
 QUOTES = [QUOTE, '"', "^", "~", "'"]
 FIELD_ALIASES = {
@@ -94,31 +95,50 @@ class DatFile:
     rows: list[list[str]]
     dialect: DatDialect
     decoded: Decoded
+    problems: list[str] = field(default_factory=list)  # for the import report
 
 
 def read_dat(data: bytes) -> DatFile:
     """Read a DAT (see the module docstring). Raises ValueError if it is empty or has no usable header."""
     decoded = decode_bytes(data)
-    text = decoded.text.lstrip("\ufeff")
+    text = decoded.text.lstrip("\ufeff").replace("\x00", "")
     first = next((line for line in io.StringIO(text, newline="") if line.strip()), "")
     if not first:
         raise ValueError("The DAT load file is empty.")
     dialect = dat_dialect(first)
+    # Some vendors put a document's whole extracted text in a field: far past csv's default 128 KiB limit.
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_FIELD_CHARS))
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=dialect.delimiter,
                         quotechar=dialect.quote or None, quoting=csv.QUOTE_MINIMAL if dialect.quote else csv.QUOTE_NONE,
                         doublequote=True, strict=False)
     records = []
-    for record in reader:
-        values = [value.strip() for value in record]
-        if dialect.quote:
-            values = [value.strip(dialect.quote) for value in values]
-        if dialect.concordance:
-            values = [value.replace(NEWLINE_STAND_IN, "\n") for value in values]
-        if any(values):
-            records.append(values)
+    try:
+        for record in reader:
+            records.append(_values(record, dialect))
+    except csv.Error as error:
+        raise ValueError(f"The DAT load file cannot be read past record {reader.line_num}: {error}.") from error
+    records = [values for values in records if any(values)]
     if not records:
         raise ValueError("The DAT load file is empty.")
-    return DatFile(records[0], records[1:], dialect, decoded)
+    dat = DatFile(records[0], records[1:], dialect, decoded)
+    seam = f"{dialect.quote}{dialect.delimiter}{dialect.quote}" if dialect.quote else ""
+    for number, row in enumerate(dat.rows, start=1):
+        # A quote left open swallows the line breaks after it: the record then has too many fields, or holds
+        # what was meant as the next record.
+        if len(row) > len(dat.header) or (seam and any(seam in value for value in row)):
+            dat.problems.append(f"DAT record {number} ({row[0][:40]}) has {len(row)} fields for "
+                                f"{len(dat.header)} names, or another record inside a field: a quote there is "
+                                "probably not closed; check that document and the one after it.")
+    return dat
+
+
+def _values(record: list[str], dialect: DatDialect) -> list[str]:
+    values = [value.strip() for value in record]
+    if dialect.quote:
+        values = [value.strip(dialect.quote) for value in values]
+    if dialect.concordance:
+        values = [value.replace(NEWLINE_STAND_IN, "\n") for value in values]
+    return values
 
 
 def parse_dat(data: bytes) -> tuple[list[str], list[list[str]]]:

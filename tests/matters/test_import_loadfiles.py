@@ -108,6 +108,14 @@ def test_delimiter_and_quote_are_found_from_the_header(matter, attorney, tmp_pat
     assert page.number == 2 and page.exhibit.title == 'Smith, J. "Jack" letter'
 
 
+def test_a_quote_left_open_is_reported():
+    text = f"{Q}BEGDOC{Q}{S}{Q}TITLE{Q}\r\n{Q}A1{Q}{S}{Q}un closed\r\n{Q}A2{Q}{S}{Q}ok{Q}\r\n{Q}A3{Q}{S}{Q}ok{Q}\r\n"
+    dat = read_dat(text.encode())
+    assert [row[0] for row in dat.rows] == ["A1", "A3"]
+    assert dat.problems == ["DAT record 1 (A1) has 3 fields for 2 names, or another record inside a field: a quote "
+                            "there is probably not closed; check that document and the one after it."]
+
+
 def test_header_without_a_known_delimiter_fails_with_a_reason():
     with pytest.raises(ValueError, match="no field delimiter LawDesk knows"):
         dat_dialect("BEGDOC  ENDDOC  TITLE")
