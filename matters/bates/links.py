@@ -50,7 +50,10 @@ def resolve_named_links(doc: pymupdf.Document) -> list[str]:
             if link["kind"] != pymupdf.LINK_NAMED:
                 continue
             if names is None:
-                names = doc.resolve_names()
+                try:
+                    names = doc.resolve_names()
+                except Exception:  # MuPDF's errors vary; a broken name tree names no page, as below
+                    names = {}
             name = link.get("nameddest") or link.get("name") or ""
             target = names.get(name, {})
             number = target.get("page", -1)
