@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from . import storage
-from .audit import audit_record
+from .audit import audit_record, audit_record_once_per
 from .forms import ExhibitEditForm, MatterForm, PasswordForm, SearchForm, UploadForm
 from .models import UPLOAD_ORIGINS, Origin
 from .provenance import exhibit_override_generated, page_clear_injection
@@ -239,6 +239,9 @@ def page_image(request: HttpRequest, matter_id: int, exhibit_id: int, number: in
     path = storage.derived_dir(page.exhibit_id) / folder / f"{page.number:04d}.jpg"
     if not path.exists():
         raise Http404("This page has no image.")
+    # Page images are case material as much as the page view: audited once per user, exhibit and hour.
+    audit_record_once_per(window_s=3600, action="page.image", actor=request.user, matter=page.exhibit.matter,
+                          obj=page.exhibit, file_sha256=page.exhibit.sha256, detail={"page": page.number})
     response = FileResponse(path.open("rb"), content_type="image/jpeg")
     response["Cache-Control"] = "private, max-age=3600"
     return response
