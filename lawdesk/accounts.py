@@ -3,10 +3,15 @@
 import secrets
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth import get_user_model, password_validation
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from matters.roles import role_group
+
+
+class WeakPassword(ValueError):
+    """LAWDESK_ADMIN_PASSWORD breaks a rule of AUTH_PASSWORD_VALIDATORS; the message names each rule broken."""
 
 
 @dataclass(frozen=True)
@@ -21,6 +26,8 @@ def ensure_first_attorney(*, username: str, password: str | None) -> FirstAccoun
 
     ``password`` is used when given (from LAWDESK_ADMIN_PASSWORD); otherwise one is generated and returned so the
     caller can show it once. Returns ``created=False`` and no password when any user already exists.
+    A given password goes through the same validators as every other password (settings.AUTH_PASSWORD_VALIDATORS:
+    length, similarity to the username, common passwords, all digits); :class:`WeakPassword` if it breaks one.
     """
     User = get_user_model()
     with transaction.atomic():
@@ -28,6 +35,13 @@ def ensure_first_attorney(*, username: str, password: str | None) -> FirstAccoun
             return FirstAccount(username=username, password=None, created=False)
         generated = password is None or password == ""
         secret = secrets.token_urlsafe(12) if generated else password
+        try:
+            password_validation.validate_password(secret, user=User(username=username))
+        except ValidationError as error:
+            raise WeakPassword(
+                "LAWDESK_ADMIN_PASSWORD is refused: " + " ".join(error.messages)
+                + " Choose another, or leave it unset to have one generated."
+            ) from error
         user = User.objects.create_superuser(username=username, password=secret, email="")
         user.groups.add(role_group("attorney"))
     return FirstAccount(username=username, password=secret if generated else None, created=True)

@@ -30,12 +30,15 @@ def _prepare() -> None:
 
     django.setup()
     call_command("migrate", interactive=False, verbosity=0)
-    from lawdesk.accounts import ensure_first_attorney
+    from lawdesk.accounts import WeakPassword, ensure_first_attorney
 
-    account = ensure_first_attorney(
-        username=os.environ.get("LAWDESK_ADMIN_USER", "attorney"),
-        password=os.environ.get("LAWDESK_ADMIN_PASSWORD"),
-    )
+    try:
+        account = ensure_first_attorney(
+            username=os.environ.get("LAWDESK_ADMIN_USER", "attorney"),
+            password=os.environ.get("LAWDESK_ADMIN_PASSWORD"),
+        )
+    except WeakPassword as error:
+        sys.exit(f"error: {error}")
     if account.created and account.password:
         # Printed to the terminal once, never logged: it exists nowhere else in clear text.
         print(

@@ -75,3 +75,44 @@ def test_run_starts_server_and_worker_and_ctrl_c_stops_them(tmp_path):
     with pytest.raises(httpx.TransportError):  # the embedded llama-server went with it
         httpx.get(f"{embedded.group(1)}/health", timeout=2)
     assert log.read_text().count(password) == 1  # shown once, on the terminal only
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("password, rule", [
+    ("a", "too short"),
+    ("counsel-office", "too similar to the username"),
+    ("password1234", "too common"),
+    ("40918273645", "entirely numeric"),
+])
+def test_weak_first_password_is_refused_naming_the_rule(django_user_model, password, rule):
+    from lawdesk.accounts import WeakPassword
+
+    with pytest.raises(WeakPassword, match=rule) as raised:
+        ensure_first_attorney(username="counsel-office", password=password)
+    assert "LAWDESK_ADMIN_PASSWORD" in str(raised.value)
+    assert not django_user_model.objects.exists()
+
+
+def test_run_refuses_a_weak_admin_password_before_serving(tmp_path):
+    env = dict(os.environ, LAWDESK_DATA_DIR=str(tmp_path / "data"), LAWDESK_PORT=str(free_port()),
+               LAWDESK_ADMIN_PASSWORD="a", DJANGO_SETTINGS_MODULE="lawdesk.settings")
+    env.pop("DATABASE_URL", None)
+    env.pop("LAWDESK_TEST_SQLITE", None)
+    done = subprocess.run([sys.executable, "-m", "lawdesk.run"], cwd=BASE_DIR, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode != 0
+    assert "LAWDESK_ADMIN_PASSWORD is refused" in done.stderr and "too short" in done.stderr
+
+
+@pytest.mark.django_db
+def test_admin_password_change_applies_the_validators(client, make_user):
+    from django.urls import reverse
+
+    boss = make_user("boss", "attorney", is_superuser=True, is_staff=True)
+    member = make_user("member", "assistant")
+    client.force_login(boss)
+    url = reverse("admin:auth_user_password_change", args=[member.pk])
+    response = client.post(url, {"password1": "12345678901", "password2": "12345678901"})
+    assert response.status_code == 200 and "entirely numeric" in response.content.decode()
+    member.refresh_from_db()
+    assert member.check_password("correct-horse-battery")
