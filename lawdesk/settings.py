@@ -170,6 +170,10 @@ LAWDESK_ZIP_MAX_RATIO = float(os.environ.get("LAWDESK_ZIP_MAX_RATIO", "200"))
 # An upload whose text is at least this similar (0-1, rapidfuzz ratio) to generated text is marked generated.
 LAWDESK_NEAR_DUPLICATE_RATIO = float(os.environ.get("LAWDESK_NEAR_DUPLICATE_RATIO", "0.9"))
 
+# Where evidence may be sent: model-server hosts (host or host:port, comma-separated) on top of loopback, which is
+# always allowed. Set by whoever installs LawDesk; the admin cannot change it (pipeline.llm.hosts).
+LAWDESK_MODEL_HOSTS = os.environ.get("LAWDESK_MODEL_HOSTS", "")
+
 TASKS = {
     "default": {
         "BACKEND": "django_tasks_db.DatabaseBackend",

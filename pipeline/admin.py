@@ -3,7 +3,9 @@ history. Every rule of :mod:`pipeline.topology.rules` shows here: errors refuse 
 the server's page and after saving. Actions: "probe now" (servers) and "discover GPUs" (hosts).
 
 Users holding the ``manage_topology`` permission (the ``operator`` group) may change all of it; others need
-Django's per-model permissions as usual. The admin itself needs staff status.
+Django's per-model permissions as usual. The admin itself needs staff status. Every change is an entry in the
+system audit chain (``topology.add`` / ``.change`` / ``.delete``: who, what, old -> new; API keys only as "set" or
+"cleared"), listed on the topology page. Where evidence may go is not the operator's to choose: LAWDESK_MODEL_HOSTS.
 """
 
 import socket
@@ -12,6 +14,8 @@ from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
+
+from matters.admin_audit import AuditedAdmin
 
 from .models import GPU, Board, Host, ModelServer, NVLink, ProbeResult, RoleAssignment
 from .topology.discover import NvmlUnavailable, discovery_apply, nvml_read
@@ -25,8 +29,10 @@ from .topology.svg import STATUS_COLOURS
 TOPOLOGY_PERMISSION = "matters.manage_topology"
 
 
-class TopologyAdmin(admin.ModelAdmin):
-    """Grants the ``manage_topology`` permission every right over topology records."""
+class TopologyAdmin(AuditedAdmin):
+    """Grants the ``manage_topology`` permission every right over topology records; audits every change."""
+
+    audit_prefix = "topology"
 
     def _operator(self, request) -> bool:
         return request.user.is_active and request.user.has_perm(TOPOLOGY_PERMISSION)
@@ -100,7 +106,7 @@ class HostAdmin(TopologyAdmin):
         except NvmlUnavailable as error:
             self.message_user(request, f"{error} Nothing was changed.", messages.ERROR)
             return
-        report = discovery_apply(host_name=host.name, found=found)
+        report = discovery_apply(host_name=host.name, found=found, actor=request.user)
         self.message_user(request, f"Discovery on {socket.gethostname()} into {host.name}: "
                                    f"{len(found.gpus)} GPU(s), {report.boards_created} board(s) proposed.")
         for line in report.lines:
@@ -192,14 +198,16 @@ def _status_badge(status: str | None) -> str:
 class ModelServerAdmin(TopologyAdmin):
     form = ModelServerForm
     inlines = [RoleInline]
-    list_display = ["name", "host", "backend", "board_names", "role_list", "status", "decode", "enabled"]
+    list_display = ["name", "host", "backend", "board_names", "role_list", "status", "decode", "enabled",
+                    "in_service"]
     list_filter = ["host", "backend", "enabled", ("gpus__boards", admin.RelatedOnlyFieldListFilter), "roles__role"]
     search_fields = ["name", "model_name", "base_url"]
     filter_horizontal = ["gpus"]
-    readonly_fields = ["api_key_status", "launch", "rules"]
+    readonly_fields = ["api_key_status", "out_of_service_reason", "launch", "rules"]
     actions = ["probe_now"]
     fieldsets = [
-        (None, {"fields": ["name", "host", "backend", "base_url", "model_name", "model_path", "enabled"]}),
+        (None, {"fields": ["name", "host", "backend", "base_url", "model_name", "model_path", "enabled",
+                           "out_of_service_reason"]}),
         ("Serving", {"fields": ["quantization", "kv_cache_type", "flash_attention", "context_tokens",
                                 "parallel_slots", "gpu_layers", "extra_args", "gpus", "decode_floor_tok_s"]}),
         ("Memory check", {"fields": ["weights_mib", "attention_layers", "kv_heads", "head_dim"]}),
@@ -221,6 +229,10 @@ class ModelServerAdmin(TopologyAdmin):
     @admin.display(description="status", ordering="probe_status")
     def status(self, server) -> str:
         return _status_badge(getattr(server, "probe_status", None))
+
+    @admin.display(description="in service", boolean=True)
+    def in_service(self, server) -> bool:
+        return not server.out_of_service_reason
 
     @admin.display(description="decode tok/s")
     def decode(self, server) -> str:
@@ -251,11 +263,25 @@ class ModelServerAdmin(TopologyAdmin):
         ))
 
     def save_model(self, request, obj, form, change) -> None:
-        super().save_model(request, obj, form, change)
+        super().save_model(request, obj, form, change)  # a new address or backend clears the key (models.py)
+        obj.key_action = ""
         if form.cleaned_data.get("clear_api_key"):
             key_clear(obj)
+            obj.key_action = "cleared"
         elif form.cleaned_data.get("api_key"):
             key_write(server=obj, key=form.cleaned_data["api_key"])
+            obj.key_action = "set"
+        if obj.routing_change:
+            self.message_user(request, obj.out_of_service_reason, messages.WARNING)
+
+    def audit_extra(self, request, obj, form, change) -> dict:
+        extra = {}
+        if getattr(obj, "routing_change", None):
+            extra["api_key"] = "cleared (address or backend changed)"
+            extra["out_of_service"] = obj.out_of_service_reason
+        if getattr(obj, "key_action", ""):
+            extra["api_key"] = obj.key_action if "api_key" not in extra else f"{extra['api_key']}, then {obj.key_action}"
+        return extra
 
     def save_related(self, request, form, formsets, change) -> None:
         super().save_related(request, form, formsets, change)

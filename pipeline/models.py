@@ -8,11 +8,13 @@ Vocabulary (roles, backends, probe statuses) as in docs/glossary.md. The rules t
 import re
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
 from .llm.client import LLAMA_CPP, OLLAMA, OPENAI, ServerConfig
+from .llm.hosts import HostAllowlist
 
 VLLM = "vllm"
 
@@ -208,12 +210,43 @@ class ModelServer(models.Model):
     head_dim = models.PositiveSmallIntegerField(null=True, blank=True)
     enabled = models.BooleanField(default=True)
     embedded = models.BooleanField(default=False, editable=False)
+    out_of_service_reason = models.CharField(
+        max_length=300, blank=True, editable=False,
+        help_text="set when the address or backend changes; cleared by the next successful probe",
+    )
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
+
+    # Where evidence goes is the address and the protocol spoken to it; a change to either re-opens the question.
+    ROUTING_FIELDS = ("base_url", "backend")
+
+    def save(self, *args, **kwargs) -> None:
+        """Save; when a saved server's address or backend changes, clear its API key (a key is given for one
+        address: it must be entered again for the new one) and put it out of service until its next successful
+        probe. ``self.routing_change`` then holds ``{field: [old, new]}`` for the caller's audit entry.
+
+        Only :func:`pipeline.servers.register_embedded` may move a server without this (``trusted_move``): LawDesk
+        itself restarting its embedded server on a new loopback port."""
+        from .topology.secrets import key_clear
+
+        self.routing_change: dict[str, list[str]] = {}
+        if self.pk is not None and not getattr(self, "trusted_move", False):
+            before = ModelServer.objects.filter(pk=self.pk).values(*self.ROUTING_FIELDS).first() or {}
+            self.routing_change = {field: [before[field], getattr(self, field)] for field in self.ROUTING_FIELDS
+                                   if field in before and before[field] != getattr(self, field)}
+            if self.routing_change:
+                key_clear(self)
+                changed = " and ".join(f"{field} changed from {old} to {new}"
+                                       for field, (old, new) in self.routing_change.items())
+                self.out_of_service_reason = (
+                    f"Out of service: {changed}; its API key was removed. It returns to service after the next "
+                    "successful probe (enter the key for the new address first if it needs one)."
+                )[:300]
+        super().save(*args, **kwargs)
 
     @property
     def decode_floor(self) -> float:
@@ -244,6 +277,7 @@ class ModelServer(models.Model):
             parallel_slots=self.parallel_slots,
             context_tokens=self.context_tokens,
             name=self.name,
+            allowed_hosts=HostAllowlist.parse(settings.LAWDESK_MODEL_HOSTS),
         )
 
     def clean(self) -> None:

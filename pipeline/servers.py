@@ -11,13 +11,16 @@ EMBEDDED_NAME = "embedded"
 def register_embedded(server: EmbeddedServer, *, context_tokens: int = EMBEDDED_CONTEXT_TOKENS) -> ModelServer:
     """Record the embedded server (enabled) and give it every role; return it."""
     with transaction.atomic():
-        record, _ = ModelServer.objects.update_or_create(
-            name=EMBEDDED_NAME,
-            defaults={
-                "backend": ModelServer.Backend.LLAMA_CPP, "base_url": server.base_url, "model_name": EMBEDDED_ALIAS,
-                "context_tokens": context_tokens, "parallel_slots": 1, "enabled": True, "embedded": True,
-            },
-        )
+        record = ModelServer.objects.filter(name=EMBEDDED_NAME).first() or ModelServer(name=EMBEDDED_NAME)
+        fields = {
+            "backend": ModelServer.Backend.LLAMA_CPP, "base_url": server.base_url, "model_name": EMBEDDED_ALIAS,
+            "context_tokens": context_tokens, "parallel_slots": 1, "enabled": True, "embedded": True,
+        }
+        for field, value in fields.items():
+            setattr(record, field, value)
+        # LawDesk started this server itself on a loopback port it chose: not an operator rerouting evidence.
+        record.trusted_move = True
+        record.save()
         for role in Role:
             RoleAssignment.objects.update_or_create(role=role, defaults={"server": record})
     return record

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from .topology.discover import NvmlUnavailable, discovery_apply, nvml_read
-from .topology.overview import topology_overview
+from .topology.overview import topology_changes, topology_overview
 from .topology.probe import servers_probe
 from .topology.rules import RULES, counts
 from .topology.svg import speed_chart_svg, topology_svg
@@ -41,6 +41,7 @@ def topology(request: HttpRequest) -> HttpResponse:
         "counts": counts(overview["problems"]),
         "rules": RULES,
         "this_machine": socket.gethostname(),
+        "changes": topology_changes(),
     })
 
 
@@ -67,7 +68,7 @@ def topology_discover(request: HttpRequest) -> HttpResponse:
     except NvmlUnavailable as error:
         messages.error(request, f"{error} Nothing was changed.")
         return redirect(reverse("pipeline:topology"))
-    report = discovery_apply(host_name=host, found=found)
+    report = discovery_apply(host_name=host, found=found, actor=request.user)
     messages.success(request, f"Discovery into host {host}: {len(found.gpus)} GPU(s), "
                               f"{report.boards_created} board(s) proposed.")
     for line in report.lines:

@@ -12,12 +12,15 @@ from .errors import (
     StreamBroken,
     StreamTimeout,
 )
+from .hosts import HostAllowlist, HostNotAllowed
 from .types import Generation, Message, Sampling
 
 __all__ = [
     "Cancelled",
     "ContextOverflow",
     "Generation",
+    "HostAllowlist",
+    "HostNotAllowed",
     "Message",
     "ModelClient",
     "ModelServerError",

@@ -34,6 +34,7 @@ from .errors import (
     StreamBroken,
     StreamTimeout,
 )
+from .hosts import HostAllowlist, check_server_address
 from .readers import Accumulator, TokenCallback, cancellable, read_ollama, read_openai
 from .slots import slots_for
 from .types import Generation, Message, Sampling
@@ -51,7 +52,9 @@ ESTIMATE_TEMPLATE_TOKENS_PER_MESSAGE = 8
 @dataclass(frozen=True)
 class ServerConfig:
     """How to reach one model server. ``context_tokens`` is required for Ollama (sent as ``num_ctx``) and
-    optional elsewhere (llama.cpp reports its own); ``parallel_slots`` bounds simultaneous requests."""
+    optional elsewhere (llama.cpp reports its own); ``parallel_slots`` bounds simultaneous requests.
+    ``allowed_hosts`` is where requests may go (LAWDESK_MODEL_HOSTS, :mod:`pipeline.llm.hosts`); left empty it
+    allows loopback only."""
 
     base_url: str
     backend: str = LLAMA_CPP
@@ -60,6 +63,11 @@ class ServerConfig:
     parallel_slots: int = 1
     context_tokens: int | None = None
     name: str = ""
+    allowed_hosts: HostAllowlist = HostAllowlist()
+
+    def check_address(self) -> None:
+        """Raise :class:`~pipeline.llm.hosts.HostNotAllowed` when ``base_url`` is outside ``allowed_hosts``."""
+        check_server_address(self.base_url, self.allowed_hosts, label=self.name)
 
     @property
     def label(self) -> str:
@@ -90,6 +98,9 @@ class ModelClient:
             raise ValueError(f"unknown backend {server.backend!r}; expected one of {BACKENDS}")
         if server.backend == OLLAMA and not server.context_tokens:
             raise ValueError("an Ollama server needs context_tokens: it is sent as num_ctx with every request")
+        # Before any request, and before the API key goes into a header: evidence goes only where the installer
+        # allowed (HostNotAllowed otherwise).
+        server.check_address()
         self.server = server
         self.loading_wait_s = loading_wait_s
         headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}

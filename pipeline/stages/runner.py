@@ -125,6 +125,9 @@ def _server_for(role: str) -> ModelServer:
     if not assignment.server.enabled:
         raise StageFailed(f"The server holding the {role} role, {assignment.server}, is disabled. Enable it or "
                           "assign the role to another server in the topology admin.")
+    if assignment.server.out_of_service_reason:
+        # Waits like a server that is down: the next successful probe puts it back in service.
+        raise ServerUnavailable(f"{assignment.server}: {assignment.server.out_of_service_reason}")
     return assignment.server
 
 

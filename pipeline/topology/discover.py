@@ -184,10 +184,13 @@ class DiscoveryReport:
     gpus_created: int = 0
 
 
-def discovery_apply(*, host_name: str, found: Found, dry_run: bool = False) -> DiscoveryReport:
+def discovery_apply(*, host_name: str, found: Found, dry_run: bool = False, actor=None) -> DiscoveryReport:
     """Record ``found`` under the host named ``host_name`` (created if missing): GPU facts and NVLink links are
     created or updated, proposed boards created for GPUs in no board; boards that differ from the NVLink graph
-    are reported, never changed. Nothing is deleted. With ``dry_run`` nothing is written."""
+    are reported, never changed. Nothing is deleted. With ``dry_run`` nothing is written. What changed is one
+    ``topology.discover`` entry in the system audit chain, by ``actor`` (None: the command line, "system")."""
+    from matters.audit import audit_record
+
     from pipeline.models import GPU, Board, Host, NVLink
 
     report = DiscoveryReport(host=host_name)
@@ -220,6 +223,9 @@ def discovery_apply(*, host_name: str, found: Found, dry_run: bool = False) -> D
             report.lines.append(note)
         if dry_run:
             transaction.set_rollback(True)
+        elif report.lines:
+            audit_record(action="topology.discover", actor=actor, obj=host,
+                         detail={"host": host_name, "changes": {"discovered": ["", "; ".join(report.lines)[:2000]]}})
     return report
 
 

@@ -85,3 +85,32 @@ def _box(gpu, stats) -> GpuBox:
     return GpuBox(index=gpu.index, name=gpu.name, memory_total_mib=gpu.memory_total_mib,
                   memory_used_mib=live.memory_used_mib if live else None,
                   utilization_pct=live.utilization_pct if live else None)
+
+
+def topology_changes(*, limit: int = 30) -> list[dict]:
+    """The latest ``limit`` topology entries of the system audit chain, newest first, each as ``{"entry",
+    "lines"}`` where ``lines`` reads "field: old -> new" (inline rows and key changes included)."""
+    from matters.models import AuditEntry
+
+    rows = []
+    entries = AuditEntry.objects.filter(chain="system", action__startswith="topology.").order_by("-seq")[:limit]
+    for entry in entries:
+        detail = entry.detail or {}
+        lines = [_change_line(field, change) for field, change in (detail.get("changes") or {}).items()]
+        for inline in detail.get("inlines") or []:
+            if "deleted" in inline:
+                lines.append(f"{inline['model']} {inline['deleted']}: deleted")
+            for field, change in (inline.get("changes") or {}).items():
+                lines.append(f"{inline['model']} {inline.get('object', '')}: {_change_line(field, change)}")
+        for key in ("api_key", "out_of_service"):
+            if detail.get(key):
+                lines.append(f"{key.replace('_', ' ')}: {detail[key]}")
+        rows.append({"entry": entry, "object": detail.get("object") or detail.get("server") or detail.get("host", ""),
+                     "lines": lines})
+    return rows
+
+
+def _change_line(field: str, change) -> str:
+    old, new = change if isinstance(change, (list, tuple)) and len(change) == 2 else ("", change)
+    show = (lambda value: ", ".join(value) if isinstance(value, list) else str(value))  # noqa: E731
+    return f"{field}: {show(old) or '(none)'} -> {show(new) or '(none)'}"

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 
 import httpx
 
-from pipeline.llm import Message, ModelClient, ModelServerError, Sampling, ServerLoading, ServerUnavailable
+from pipeline.llm import (
+    HostNotAllowed,
+    Message,
+    ModelClient,
+    ModelServerError,
+    Sampling,
+    ServerLoading,
+    ServerUnavailable,
+)
 from pipeline.llm.client import LLAMA_CPP, OLLAMA, ServerConfig
 from pipeline.llm.slots import slots_for
 
@@ -47,7 +55,12 @@ class _Stop(Exception):
 
 def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float = 5.0,
           read_timeout_s: float = 60.0) -> ProbeOutcome:
-    """Probe the server of ``config`` and return its outcome; never raises for a server's failure."""
+    """Probe the server of ``config`` and return its outcome; never raises for a server's failure. An address
+    outside LAWDESK_MODEL_HOSTS is ``down`` with the reason, and nothing (no API key either) is sent to it."""
+    try:
+        config.check_address()
+    except HostNotAllowed as refused:
+        return ProbeOutcome(server=config.label, status="down", error=str(refused))
     headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
     timeout = httpx.Timeout(read_timeout_s, connect=connect_timeout_s)
     outcome = ProbeOutcome(server=config.label, status="down", context_tokens=config.context_tokens)
@@ -161,10 +174,20 @@ def _message(response: httpx.Response) -> str:
 
 
 def server_probe(*, server):
-    """Probe one ModelServer and record the outcome as a ProbeResult; return the ProbeResult."""
-    from pipeline.models import ProbeResult
+    """Probe one ModelServer and record the outcome as a ProbeResult; return the ProbeResult. A server out of
+    service (its address or backend changed) returns to service when the probe is ``up`` or ``slow``."""
+    from pipeline.models import ModelServer, ProbeResult
 
     outcome = probe(server.client_config(), floor_tok_s=server.decode_floor)
+    if server.out_of_service_reason and outcome.status in (ProbeResult.Status.UP, ProbeResult.Status.SLOW):
+        # A real generation came back from the new address: the server may take stages again.
+        from matters.audit import audit_record
+
+        ModelServer.objects.filter(pk=server.pk).update(out_of_service_reason="")
+        audit_record(action="topology.in_service", obj=server, detail={
+            "server": server.name, "changes": {"out_of_service": [server.out_of_service_reason, ""]},
+            "probe": outcome.status})
+        server.out_of_service_reason = ""
     return ProbeResult.objects.create(
         server=server, status=outcome.status, decode_tok_s=outcome.decode_tok_s, prompt_tok_s=outcome.prompt_tok_s,
         error=outcome.error, skipped=outcome.skipped, context_tokens=outcome.context_tokens,
