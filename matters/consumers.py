@@ -3,24 +3,26 @@
 The worker is another process (maybe another host), so this consumer never relies on in-process state. It reads
 the persisted progress of the matter's exhibits and sends each changed row as an htmx out-of-band swap. With a
 channel layer (``REDIS_URL``), the worker's ``exhibit.changed`` notices make it read at once; without one, it reads
-every ``POLL_S`` seconds. Only members of the matter may connect: anyone else's handshake is refused (HTTP 403).
+every ``POLL_S`` seconds. Only members of the matter may connect: anyone else's handshake is refused (HTTP 403),
+and an open socket closes within seconds of logout, session expiry or removal from the matter
+(:mod:`matters.socket_access`).
 """
 
 import asyncio
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
 from .models import Exhibit
 from .progress import matter_group
 from .selectors import exhibits_of_matter, matters_for_user
+from .socket_access import AccessCheckedConsumer
 
 POLL_S = 0.5
 POLL_WITH_LAYER_S = 5.0
 
 
-class MatterProgressConsumer(AsyncWebsocketConsumer):
+class MatterProgressConsumer(AccessCheckedConsumer):
     async def connect(self) -> None:
         self.matter_id = int(self.scope["url_route"]["kwargs"]["matter_id"])
         self.matter = await database_sync_to_async(self._member_matter)()
@@ -35,8 +37,10 @@ class MatterProgressConsumer(AsyncWebsocketConsumer):
         await self._send_changes(initial=True)
         interval = POLL_WITH_LAYER_S if self.channel_layer is not None else POLL_S
         self.poller = asyncio.create_task(self._poll(interval))
+        await self.start_access_checks()
 
     async def disconnect(self, code: int) -> None:
+        await self.stop_access_checks()
         if getattr(self, "poller", None) is not None:
             self.poller.cancel()
         if getattr(self, "group", None) and self.channel_layer is not None:
@@ -49,6 +53,9 @@ class MatterProgressConsumer(AsyncWebsocketConsumer):
         while True:
             await asyncio.sleep(interval)
             await self._send_changes()
+
+    def still_member(self) -> bool:
+        return matters_for_user(self.scope["user"]).filter(pk=self.matter_id).exists()
 
     def _member_matter(self):
         return matters_for_user(self.scope["user"]).filter(pk=self.matter_id).first()

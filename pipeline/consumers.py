@@ -3,18 +3,19 @@
 The worker is another process (maybe another host). Without a channel layer this consumer reads the persisted
 state every ``POLL_S`` (the worker saves streamed text every ~100 ms) and sends what is new; with one
 (``REDIS_URL``) the worker's ``stage.text`` notices carry each new piece at once and ``job.changed`` notices
-trigger a read. Messages are htmx out-of-band swaps. Only members of the job's matter may connect.
+trigger a read. Messages are htmx out-of-band swaps. Only members of the job's matter may connect, and an open
+socket closes within seconds of logout, session expiry or removal from the matter (:mod:`matters.socket_access`).
 """
 
 import asyncio
 import contextlib
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
 from matters.selectors import matters_for_user
+from matters.socket_access import AccessCheckedConsumer
 
 from .job_models import Job, StageRun
 from .stages.live import job_group
@@ -24,7 +25,7 @@ POLL_S = 0.2
 POLL_WITH_LAYER_S = 2.0
 
 
-class JobConsumer(AsyncWebsocketConsumer):
+class JobConsumer(AccessCheckedConsumer):
     async def connect(self) -> None:
         self.job_id = int(self.scope["url_route"]["kwargs"]["job_id"])
         self.job = await database_sync_to_async(self._member_job)()
@@ -40,8 +41,10 @@ class JobConsumer(AsyncWebsocketConsumer):
         await self._refresh()
         interval = POLL_WITH_LAYER_S if self.channel_layer is not None else POLL_S
         self.poller = asyncio.create_task(self._poll(interval))
+        await self.start_access_checks()
 
     async def disconnect(self, code: int) -> None:
+        await self.stop_access_checks()
         if getattr(self, "poller", None) is not None:
             self.poller.cancel()
             # Wait for the poller to end here, so its cancellation never surfaces in the connection's own task.
@@ -49,6 +52,9 @@ class JobConsumer(AsyncWebsocketConsumer):
                 await self.poller
         if getattr(self, "group", None) and self.channel_layer is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    def still_member(self) -> bool:
+        return self._member_job() is not None
 
     def _member_job(self) -> Job | None:
         return Job.objects.filter(pk=self.job_id, matter__in=matters_for_user(self.scope["user"])).first()
