@@ -82,12 +82,23 @@ def _start_embedded_model():
     return server
 
 
-def asgi_server_command(host: str, port: str | int) -> list[str]:
+def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | None = None) -> list[str]:
     """The ASGI server (uvicorn): it hands a request body to Django as it arrives, which spools it to disk.
     (Daphne, through Twisted, parses a whole multipart body in memory first: about 13 times the upload's size.)
-    Lifespan events are off because Channels' router does not take them."""
+    Lifespan events are off because Channels' router does not take them.
+
+    ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed only from ``trusted_proxies`` (default:
+    settings.LAWDESK_TRUSTED_PROXIES, comma-separated addresses or networks). uvicorn by default believes them from
+    127.0.0.1, so anyone on the machine could pick the address that login lockouts and the login audit see;
+    with no trusted proxy the headers are ignored and the peer's own address is used."""
+    if trusted_proxies is None:
+        from django.conf import settings
+
+        trusted_proxies = settings.LAWDESK_TRUSTED_PROXIES
+    proxies = ",".join(part.strip() for part in trusted_proxies.split(",") if part.strip())
+    forwarded = ["--proxy-headers", "--forwarded-allow-ips", proxies] if proxies else ["--no-proxy-headers"]
     return [sys.executable, "-m", "uvicorn", "lawdesk.asgi:application", "--host", host, "--port", str(port),
-            "--ws", "websockets", "--lifespan", "off", "--no-server-header", "--log-level", "warning"]
+            "--ws", "websockets", "--lifespan", "off", "--no-server-header", "--log-level", "warning", *forwarded]
 
 
 def worker_command(queue: str, interval_s: float) -> list[str]:

@@ -139,6 +139,11 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# The address lockouts and the login audit see is the connection's peer (REMOTE_ADDR), which the ASGI server
+# rewrites from X-Forwarded-For only for a peer in LAWDESK_TRUSTED_PROXIES (empty: never). lawdesk.run hands this
+# list to uvicorn; the callable makes axes read REMOTE_ADDR whatever packages are installed.
+LAWDESK_TRUSTED_PROXIES = os.environ.get("LAWDESK_TRUSTED_PROXIES", "")
+AXES_CLIENT_IP_CALLABLE = "lawdesk.client_address.client_address"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.environ.get("LAWDESK_TIME_ZONE", "UTC")

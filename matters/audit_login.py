@@ -3,11 +3,9 @@
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
 from django.dispatch import receiver
 
+from lawdesk.client_address import client_address as _address
+
 from .audit import audit_record
-
-
-def _address(request) -> str:
-    return request.META.get("REMOTE_ADDR", "") if request is not None else ""
 
 
 @receiver(user_logged_in, dispatch_uid="lawdesk_audit_login")
