@@ -15,6 +15,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from .audit import audit_record
+from .permissions import require
 from .models import Draft, DraftVersion, Finding, Matter, Origin, ReviewAttack
 from .provenance import generated_record
 from .verifier.check import verify_text
@@ -37,7 +38,8 @@ def draft_version_create(*, draft: Draft, text: str, author_kind: str, author: A
                          model_name: str = "", server_name: str = "", provenance: dict | None = None) -> DraftVersion:
     """Append a version to ``draft``. ``author_kind`` is ``model`` (with ``model_name``/``server_name`` and the
     pipeline's ``provenance``: job and stage records) or ``person`` (with ``author``). Raises ValidationError for
-    an unknown author kind."""
+    an unknown author kind; PermissionDenied for an author who may not edit the matter's drafts."""
+    require(author, "edit_draft", draft.matter)
     if author_kind not in DraftVersion.AuthorKind.values:
         raise ValidationError(f"Unknown author kind {author_kind!r}.")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -107,10 +109,9 @@ def draft_verify(*, version: DraftVersion) -> list[Finding]:
 
 
 def _require_attorney(user: AbstractBaseUser, matter: Matter) -> None:
-    if not user.has_perm("matters.approve_draft"):
+    if user is None:
         raise PermissionDenied("Only an attorney may approve drafts, waive or confirm findings.")
-    if not matter.members.filter(pk=user.pk).exists():
-        raise PermissionDenied("Only a member of the matter may act on its drafts.")
+    require(user, "approve_draft", matter)
 
 
 def _resolve(finding: Finding, *, user, reason: str, status: str, allowed: set[str], action: str) -> Finding:

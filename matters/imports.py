@@ -18,6 +18,7 @@ from django.db import transaction
 
 from . import storage
 from .audit import audit_record
+from .permissions import require
 from .incoming.archive import Limits, extract
 from .incoming.encoding import decode_bytes, describe
 from .incoming.loadfiles import Bates, ImageRow, Report, guess_field_map, parse_dat, parse_lfp, parse_opt, read_dat
@@ -355,7 +356,9 @@ def upload_dir(incoming_id: int) -> Path:
 def incoming_receive(*, matter: Matter, uploads: list, origin: str, user) -> IncomingProduction:
     """Keep the uploaded files (each also stored byte for byte among the originals) and read the volume's DAT
     header, so the user can confirm the field mapping before anything is imported. ``uploads`` are file-like
-    objects with a ``name``. A ZIP that breaks a limit is recorded as failed with the reason."""
+    objects with a ``name``. A ZIP that breaks a limit is recorded as failed with the reason. PermissionDenied
+    for a user who may not receive productions in the matter."""
+    require(user, "receive_production", matter)
     incoming = IncomingProduction.objects.create(
         matter=matter, origin=origin, source_name=", ".join(u.name for u in uploads)[:500], sha256="",
         created_by=user, status=IncomingProduction.Status.AWAITING_CONFIRMATION)
@@ -386,7 +389,8 @@ def incoming_receive(*, matter: Matter, uploads: list, origin: str, user) -> Inc
 
 
 def incoming_confirm(*, incoming: IncomingProduction, field_map: dict, user) -> IncomingProduction:
-    """Record the field mapping the user confirmed and queue the import."""
+    """Record the field mapping the user confirmed and queue the import. PermissionDenied as for receiving."""
+    require(user, "receive_production", incoming.matter)
     IncomingProduction.objects.filter(pk=incoming.pk).update(field_map=field_map,
                                                            status=IncomingProduction.Status.IMPORTING)
     incoming.refresh_from_db()

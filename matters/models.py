@@ -317,6 +317,12 @@ class Production(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Served: an attorney's act (permission serve_production), recorded once, with to whom, by whom and when.
+    served_to = models.CharField(max_length=300, blank=True)
+    served_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    served_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["matter", "prefix", "first_number"]

@@ -25,6 +25,7 @@ from .bates.links import file_key, link_files, link_natives
 from .bates.stamp import StampSpec, cover_sheet, missing_glyphs, stamp_and_append
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from .models import BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
+from .permissions import require
 from .provenance import generated_record
 from .selectors import evidence_exhibits
 
@@ -70,8 +71,10 @@ def production_create(
     ``confidentiality`` maps exhibit ids to a designation (CONFIDENTIAL, AEO or custom text). ``keep_forms``
     leaves form fields fillable (see matters/bates/forms.py); annotations are baked into the pages either way. Raises
     ValidationError for a bad prefix, digits outside 6-15, an exhibit that is not ready or not in the matter, a
-    start number inside a range already reserved, or a range that does not fit in ``digits``.
+    start number inside a range already reserved, or a range that does not fit in ``digits``; PermissionDenied
+    for a user who may not start productions in the matter (:mod:`matters.permissions`).
     """
+    require(created_by, "start_production", matter)
     prefix, suffix = prefix.strip(), suffix.strip()
     if not PREFIX_PATTERN.match(prefix):
         raise ValidationError({"prefix": "A Bates prefix is a letter followed by up to 29 letters, digits, - or _, "
@@ -315,3 +318,33 @@ def production_files(production: Production) -> dict[str, "storage.Path"]:
     """The finished production's combined PDF and volume ZIP, by kind (``pdf``, ``zip``)."""
     out_dir = storage.production_dir(production.pk)
     return {"pdf": out_dir / f"{production.first}-{production.last}.pdf", "zip": out_dir / f"{production.volume}.zip"}
+
+
+MIN_SERVED_TO_CHARS = 3
+
+
+def production_serve(*, production: Production, user, served_to: str) -> Production:
+    """Record that ``production`` was served on ``served_to`` (the party or counsel it went to): by ``user``, now.
+
+    Serving is an attorney's act (permission ``serve_production``, docs/glossary.md) and is audited
+    (``production.serve``). Only a ``done`` production can be served, and only once. Raises PermissionDenied for
+    a user who may not serve in the matter; ValidationError for another status, a production already served, or
+    a ``served_to`` without at least three printable characters."""
+    require(user, "serve_production", production.matter)
+    served_to = " ".join((served_to or "").split())[:300]
+    if sum(ch.isprintable() and not ch.isspace() for ch in served_to) < MIN_SERVED_TO_CHARS:
+        raise ValidationError({"served_to": "Say whom the production was served on (the party or its counsel)."})
+    with transaction.atomic():
+        locked = Production.objects.select_for_update().get(pk=production.pk)
+        if locked.status != Production.Status.DONE:
+            raise ValidationError(f"Only a finished production can be served; this one is {locked.status}.")
+        if locked.served_at is not None:
+            raise ValidationError(f"This production was already served on {locked.served_to} "
+                                  f"({locked.served_at:%Y-%m-%d %H:%M}).")
+        now = timezone.now()
+        Production.objects.filter(pk=locked.pk).update(served_to=served_to, served_by=user, served_at=now)
+        production.refresh_from_db()
+        audit_record(action="production.serve", actor=user, matter=production.matter, obj=production,
+                     file_sha256=production.pdf_sha256,
+                     detail={"served_to": served_to, "first": production.first, "last": production.last})
+    return production

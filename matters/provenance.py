@@ -9,7 +9,7 @@ import hashlib
 import re
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from rapidfuzz import fuzz
 
@@ -101,6 +101,8 @@ def exhibit_override_generated(*, exhibit: Exhibit, user, reason: str) -> Exhibi
     """Count a marked exhibit as evidence after all (an opposing brief quoting ours at length). Attorneys only;
     the reason is recorded in the audit log. Raises ValidationError without a reason or a marking."""
     reason = reason.strip()
+    if not exhibit.matter.members.filter(pk=user.pk).exists():
+        raise PermissionDenied("Only a member of the matter may override the generated marking.")
     if not user.has_perm("matters.approve_draft"):
         raise ValidationError("Only an attorney can override the generated marking.")
     if not exhibit.generated_reason:
@@ -118,6 +120,8 @@ def exhibit_override_generated(*, exhibit: Exhibit, user, reason: str) -> Exhibi
 def page_clear_injection(*, page: Page, user, reason: str) -> Page:
     """An attorney's decision that a flagged page is ordinary evidence. Raises ValidationError without a reason."""
     reason = reason.strip()
+    if not page.exhibit.matter.members.filter(pk=user.pk).exists():
+        raise PermissionDenied("Only a member of the matter may clear a prompt-injection flag.")
     if not user.has_perm("matters.approve_draft"):
         raise ValidationError("Only an attorney can clear a prompt-injection flag.")
     if not reason:

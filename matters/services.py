@@ -11,6 +11,7 @@ from django.db.models import Max
 
 from . import storage
 from .audit import audit_record
+from .permissions import require
 from .models import UPLOAD_ORIGINS, Exhibit, Matter
 from .provenance import generated_match_for, hash_match_reason
 from .sniff import ACCEPTED_DESCRIPTION, sniff
@@ -69,8 +70,10 @@ def exhibit_create(
     an accepted type gets the next label and status ``queued`` (and, with ``enqueue``, an ingest task once the
     transaction commits); an empty file is ``failed``; an unaccepted type is ``rejected`` and kept in quarantine;
     a file already in the matter is ``duplicate`` with ``duplicate_of`` set and is not stored again.
-    Raises ValidationError for an origin that is not an upload origin.
+    Raises ValidationError for an origin that is not an upload origin; PermissionDenied for a user who may not
+    upload to the matter (:mod:`matters.permissions`).
     """
+    require(uploaded_by, "upload", matter)
     if origin not in UPLOAD_ORIGINS:
         raise ValidationError({"origin": f"{origin!r} is not an origin for uploaded material."})
     staged = storage.stage_stream(stream)
@@ -173,7 +176,9 @@ def enqueue_ingest(exhibit_id: int) -> None:
 
 
 def exhibit_update(*, exhibit: Exhibit, updated_by: AbstractBaseUser, title: str, label: str) -> Exhibit:
-    """Change an exhibit's title and label. Raises ValidationError if the label is empty or taken in the matter."""
+    """Change an exhibit's title and label. Raises ValidationError if the label is empty or taken in the matter;
+    PermissionDenied for a user who may not edit the matter's exhibits."""
+    require(updated_by, "upload", exhibit.matter)
     label = label.strip()
     title = title.strip()
     if exhibit.label_seq is None and label:
@@ -202,8 +207,10 @@ def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: Ab
     """Queue a password-protected PDF again with its password.
 
     The password is written to a file readable only by the server (never to the database or the task queue) and
-    is deleted as soon as the worker has tried it. Raises ValidationError if the exhibit is not waiting for one.
+    is deleted as soon as the worker has tried it. Raises ValidationError if the exhibit is not waiting for one;
+    PermissionDenied for a user who may not change the matter's exhibits.
     """
+    require(submitted_by, "upload", exhibit.matter)
     if exhibit.status != Exhibit.Status.NEEDS_PASSWORD:
         raise ValidationError("This exhibit is not waiting for a password.")
     if not password:
@@ -219,7 +226,8 @@ def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: Ab
 
 def exhibit_reprocess(*, exhibit: Exhibit, requested_by: AbstractBaseUser) -> Exhibit:
     """Queue a failed exhibit again (after an operator raised a limit or installed a converter, say).
-    Raises ValidationError for any other status."""
+    Raises ValidationError for any other status; PermissionDenied for a user who may not change exhibits."""
+    require(requested_by, "upload", exhibit.matter)
     if exhibit.status != Exhibit.Status.FAILED or exhibit.label_seq is None:
         raise ValidationError(f"Only a failed exhibit can be processed again; this one is {exhibit.status}.")
     with transaction.atomic():

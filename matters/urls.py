@@ -11,6 +11,8 @@ urlpatterns = [
     path("matters/<int:matter_id>/upload/", views.exhibit_upload, name="upload"),
     path("matters/<int:matter_id>/exhibits/rows/", views.exhibit_rows, name="exhibit_rows"),
     path("matters/<int:matter_id>/productions/", views_productions.productions, name="productions"),
+    path("matters/<int:matter_id>/productions/<int:production_id>/serve/", views_productions.production_serve_view,
+         name="production_serve"),
     path("matters/<int:matter_id>/incoming/", views_productions.incoming_upload, name="incoming_upload"),
     path("matters/<int:matter_id>/incoming/<int:incoming_id>/", views_productions.incoming_detail, name="incoming"),
     path(

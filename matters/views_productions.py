@@ -12,7 +12,14 @@ from .audit import audit_record
 from .imports import incoming_confirm, incoming_receive
 from .incoming.loadfiles import FIELD_ALIASES
 from .models import IncomingProduction, Production
-from .productions import AEO, CONFIDENTIAL, default_exhibits, production_create, production_files
+from .productions import (
+    AEO,
+    CONFIDENTIAL,
+    default_exhibits,
+    production_create,
+    production_files,
+    production_serve,
+)
 from .selectors import matter_for_user
 
 CANONICAL_FIELDS = list(FIELD_ALIASES)
@@ -71,6 +78,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
         "matter": matter, "rows": ranges_report(matter), "candidates": candidates, "designations": DESIGNATIONS,
         "positions": Production.Position.choices, "cover_choices": Production.CoverSheets.choices,
         "stamping": matter.productions.filter(status=Production.Status.STAMPING).exists(),
+        "can_serve": request.user.has_perm("matters.serve_production"),
         "incoming": matter.incoming_productions.order_by("-created_at"),
         "suggested_prefix": (matter.client or matter.name).split()[0].upper()[:10] if (matter.client or matter.name) else "",
     }
@@ -94,6 +102,21 @@ def production_download(request: HttpRequest, matter_id: int, production_id: int
     return response
 
 
+
+
+@require_http_methods(["POST"])
+def production_serve_view(request: HttpRequest, matter_id: int, production_id: int) -> HttpResponse:
+    """Record that a finished production was served (attorneys only; the service checks and audits)."""
+    matter = matter_for_user(request.user, matter_id)
+    production = matter.productions.filter(pk=production_id).first()
+    if production is None:
+        raise Http404("No such production.")
+    try:
+        production_serve(production=production, user=request.user, served_to=request.POST.get("served_to", ""))
+        messages.success(request, f"Production {production.first}–{production.last} recorded as served.")
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect(reverse("matters:productions", args=[matter.pk]))
 
 
 @require_http_methods(["POST"])

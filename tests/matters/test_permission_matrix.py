@@ -1,0 +1,127 @@
+"""Every cell of the permission matrix (docs/glossary.md, People and permissions; matters/permissions.py),
+checked at the services, so no page, command or task can go around it.
+
+A cell is "allowed" when the service does not refuse with PermissionDenied (it may still refuse the input with
+a ValidationError: that is past the wall)."""
+
+import io
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.urls import reverse
+
+from matters.drafts import draft_approve, draft_create, draft_verify, draft_version_create, finding_waive
+from matters.imports import incoming_receive
+from matters.models import AuditEntry, Exhibit, Production
+from matters.productions import production_create, production_serve
+from matters.services import exhibit_create, exhibit_update
+from pipeline.stages.control import job_start
+
+pytestmark = pytest.mark.django_db
+
+PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+
+
+def upload(matter, user):
+    return exhibit_create(matter=matter, stream=io.BytesIO(PDF), original_name="a.pdf", origin="client",
+                          uploaded_by=user, enqueue=False)
+
+
+def an_exhibit(matter, attorney):
+    return upload(matter, attorney)
+
+
+def a_draft_version(matter, attorney):
+    return draft_create(matter=matter, title="Motion", author_kind="person", author=attorney,
+                        text="On March 3, 2019 the tenant paid $4,812.55 to the landlord.")
+
+
+def a_finding(matter, attorney):
+    version = a_draft_version(matter, attorney)
+    findings = draft_verify(version=version)
+    assert findings, "the draft should give the verifier something to flag"
+    return findings[0]
+
+
+def a_done_production(matter, attorney):
+    return Production.objects.create(matter=matter, prefix="SMITH", first_number=1, last_number=3, page_count=3,
+                                     status=Production.Status.DONE, created_by=attorney)
+
+
+class Named(io.BytesIO):
+    name = "volume.pdf"
+
+
+ACTS = {
+    "upload": lambda m, a, u: upload(m, u),
+    "edit_exhibit": lambda m, a, u: exhibit_update(exhibit=an_exhibit(m, a), updated_by=u, title="Lease", label=""),
+    "start_job": lambda m, a, u: job_start(matter=m, instructions="Summarise.", kind="summary", user=u,
+                                           enqueue=False),
+    "start_production": lambda m, a, u: production_create(matter=m, exhibits=[], prefix="SMITH", created_by=u,
+                                                          enqueue=False),
+    "receive_production": lambda m, a, u: incoming_receive(matter=m, uploads=[Named(PDF)], origin="opposing_party",
+                                                           user=u),
+    "edit_draft": lambda m, a, u: draft_version_create(draft=a_draft_version(m, a).draft, text="New text.",
+                                                       author_kind="person", author=u),
+    "approve_draft": lambda m, a, u: draft_approve(version=a_draft_version(m, a), user=u),
+    "waive_finding": lambda m, a, u: finding_waive(finding=a_finding(m, a), user=u, reason="x"),
+    "serve_production": lambda m, a, u: production_serve(production=a_done_production(m, a), user=u,
+                                                         served_to="Counsel for defendant"),
+}
+ASSISTANT_MAY = {"upload", "edit_exhibit", "start_job", "start_production", "receive_production", "edit_draft"}
+ROLES = {
+    # role: (group, superuser, member of the matter, acts allowed)
+    "attorney": ("attorney", False, True, set(ACTS)),
+    "assistant": ("assistant", False, True, ASSISTANT_MAY),
+    "operator": ("operator", False, True, set()),
+    "attorney of another matter": ("attorney", False, False, set()),
+    "superuser, not a member": ("attorney", True, False, set()),
+}
+
+
+@pytest.mark.parametrize("act", list(ACTS))
+@pytest.mark.parametrize("role", list(ROLES))
+def test_permission_matrix_cell(make_user, attorney, matter, role, act):
+    group, superuser, member, allowed = ROLES[role]
+    user = make_user("someone", group, is_superuser=superuser, is_staff=superuser)
+    if member:
+        matter.members.add(user)
+    try:
+        ACTS[act](matter, attorney, user)
+        outcome = "allowed"
+    except PermissionDenied:
+        outcome = "denied"
+    except ValidationError:  # refused on its input, past the permission check
+        outcome = "allowed"
+    assert outcome == ("allowed" if act in allowed else "denied"), f"{role} / {act}"
+
+
+def test_serving_records_who_and_when_once_and_is_audited(attorney, matter, client):
+    production = a_done_production(matter, attorney)
+    client.force_login(attorney)
+    url = reverse("matters:production_serve", args=[matter.pk, production.pk])
+    response = client.post(url, {"served_to": "  "}, follow=True)
+    assert "Say whom the production was served on" in response.content.decode()
+    response = client.post(url, {"served_to": "Counsel for Jones LLC"}, follow=True)
+    production.refresh_from_db()
+    assert production.served_by == attorney and production.served_at is not None
+    assert f'id="served-{production.pk}"' in response.content.decode()
+    entry = AuditEntry.objects.get(action="production.serve")
+    assert entry.actor == "alice" and entry.detail["served_to"] == "Counsel for Jones LLC"
+    response = client.post(url, {"served_to": "Someone else"}, follow=True)
+    assert "already served" in response.content.decode()
+    assert AuditEntry.objects.filter(action="production.serve").count() == 1
+
+
+def test_an_assistant_sees_no_serve_button_and_is_refused(make_user, attorney, matter, client):
+    production = a_done_production(matter, attorney)
+    assistant = make_user("ann", "assistant")
+    matter.members.add(assistant)
+    client.force_login(assistant)
+    page = client.get(reverse("matters:productions", args=[matter.pk])).content.decode()
+    assert "Record as served" not in page
+    response = client.post(reverse("matters:production_serve", args=[matter.pk, production.pk]),
+                           {"served_to": "Counsel for Jones LLC"})
+    assert response.status_code == 403
+    production.refresh_from_db()
+    assert production.served_at is None and not Exhibit.objects.filter(matter=matter).exists()
