@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from matters.audit import audit_verify
 from matters.models import AuditEntry
-from pipeline.llm import HostAllowlist, HostNotAllowed, Message, ModelClient
+from pipeline.llm import HostAllowlist, HostNotAllowed, ModelClient
 from pipeline.llm.client import ServerConfig
 from pipeline.llm.hosts import check_server_address
 from pipeline.models import ModelServer, Role
