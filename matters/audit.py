@@ -4,7 +4,9 @@ Every feature that touches case material records here: logins, uploads, download
 changes, productions, jobs, waivers, approvals, admin changes and topology changes. Each entry's hash is an
 HMAC under a key kept outside the database, and each committed entry's (seq, hash) is appended to a checkpoint
 file outside the database (:mod:`matters.audit_seal`), so neither an edited, a deleted (last or middle) nor a
-recomputed entry passes :func:`audit_verify`.
+recomputed entry passes :func:`audit_verify`. Entries written before the key existed keep their unkeyed hashes
+(``scheme='sha256'``, :mod:`matters.audit_schemes`); they are verified the old way, and only as the leading part of
+a chain sealed at upgrade.
 """
 
 import json
@@ -14,7 +16,8 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .audit_seal import checkpoint_append, checkpoints_of, seal
+from .audit_schemes import SCHEME_KEYED, SCHEME_UNKEYED, entry_canonical, unkeyed_hash
+from .audit_seal import checkpoint_append, checkpoints_of, legacy_head_of, seal
 from .models import AuditEntry, Matter
 
 GENESIS_HASH = "0" * 64
@@ -23,23 +26,6 @@ SYSTEM_CHAIN = "system"
 
 def _chain_for(matter: Matter | None) -> str:
     return f"matter:{matter.pk}" if matter is not None else SYSTEM_CHAIN
-
-
-def entry_canonical(entry: AuditEntry) -> bytes:
-    """Return the entry's canonical JSON (UTF-8): every recorded field, ``prev_hash`` included, keys sorted."""
-    payload = {
-        "chain": entry.chain,
-        "seq": entry.seq,
-        "at": entry.at.isoformat(),
-        "actor": entry.actor,
-        "action": entry.action,
-        "object_type": entry.object_type,
-        "object_id": entry.object_id,
-        "file_sha256": entry.file_sha256,
-        "detail": entry.detail,
-        "prev_hash": entry.prev_hash,
-    }
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def _entry_hash(entry: AuditEntry) -> str:
@@ -104,6 +90,14 @@ class ChainCheck:
     head_hash: str
     broken_seq: int | None = None
     problem: str = ""
+    legacy_entries: int = 0  # unkeyed entries from before sealing, verified the old way
+
+    @property
+    def legacy_note(self) -> str:
+        """``"N entries before sealing, verified unkeyed"``, or "" when the chain has none."""
+        if not self.legacy_entries:
+            return ""
+        return f"{self.legacy_entries} entr{'y' if self.legacy_entries == 1 else 'ies'} before sealing, verified unkeyed"
 
 
 def audit_verify(*, matter: Matter | None) -> ChainCheck:
@@ -114,26 +108,50 @@ def audit_verify(*, matter: Matter | None) -> ChainCheck:
     a chain recomputed without the key), and, from the checkpoint file, every checkpointed (seq, hash) is still in
     the database with that hash (deleted last entries; a chain rebuilt even with the key). ``problem`` names what
     was found.
+
+    Unkeyed (``sha256``) entries are verified with the old SHA-256 and counted in ``legacy_entries``; they are
+    accepted only up to the chain's last legacy entry checkpointed at upgrade and never after a keyed entry.
     """
     chain = _chain_for(matter)
     checkpoints = checkpoints_of(chain)
+    legacy_head = legacy_head_of(chain)
     prev = GENESIS_HASH
-    count = 0
+    count = legacy = 0
+    first_keyed = None
     expected_seq = 1
     for entry in AuditEntry.objects.filter(chain=chain).order_by("seq").iterator():
         count += 1
+
+        def broken(problem: str, entry=entry) -> ChainCheck:
+            return ChainCheck(False, count, prev, entry.seq, problem, legacy)
+
         if entry.seq != expected_seq:
-            return ChainCheck(False, count, prev, entry.seq,
-                              f"sequence gap: expected entry {expected_seq}, found {entry.seq} (entries deleted)")
+            return broken(f"sequence gap: expected entry {expected_seq}, found {entry.seq} (entries deleted)")
         if entry.prev_hash != prev:
-            return ChainCheck(False, count, prev, entry.seq, "prev_hash does not match the previous entry")
-        if _entry_hash(entry) != entry.hash:
-            return ChainCheck(False, count, prev, entry.seq,
-                              "entry content does not match its keyed hash (edited, or recomputed without the key)")
+            return broken("prev_hash does not match the previous entry")
+        if entry.scheme == SCHEME_UNKEYED:
+            # Unkeyed hashes can be recomputed by anyone, so they are believed only where the seal says they were.
+            if first_keyed is not None:
+                return broken(f"unkeyed (legacy-scheme) entry after the first keyed entry {first_keyed}: legacy "
+                              "entries cannot be added after sealing")
+            if legacy_head is None:
+                return broken("unkeyed (legacy-scheme) entry in a chain that had no legacy entries when it was "
+                              "sealed: legacy entries cannot be added after sealing")
+            if entry.seq > legacy_head:
+                return broken(f"unkeyed (legacy-scheme) entry after the last legacy entry {legacy_head} sealed at "
+                              "upgrade: legacy entries cannot be added after sealing")
+            if unkeyed_hash(entry) != entry.hash:
+                return broken("legacy entry content does not match its unkeyed hash (edited)")
+            legacy += 1
+        elif entry.scheme == SCHEME_KEYED:
+            first_keyed = first_keyed or entry.seq
+            if _entry_hash(entry) != entry.hash:
+                return broken("entry content does not match its keyed hash (edited, or recomputed without the key)")
+        else:
+            return broken(f"unknown hash scheme {entry.scheme!r}")
         checkpoint = checkpoints.get(entry.seq)
         if checkpoint is not None and checkpoint != entry.hash:
-            return ChainCheck(False, count, prev, entry.seq,
-                              "entry differs from its checkpoint outside the database (the chain was rewritten)")
+            return broken("entry differs from its checkpoint outside the database (the chain was rewritten)")
         prev = entry.hash
         expected_seq += 1
     beyond = [seq for seq in checkpoints if seq >= expected_seq]
@@ -141,8 +159,8 @@ def audit_verify(*, matter: Matter | None) -> ChainCheck:
         last = max(beyond)
         return ChainCheck(False, count, prev, expected_seq,
                           f"entries {expected_seq} to {last} are checkpointed outside the database but missing "
-                          "from it (the chain was truncated)")
-    return ChainCheck(True, count, prev)
+                          "from it (the chain was truncated)", legacy)
+    return ChainCheck(True, count, prev, legacy_entries=legacy)
 
 
 def audit_record_once_per(*, window_s: int, action: str, actor, matter: Matter, obj, file_sha256: str = "",

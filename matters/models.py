@@ -7,6 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from .audit_schemes import SCHEME_KEYED, SCHEMES
+
 
 class Origin(models.TextChoices):
     """Who a document comes from. Evidence origins, the authority origin, and origins of generated material."""
@@ -231,8 +233,10 @@ class AuditEntry(models.Model):
     """One append-only line of the audit log.
 
     Entries form hash chains: one per matter (``chain='matter:<id>'``) and one for events outside any matter
-    (``chain='system'``, logins). ``hash`` is the SHA-256 of the entry's canonical JSON, which includes
-    ``prev_hash``, so rewriting any entry breaks every hash after it (``manage.py audit_verify``).
+    (``chain='system'``, logins). ``hash`` is computed over the entry's canonical JSON, which includes
+    ``prev_hash``, so rewriting any entry breaks every hash after it (``manage.py audit_verify``). ``scheme`` says
+    how: ``hmac-sha256`` (keyed, every new entry) or ``sha256`` (unkeyed, entries written before the audit log was
+    keyed; see :mod:`matters.audit_schemes`).
     """
 
     chain = models.CharField(max_length=40)
@@ -247,6 +251,7 @@ class AuditEntry(models.Model):
     detail = models.JSONField(default=dict, blank=True)
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
+    scheme = models.CharField(max_length=16, choices=SCHEMES, default=SCHEME_KEYED)
 
     class Meta:
         ordering = ["chain", "seq"]

@@ -25,6 +25,8 @@ class Command(BaseCommand):
                     "matter": matter.pk if matter else None,
                     "ok": check.ok,
                     "entries": check.entries,
+                    "legacy_entries": check.legacy_entries,
+                    "note": check.legacy_note,
                     "head_hash": check.head_hash,
                     "broken_seq": check.broken_seq,
                     "problem": check.problem,
