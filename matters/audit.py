@@ -135,8 +135,8 @@ def audit_verify(*, matter: Matter | None) -> ChainCheck:
                 return broken(f"unkeyed (legacy-scheme) entry after the first keyed entry {first_keyed}: legacy "
                               "entries cannot be added after sealing")
             if legacy_head is None:
-                return broken("unkeyed (legacy-scheme) entry in a chain that had no legacy entries when it was "
-                              "sealed: legacy entries cannot be added after sealing")
+                return broken("unkeyed (legacy-scheme) entry, but the checkpoint file records no legacy entries "
+                              "in this chain when it was sealed: legacy entries cannot be added after sealing")
             if entry.seq > legacy_head:
                 return broken(f"unkeyed (legacy-scheme) entry after the last legacy entry {legacy_head} sealed at "
                               "upgrade: legacy entries cannot be added after sealing")

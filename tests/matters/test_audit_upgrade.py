@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from matters.audit import GENESIS_HASH, audit_record, audit_verify, entry_canonical
-from matters.audit_seal import checkpoint_path, key_path
+from matters.audit_seal import checkpoint_append, checkpoint_path, key_path, seal
 from matters.audit_schemes import SCHEME_KEYED, SCHEME_UNKEYED
 from matters.models import AuditEntry
 
@@ -39,17 +39,17 @@ def old_audit_record(model, *, chain: str, matter_id, action: str, actor: str, d
     entry.save()
 
 
-def upgrade(populate) -> None:
+def upgrade(populate, *, keep_key: bool = False) -> None:
     """Go back to the schema before the upgrade, let ``populate(AuditEntry)`` write as the old code did, and
     migrate forward again, as ``manage.py migrate`` does on an upgraded installation."""
     executor = MigrationExecutor(connection)
     before = [dep for dep in executor.loader.graph.nodes[UPGRADE].dependencies if dep[0] == "matters"]
     try:
         executor.migrate(before)
-        # An installation of that age had neither key nor checkpoints, and only unkeyed entries.
         sql("DELETE FROM matters_auditentry", [])
-        key_path().unlink(missing_ok=True)
         checkpoint_path().unlink(missing_ok=True)
+        if not keep_key:  # an installation from before the key had no key
+            key_path().unlink(missing_ok=True)
         populate(executor.loader.project_state(before).apps.get_model("matters", "AuditEntry"))
     finally:
         executor = MigrationExecutor(connection)
@@ -69,6 +69,25 @@ def legacy_matter(matter):
 
     upgrade(populate)
     return matter
+
+
+def test_entries_keyed_before_the_scheme_column_stay_keyed(matter):
+    """An installation that ran the keyed log before the scheme column existed: nothing there is unkeyed."""
+
+    def populate(model) -> None:
+        prev = GENESIS_HASH
+        for n in range(1, 3):
+            entry = model(chain=f"matter:{matter.pk}", seq=n, matter_id=matter.pk, at=timezone.now(), actor="alice",
+                          action="keyed", object_type="", object_id="", file_sha256="", detail={}, prev_hash=prev)
+            entry.hash = seal(entry_canonical(entry))
+            entry.save()
+            checkpoint_append(chain=entry.chain, seq=entry.seq, hash=entry.hash)
+            prev = entry.hash
+
+    upgrade(populate, keep_key=True)
+    assert [entry.scheme for entry in chain(matter)] == [SCHEME_KEYED] * 2
+    check = audit_verify(matter=matter)
+    assert check.ok and check.entries == 2 and check.legacy_entries == 0
 
 
 def chain(matter) -> list[AuditEntry]:
@@ -185,4 +204,4 @@ def test_legacy_rows_in_a_chain_created_after_sealing_fail(legacy_matter, attorn
     sql("DELETE FROM matters_auditentry WHERE chain = %s", [f"matter:{later.pk}"])  # a forged chain from scratch
     _append_legacy_row(later.pk, f"matter:{later.pk}")
     check = audit_verify(matter=later)
-    assert not check.ok and check.broken_seq == 1 and "no legacy entries when it was sealed" in check.problem
+    assert not check.ok and check.broken_seq == 1 and "records no legacy entries" in check.problem
