@@ -97,7 +97,8 @@ class ChainCheck:
         """``"N entries before sealing, verified unkeyed"``, or "" when the chain has none."""
         if not self.legacy_entries:
             return ""
-        return f"{self.legacy_entries} entr{'y' if self.legacy_entries == 1 else 'ies'} before sealing, verified unkeyed"
+        noun = "entry" if self.legacy_entries == 1 else "entries"
+        return f"{self.legacy_entries} {noun} before sealing, verified unkeyed"
 
 
 def audit_verify(*, matter: Matter | None) -> ChainCheck:

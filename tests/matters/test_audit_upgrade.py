@@ -7,15 +7,15 @@ import io
 import json
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 from django.utils import timezone
 
 from matters.audit import GENESIS_HASH, audit_record, audit_verify, entry_canonical
-from matters.audit_seal import checkpoint_append, checkpoint_path, key_path, seal
 from matters.audit_schemes import SCHEME_KEYED, SCHEME_UNKEYED
+from matters.audit_seal import checkpoint_append, checkpoint_path, key_path, seal
 from matters.models import AuditEntry
 
 # Real migrations and real commits: the seal is written by the migration, checkpoints when transactions commit.
@@ -95,10 +95,11 @@ def chain(matter) -> list[AuditEntry]:
 
 
 def verify_command(matter) -> dict:
+    """Run ``manage.py audit_verify --matter`` and return its JSON line (a broken chain also exits 1)."""
     out = io.StringIO()
     try:
         call_command("audit_verify", "--matter", str(matter.pk), stdout=out)
-    except Exception:
+    except CommandError:
         pass
     return json.loads(out.getvalue())
 
