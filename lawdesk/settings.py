@@ -179,6 +179,10 @@ LAWDESK_NEAR_DUPLICATE_RATIO = float(os.environ.get("LAWDESK_NEAR_DUPLICATE_RATI
 # always allowed. Set by whoever installs LawDesk; the admin cannot change it (pipeline.llm.hosts).
 LAWDESK_MODEL_HOSTS = os.environ.get("LAWDESK_MODEL_HOSTS", "")
 
+# Decode-speed forecast (docs/topology.md): the host memory bandwidth in GB/s for servers with no GPU (blank: no
+# forecast for them).
+LAWDESK_CPU_MEMORY_BANDWIDTH_GBS = float(os.environ.get("LAWDESK_CPU_MEMORY_BANDWIDTH_GBS") or 0) or None
+
 TASKS = {
     "default": {
         "BACKEND": "django_tasks_db.DatabaseBackend",

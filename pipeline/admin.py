@@ -9,6 +9,8 @@ system audit chain (``topology.add`` / ``.change`` / ``.delete``: who, what, old
 """
 
 import socket
+from contextvars import ContextVar
+from pathlib import Path
 
 from django import forms
 from django.contrib import admin, messages
@@ -19,14 +21,20 @@ from matters.admin_audit import AuditedAdmin
 
 from .models import GPU, Board, Host, ModelServer, NVLink, ProbeResult, RoleAssignment
 from .topology.discover import NvmlUnavailable, discovery_apply, nvml_read
+from .topology.foresight import GgufHeaderError, header_from_path, header_from_upload, server_foresight, view_forecast
 from .topology.launch import launch_line
 from .topology.overview import servers_with_latest_probe
-from .topology.probe import servers_probe
+from .topology.probe import probe_summary, probe_warnings, servers_probe
 from .topology.rules import WARNING, server_problems
 from .topology.secrets import key_clear, key_read, key_write
+from .topology.server_report import header_summary, server_report
+from .topology.snapshot import snapshot_load
 from .topology.svg import STATUS_COLOURS
 
 TOPOLOGY_PERMISSION = "matters.manage_topology"
+
+# The topology snapshot of the server list being rendered (set by ModelServerAdmin.changelist_view).
+_LIST_SNAPSHOT: ContextVar = ContextVar("server_list_snapshot", default=None)
 
 
 class TopologyAdmin(AuditedAdmin):
@@ -176,6 +184,15 @@ class ModelServerForm(forms.ModelForm):
                   "Leave blank to keep the current key.",
     )
     clear_api_key = forms.BooleanField(label="remove the API key", required=False)
+    gguf_header_file = forms.FileField(
+        label="GGUF header", required=False,
+        help_text="Upload the model's GGUF, or only its first 64 MiB (head -c 64M model.gguf > header.gguf), when "
+                  "the model path is not on this machine. Only the header is read; nothing is kept.",
+    )
+    enable_despite_forecast = forms.BooleanField(
+        label="enable despite the forecast", required=False,
+        help_text="Needed to enable a server whose decode-speed forecast is under its floor.",
+    )
 
     class Meta:
         model = ModelServer
@@ -185,7 +202,42 @@ class ModelServerForm(forms.ModelForm):
         cleaned = super().clean()
         # Model.clean() cannot see many-to-many values before they are saved; hand it the chosen GPUs.
         self.instance.pinned_gpu_ids = [gpu.pk for gpu in cleaned.get("gpus") or []]
+        self._read_header(cleaned)
         return cleaned
+
+    def _read_header(self, cleaned) -> None:
+        """Read the GGUF header from the upload, else from the model path when it changed (or no header is
+        stored yet) and the file is on this machine; a changed path that is not here drops the old header."""
+        upload, path = cleaned.get("gguf_header_file"), (cleaned.get("model_path") or "").strip()
+        field = "gguf_header_file" if upload else "model_path"
+        try:
+            if upload:
+                shape = header_from_upload(upload)
+            elif path and ("model_path" in self.changed_data or not self.instance.gguf_header) \
+                    and Path(path).is_absolute() and Path(path).exists():
+                shape = header_from_path(path)
+            else:
+                if "model_path" in self.changed_data:
+                    self.instance.gguf_header = {}
+                return
+        except GgufHeaderError as error:
+            self.add_error(field, str(error))
+            return
+        self.instance.gguf_header = shape.to_json()
+
+    def _post_clean(self) -> None:
+        super()._post_clean()
+        server = self.instance
+        if not server.enabled or self.cleaned_data.get("enable_despite_forecast"):
+            return
+        if server.pk and ModelServer.objects.filter(pk=server.pk, enabled=True).exists():
+            return  # already enabled: the rules table shows the warning
+        result = server_foresight(server, getattr(server, "pinned_gpu_ids", [])).forecast
+        if result is not None and result.forecast_tok_s < server.decode_floor:
+            self.add_error("enabled", (
+                f"Decode is forecast at {result.forecast_tok_s:.1f} tok/s, under this server's floor of "
+                f"{server.decode_floor:g} tok/s ({result.summary()}). Tick \"enable despite the forecast\" to "
+                "enable it anyway, or leave it disabled."))
 
 
 def _status_badge(status: str | None) -> str:
@@ -198,19 +250,20 @@ def _status_badge(status: str | None) -> str:
 class ModelServerAdmin(TopologyAdmin):
     form = ModelServerForm
     inlines = [RoleInline]
-    list_display = ["name", "host", "backend", "board_names", "role_list", "status", "decode", "enabled",
-                    "in_service"]
+    list_display = ["name", "host", "backend", "board_names", "role_list", "status", "decode", "forecast_column",
+                    "enabled", "in_service"]
     list_filter = ["host", "backend", "enabled", ("gpus__boards", admin.RelatedOnlyFieldListFilter), "roles__role"]
     search_fields = ["name", "model_name", "base_url"]
     filter_horizontal = ["gpus"]
-    readonly_fields = ["api_key_status", "out_of_service_reason", "launch", "rules"]
+    readonly_fields = ["api_key_status", "out_of_service_reason", "launch", "rules", "header", "forecast"]
     actions = ["probe_now"]
     fieldsets = [
         (None, {"fields": ["name", "host", "backend", "base_url", "model_name", "model_path", "enabled",
                            "out_of_service_reason"]}),
         ("Serving", {"fields": ["quantization", "kv_cache_type", "flash_attention", "context_tokens",
                                 "parallel_slots", "gpu_layers", "extra_args", "gpus", "decode_floor_tok_s"]}),
-        ("Memory check", {"fields": ["weights_mib", "attention_layers", "kv_heads", "head_dim"]}),
+        ("GGUF header, forecast and memory", {"fields": ["gguf_header_file", "header", "forecast",
+                                                         "enable_despite_forecast"]}),
         ("API key", {"fields": ["api_key_status", "api_key", "clear_api_key"]}),
         ("Launch and rules", {"fields": ["launch", "rules"]}),
     ]
@@ -238,6 +291,32 @@ class ModelServerAdmin(TopologyAdmin):
     def decode(self, server) -> str:
         value = getattr(server, "probe_decode_tok_s", None)
         return f"{value:.1f}" if value is not None else "-"
+
+    def changelist_view(self, request, extra_context=None):
+        # One topology snapshot for the whole list, not one per row.
+        token = _LIST_SNAPSHOT.set(snapshot_load())
+        try:
+            return super().changelist_view(request, extra_context)
+        finally:
+            _LIST_SNAPSHOT.reset(token)
+
+    @admin.display(description="forecast / ceiling tok/s")
+    def forecast_column(self, server) -> str:
+        snapshot = _LIST_SNAPSHOT.get() or snapshot_load()
+        view = next((v for v in snapshot.servers if v.id == server.pk), None)
+        result = view_forecast(snapshot, view).forecast if view else None
+        return f"{result.forecast_tok_s:.1f} / {result.ceiling_tok_s:.1f}" if result else "-"
+
+    @admin.display(description="GGUF header")
+    def header(self, server) -> str:
+        return header_summary(server.gguf_header)
+
+    @admin.display(description="forecast")
+    def forecast(self, server) -> str:
+        if not server.pk:
+            return "-"
+        lines = ((line,) for line in server_report(server))
+        return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", lines))
 
     @admin.display(description="API key")
     def api_key_status(self, server) -> str:
@@ -294,10 +373,8 @@ class ModelServerAdmin(TopologyAdmin):
     @admin.action(description="Probe now (health and a short generation)")
     def probe_now(self, request, queryset) -> None:
         for result in servers_probe(server_ids=list(queryset.values_list("pk", flat=True))):
-            speed = f", {result.decode_tok_s:.1f} tok/s" if result.decode_tok_s is not None else ""
-            level = messages.SUCCESS if result.status == "up" else messages.WARNING
-            detail = f" ({result.error})" if result.error else ""
-            self.message_user(request, f"{result.server.name}: {result.status}{speed}{detail}", level)
+            level = messages.SUCCESS if result.status == "up" and not probe_warnings(result) else messages.WARNING
+            self.message_user(request, probe_summary(result), level)
 
 
 @admin.register(RoleAssignment)

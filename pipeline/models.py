@@ -107,6 +107,11 @@ class GPU(models.Model):
     name = models.CharField(max_length=100)
     memory_total_mib = models.PositiveIntegerField("memory (MiB)")
     compute_capability = models.CharField(max_length=8, blank=True, help_text='"major.minor", e.g. 7.0')
+    memory_bandwidth_gbs = models.FloatField(
+        "memory bandwidth (GB/s)", null=True, blank=True,
+        help_text="from NVML at discovery (bus width x max memory clock x 2); used only for GPUs missing from the "
+                  "bandwidth table (pipeline/topology/bandwidth.py)",
+    )
 
     class Meta:
         ordering = ["host__name", "index"]
@@ -144,8 +149,9 @@ class ModelServer(models.Model):
     launch line passes ``-c`` as their product, since llama-server divides ``-c`` among its slots.
     ``embedded`` marks the CPU server that LawDesk starts itself when no other server is enabled.
     The API key is never stored here: see :mod:`pipeline.topology.secrets`.
-    ``weights_mib`` (the GGUF file's size) and ``attention_layers``/``kv_heads``/``head_dim`` (from the GGUF's
-    metadata) let the rules estimate whether weights plus KV cache fit the pinned GPUs; blank skips that check.
+    ``gguf_header`` is the model's shape read from its GGUF header (:class:`pipeline.topology.gguf_header.ModelShape`
+    as JSON; read from ``model_path`` when the file is on this machine, or from an uploaded header): the memory-fit
+    rule and the decode-speed forecast use it; empty skips both.
     """
 
     class Backend(models.TextChoices):
@@ -204,10 +210,7 @@ class ModelServer(models.Model):
         help_text=f"below it a probe says slow; blank: {DEFAULT_DECODE_FLOOR_TOK_S:g} for a GPU server, "
                   f"{EMBEDDED_DECODE_FLOOR_TOK_S:g} for the embedded CPU server",
     )
-    weights_mib = models.PositiveIntegerField("weights (MiB)", null=True, blank=True, help_text="GGUF file size")
-    attention_layers = models.PositiveSmallIntegerField(null=True, blank=True, help_text="layers with a KV cache")
-    kv_heads = models.PositiveSmallIntegerField("KV heads", null=True, blank=True)
-    head_dim = models.PositiveSmallIntegerField(null=True, blank=True)
+    gguf_header = models.JSONField("GGUF header", default=dict, blank=True, editable=False)
     enabled = models.BooleanField(default=True)
     embedded = models.BooleanField(default=False, editable=False)
     out_of_service_reason = models.CharField(
@@ -314,7 +317,10 @@ class RoleAssignment(models.Model):
 class ProbeResult(models.Model):
     """One health-and-speed probe of a server (docs/glossary.md topology_probe). ``decode_tok_s`` and ``prompt_tok_s``
     are the server's own figures (llama.cpp ``timings``; Ollama ``eval_count``/``eval_duration``), or the client's
-    measurement where a server reports none. ``skipped``: every slot was busy, so nothing was generated."""
+    measurement where a server reports none. ``skipped``: every slot was busy, so nothing was generated.
+    ``build_info``, ``chat_template``, ``model`` and ``context_tokens`` are what llama.cpp's ``/props`` said;
+    ``ceiling_tok_s`` and ``forecast_tok_s`` the bandwidth ceiling and forecast at probe time (before this probe
+    taught anything), so measured / ceiling is the efficiency this probe observed."""
 
     class Status(models.TextChoices):
         UP = "up", "up"
@@ -331,6 +337,12 @@ class ProbeResult(models.Model):
     skipped = models.BooleanField(default=False)
     context_tokens = models.PositiveIntegerField(null=True, blank=True)
     model = models.CharField(max_length=200, blank=True)
+    build_info = models.CharField("llama.cpp build", max_length=100, blank=True, help_text="/props build_info")
+    chat_template = models.TextField(blank=True, help_text="/props chat_template")
+    ceiling_tok_s = models.FloatField("bandwidth ceiling (tok/s)", null=True, blank=True)
+    forecast_tok_s = models.FloatField("forecast (tok/s)", null=True, blank=True)
+    efficiency_key = models.CharField(max_length=300, blank=True,
+                                      help_text="backend | GPU model | dense or moe: probes that teach one factor")
 
     class Meta:
         ordering = ["-at"]

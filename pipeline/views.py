@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from .topology.discover import NvmlUnavailable, discovery_apply, nvml_read
 from .topology.overview import topology_changes, topology_overview
-from .topology.probe import servers_probe
+from .topology.probe import probe_summary, probe_warnings, servers_probe
 from .topology.rules import RULES, counts
 from .topology.svg import speed_chart_svg, topology_svg
 
@@ -52,10 +52,8 @@ def topology_probe(request: HttpRequest) -> HttpResponse:
     if not results:
         messages.info(request, "No enabled server to probe.")
     for result in results:
-        speed = f", {result.decode_tok_s:.1f} tok/s" if result.decode_tok_s is not None else ""
-        detail = f" ({result.error})" if result.error else ""
-        level = messages.SUCCESS if result.status == "up" else messages.WARNING
-        messages.add_message(request, level, f"{result.server.name}: {result.status}{speed}{detail}")
+        level = messages.SUCCESS if result.status == "up" and not probe_warnings(result) else messages.WARNING
+        messages.add_message(request, level, probe_summary(result))
     return redirect(reverse("pipeline:topology"))
 
 

@@ -1,6 +1,7 @@
 """Discover this machine's GPUs and NVLink boards through NVML (pynvml, from nvidia-ml-py), and record them.
 
-``nvml_read`` reads each GPU (NVML index, UUID, PCI bus id, name, memory, compute capability) and each NVLink
+``nvml_read`` reads each GPU (NVML index, UUID, PCI bus id, name, memory, compute capability, memory
+bandwidth from bus width and clock) and each NVLink
 (state, and the PCI bus id of the device at the other end). ``propose_boards`` forms boards as the connected
 components of the NVLink graph; GPUs with no NVLink are proposed as PCIe boards, one per GPU model, since a
 server may still split a model over PCIe within one host. ``discovery_apply`` records GPUs and links, creates
@@ -15,6 +16,8 @@ from dataclasses import dataclass, field
 
 import pynvml
 from django.db import transaction
+
+from .bandwidth import nvml_bandwidth_gbs
 from pynvml import (
     NVML_FEATURE_ENABLED,
     NVML_NVLINK_MAX_LINKS,
@@ -38,6 +41,7 @@ class FoundGpu:
     name: str
     memory_total_mib: int
     compute_capability: str
+    memory_bandwidth_gbs: float | None = None
 
 
 @dataclass
@@ -132,7 +136,7 @@ def nvml_read(nvml=None) -> Found:
                 index=index, uuid=_text(nvml.nvmlDeviceGetUUID(handle)), pci_bus_id=bus_id,
                 name=_text(nvml.nvmlDeviceGetName(handle)),
                 memory_total_mib=nvml.nvmlDeviceGetMemoryInfo(handle).total // 2**20,
-                compute_capability=f"{major}.{minor}",
+                compute_capability=f"{major}.{minor}", memory_bandwidth_gbs=nvml_bandwidth_gbs(nvml, handle),
             ))
             _read_links(nvml, handle, index, bus_id, found)
     finally:
@@ -201,7 +205,8 @@ def discovery_apply(*, host_name: str, found: Found, dry_run: bool = False, acto
         by_index: dict[int, GPU] = {}
         for gpu in found.gpus:
             facts = {"uuid": gpu.uuid, "pci_bus_id": gpu.pci_bus_id, "name": gpu.name,
-                     "memory_total_mib": gpu.memory_total_mib, "compute_capability": gpu.compute_capability}
+                     "memory_total_mib": gpu.memory_total_mib, "compute_capability": gpu.compute_capability,
+                     "memory_bandwidth_gbs": gpu.memory_bandwidth_gbs}
             record = (GPU.objects.filter(host=host, uuid=gpu.uuid).first() if gpu.uuid else None) or \
                 GPU.objects.filter(host=host, index=gpu.index).first()
             if record is None:

@@ -11,8 +11,8 @@ router and summarizer = a Gemma model. All Q8 GGUF with a Q4 KV cache and flash 
 What the issue leaves open is filled in here and can be edited in the admin: which of GPUs 2 and 3 has 16 GB (3),
 the V100-PCIe memory (32 GB), ports, the gate's and reviewer's models (named by their role), and where the router
 and summarizer run (a second Ollama instance on the V100-PCIe pair, so each server stays on one board). NVLink
-records join every two GPUs of a board; lane counts are not stated, so each is 1. Sizes for the memory check
-(weights, layers, heads) are not stated either, so that check waits until an operator enters them.
+records join every two GPUs of a board; lane counts are not stated, so each is 1. The memory check and the
+decode forecast wait for each server's GGUF header (read from its model path, or uploaded in the admin).
 """
 
 from django.db import transaction

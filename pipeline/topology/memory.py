@@ -1,4 +1,5 @@
-"""Will a model fit its GPUs? Weights (the GGUF file's size) plus the KV cache for the whole context.
+"""Will a model fit its GPUs? Weights (the GGUF header's tensor bytes) plus the KV cache for the whole context;
+:func:`pipeline.topology.forecast.memory_need` adds them up from a header.
 
 KV cache bytes = 2 (K and V) x layers with a cache x KV heads x head size x context tokens (all slots) x bytes per
 element of the cache type. Bytes per element follow ggml's block layouts (ggml/src/ggml-common.h): q8_0 stores 32
@@ -28,8 +29,3 @@ def kv_cache_mib(*, context_tokens: int, attention_layers: int, kv_heads: int, h
     unknown cache type."""
     per_element = BYTES_PER_ELEMENT[cache_type]
     return 2 * attention_layers * kv_heads * head_dim * context_tokens * per_element / 2**20
-
-
-def needed_mib(*, weights_mib: int, kv_mib: float, gpus: int) -> float:
-    """Weights, cache and the per-GPU allowance, in MiB."""
-    return weights_mib + kv_mib + RESERVE_MIB_PER_GPU * gpus

@@ -1,5 +1,6 @@
 """Reads for the topology page: hosts with their boards, GPUs (with live NVML figures where this machine has
-them), links and servers; each server's latest probe and its decode-speed history; the broken rules."""
+them), links and servers; each server's latest probe and its decode-speed history, its forecast and llama.cpp
+build warnings; the broken rules."""
 
 from collections import defaultdict
 from dataclasses import dataclass
@@ -7,8 +8,10 @@ from dataclasses import dataclass
 from django.db.models import OuterRef, Subquery
 
 from .discover import gpu_stats
+from .foresight import Foresight, build_warnings, view_forecast
 from .launch import launch_line
 from .rules import Problem, problems
+from .snapshot import snapshot_load
 from .svg import BoardGroup, GpuBox, HostBand, ServerTag
 
 HISTORY_POINTS = 100
@@ -16,13 +19,17 @@ HISTORY_POINTS = 100
 
 @dataclass
 class ServerRow:
-    """One server for the page: the record, its latest probe (or None), launch line and speed history."""
+    """One server for the page: the record, its latest probe (or None), launch line, speed history, forecast
+    (``foresight``), latest llama.cpp build and that build's known-problem warnings."""
 
     server: object
     latest: object
     roles: list[str]
     launch: str
     history: list
+    foresight: Foresight | None = None
+    build_info: str = ""
+    build_warnings: tuple[str, ...] = ()
 
 
 def servers_with_latest_probe():
@@ -45,7 +52,9 @@ def topology_overview(*, nvml=None) -> dict:
     from pipeline.models import Board, Host, NVLink, ProbeResult, RoleAssignment
 
     stats, gpu_note = gpu_stats(nvml)
-    found: list[Problem] = problems()
+    snapshot = snapshot_load()
+    views = {view.id: view for view in snapshot.servers}
+    found: list[Problem] = problems(snapshot)
     broken_boards = {b for p in found for b in p.boards}
     servers = list(servers_with_latest_probe().prefetch_related("gpus").select_related("host"))
     roles = defaultdict(list)
@@ -76,7 +85,9 @@ def topology_overview(*, nvml=None) -> dict:
         if len(history[result.server_id]) < HISTORY_POINTS:
             history[result.server_id].append((result.at, result.decode_tok_s))
     rows = [ServerRow(server=s, latest=s.probe_status, roles=roles[s.pk], launch=launch_line(s),
-                      history=history[s.pk]) for s in servers]
+                      history=history[s.pk], foresight=view_forecast(snapshot, views[s.pk]),
+                      build_info=views[s.pk].build_info, build_warnings=tuple(build_warnings(views[s.pk])))
+            for s in servers]
     return {"hosts": bands, "servers": rows, "problems": found, "gpu_note": gpu_note}
 
 

@@ -1,7 +1,8 @@
 """Is each server up, and how fast? A probe checks health, then runs one real short streamed generation and
 reads the server's own decode and prompt-processing speeds.
 
-- llama.cpp: ``GET /health`` (503 "Loading model" means loading), ``GET /props`` (context size, model),
+- llama.cpp: ``GET /health`` (503 "Loading model" means loading), ``GET /props`` (context size, model, the
+  build, ``build_info``, and the chat template, stored with the probe for the build check),
   ``GET /slots`` (a probe runs only when a slot is free: it is skipped, never queued, when all are busy), then
   the generation; speeds from ``timings.predicted_per_second`` and ``timings.prompt_per_second``.
 - Ollama: ``GET /api/tags`` (is the model there?), ``GET /api/ps`` (is it resident?), then the generation;
@@ -34,7 +35,8 @@ PROBE_TOKENS = 32
 @dataclass
 class ProbeOutcome:
     """One probe's result. ``decode_tok_s``/``prompt_tok_s`` in tokens per second; ``skipped`` when every slot
-    was busy (nothing generated); ``context_tokens`` and ``model`` as the server reported them."""
+    was busy (nothing generated); ``context_tokens``, ``model``, ``build_info`` and ``chat_template`` as the
+    server reported them (llama.cpp ``/props``)."""
 
     server: str
     status: str
@@ -44,6 +46,8 @@ class ProbeOutcome:
     skipped: bool = False
     context_tokens: int | None = None
     model: str = ""
+    build_info: str = ""
+    chat_template: str = ""
 
 
 class _Stop(Exception):
@@ -100,6 +104,8 @@ def _check_llama_cpp(http: httpx.Client, config: ServerConfig, outcome: ProbeOut
     settings = props.get("default_generation_settings") or {}
     outcome.context_tokens = int(settings.get("n_ctx") or props.get("n_ctx") or 0) or outcome.context_tokens
     outcome.model = str(props.get("model_alias") or props.get("model_path") or "")
+    outcome.build_info = str(props.get("build_info") or "")[:100]
+    outcome.chat_template = str(props.get("chat_template") or "")
     slots = http.get("/slots")
     # llama-server started with --no-slots answers 501; then nobody can tell, and the probe goes ahead.
     try:
@@ -174,9 +180,12 @@ def _message(response: httpx.Response) -> str:
 
 
 def server_probe(*, server):
-    """Probe one ModelServer and record the outcome as a ProbeResult; return the ProbeResult. A server out of
-    service (its address or backend changed) returns to service when the probe is ``up`` or ``slow``."""
+    """Probe one ModelServer and record the outcome as a ProbeResult, with what ``/props`` said and the forecast
+    and bandwidth ceiling of that moment (:mod:`pipeline.topology.foresight`); return the ProbeResult. A server out
+    of service (its address or backend changed) returns to service when the probe is ``up`` or ``slow``."""
     from pipeline.models import ModelServer, ProbeResult
+
+    from .foresight import server_foresight
 
     outcome = probe(server.client_config(), floor_tok_s=server.decode_floor)
     if server.out_of_service_reason and outcome.status in (ProbeResult.Status.UP, ProbeResult.Status.SLOW):
@@ -188,10 +197,14 @@ def server_probe(*, server):
             "server": server.name, "changes": {"out_of_service": [server.out_of_service_reason, ""]},
             "probe": outcome.status})
         server.out_of_service_reason = ""
+    foresight = server_foresight(server)
     return ProbeResult.objects.create(
         server=server, status=outcome.status, decode_tok_s=outcome.decode_tok_s, prompt_tok_s=outcome.prompt_tok_s,
         error=outcome.error, skipped=outcome.skipped, context_tokens=outcome.context_tokens,
-        model=outcome.model[:200],
+        model=outcome.model[:200], build_info=outcome.build_info, chat_template=outcome.chat_template,
+        ceiling_tok_s=foresight.forecast.ceiling_tok_s if foresight.forecast else None,
+        forecast_tok_s=foresight.forecast.forecast_tok_s if foresight.forecast else None,
+        efficiency_key=foresight.efficiency_key,
     )
 
 
@@ -208,4 +221,32 @@ def servers_probe(*, server_ids=None) -> list:
 def probe_line(result) -> dict:
     """The topology_probe JSON line of a ProbeResult (docs/glossary.md keys)."""
     return {"server": result.server.name, "status": result.status, "decode_tok_s": result.decode_tok_s,
-            "prompt_tok_s": result.prompt_tok_s, "error": result.error or None}
+            "prompt_tok_s": result.prompt_tok_s, "error": result.error or None,
+            "forecast_tok_s": _rounded(result.forecast_tok_s), "ceiling_tok_s": _rounded(result.ceiling_tok_s),
+            "build": result.build_info or None, "warnings": probe_warnings(result)}
+
+
+def probe_summary(result) -> str:
+    """One line for the operator: status, measured speed against the forecast, the error, build warnings."""
+    text = f"{result.server.name}: {result.status}"
+    if result.decode_tok_s is not None:
+        text += f", {result.decode_tok_s:.1f} tok/s"
+    if result.forecast_tok_s is not None:
+        text += f" (forecast {result.forecast_tok_s:.1f}, ceiling {result.ceiling_tok_s:.1f} tok/s)"
+    if result.error:
+        text += f" ({result.error})"
+    for warning in probe_warnings(result):
+        text += f" Warning: {warning}"
+    return text
+
+
+def probe_warnings(result) -> list[str]:
+    """Warnings about a probed server: known problems of the llama.cpp build it reported."""
+    from .foresight import build_warnings
+    from .snapshot import server_view
+
+    return build_warnings(server_view(result.server, [], build_info=""), result.build_info, result.model)
+
+
+def _rounded(value: float | None) -> float | None:
+    return round(value, 1) if value is not None else None

@@ -9,7 +9,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .memory import BYTES_PER_ELEMENT, kv_cache_mib, needed_mib
+from .forecast import memory_need
+from .foresight import check_forecast_under_floor, check_known_builds
+from .memory import BYTES_PER_ELEMENT, RESERVE_MIB_PER_GPU
 from .snapshot import BoardView, ServerView, Snapshot, board_view, server_view, snapshot_load
 
 ERROR = "error"
@@ -198,23 +200,20 @@ def check_vllm_capability(snapshot: Snapshot) -> Iterator[Finding]:
 def check_memory_fit(snapshot: Snapshot) -> Iterator[Finding]:
     for server in snapshot.servers:
         gpus = _pinned(snapshot, server)
-        if not gpus or not server.weights_mib:
+        if not gpus or server.shape is None or server.kv_cache_type not in BYTES_PER_ELEMENT:
             continue
-        kv_mib = 0.0
-        architecture = (server.attention_layers, server.kv_heads, server.head_dim, server.context_tokens)
-        if all(architecture) and server.kv_cache_type in BYTES_PER_ELEMENT:
-            kv_mib = kv_cache_mib(
-                context_tokens=server.context_tokens * server.parallel_slots, attention_layers=server.attention_layers,
-                kv_heads=server.kv_heads, head_dim=server.head_dim, cache_type=server.kv_cache_type,
-            )
-        needed = needed_mib(weights_mib=server.weights_mib, kv_mib=kv_mib, gpus=len(gpus))
+        # Without a context size only the weights are counted: the server's own default context is not known here.
+        context = server.context_tokens or 0
+        need = memory_need(server.shape, context_tokens=context, parallel_slots=server.parallel_slots,
+                           kv_cache_type=server.kv_cache_type, gpus=len(gpus))
         available = sum(g.memory_total_mib for g in gpus)
-        if needed > available:
+        if need.total_mib > available:
             yield Finding(
-                f"{server.name} needs about {needed:,.0f} MiB (weights {server.weights_mib:,}, KV cache "
-                f"{kv_mib:,.0f} for {(server.context_tokens or 0) * server.parallel_slots:,} tokens, "
-                f"{len(gpus)} x 512 MiB for CUDA and compute buffers) but its GPUs hold {available:,} MiB: it "
-                "cannot stay resident. Shorten the context, quantize the cache, or pin more GPUs of the board.",
+                f"{server.name} needs about {need.total_mib:,.0f} MiB (weights {need.weights_mib:,.0f} from the GGUF "
+                f"header, KV cache {need.kv_mib:,.0f} for {context * server.parallel_slots:,} tokens, "
+                f"{len(gpus)} x {RESERVE_MIB_PER_GPU} MiB for CUDA and compute buffers) but its GPUs hold "
+                f"{available:,} MiB: it cannot stay resident. Shorten the context, quantize the cache, or pin more "
+                "GPUs of the board.",
                 field="gpus", servers=(server.id,), gpus=server.gpu_ids,
             )
 
@@ -244,8 +243,14 @@ RULES: tuple[Rule, ...] = (
          "vLLM docs (Quantization > Supported Hardware; FP8 W8A8) and this deployment's experience with GPTQ",
          check_vllm_capability),
     Rule("memory_fit", WARNING, "Weights plus KV cache for the context do not fit the pinned GPUs",
-         "GGUF size + KV cache (2 x layers x KV heads x head size x context x bytes per element, ggml block "
-         "sizes) + 512 MiB per GPU", check_memory_fit),
+         "the GGUF header: tensor bytes + KV cache (K and V widths of each attention layer x context x slots x "
+         "bytes per element, ggml block sizes; sliding-window layers keep their window) + 512 MiB per GPU",
+         check_memory_fit),
+    Rule("forecast_under_floor", WARNING, "An enabled server's decode-speed forecast is under its floor",
+         "memory bandwidth / bytes read per token x efficiency (docs/topology.md)", check_forecast_under_floor),
+    Rule("llama_cpp_known_problem", WARNING, "The server's llama.cpp build has a known problem for its model",
+         "pipeline/topology/data/llama_cpp_known_problems.json (llama.cpp issues and pull requests)",
+         check_known_builds),
 )
 
 

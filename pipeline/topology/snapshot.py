@@ -3,6 +3,8 @@ object's proposed values put in place before it is saved (so a form can be check
 
 from dataclasses import dataclass, field, replace
 
+from .gguf_header import ModelShape
+
 
 @dataclass(frozen=True)
 class GpuView:
@@ -13,6 +15,7 @@ class GpuView:
     memory_total_mib: int
     compute_capability: tuple[int, int] | None
     host_name: str = ""
+    memory_bandwidth_gbs: float | None = None
 
     @property
     def label(self) -> str:
@@ -41,10 +44,12 @@ class ServerView:
     flash_attention: bool = True
     context_tokens: int | None = None
     parallel_slots: int = 1
-    weights_mib: int | None = None
-    attention_layers: int | None = None
-    kv_heads: int | None = None
-    head_dim: int | None = None
+    shape: ModelShape | None = None
+    decode_floor: float | None = None
+    gpu_layers: int = 999
+    model_name: str = ""
+    model_path: str = ""
+    build_info: str = ""
 
 
 @dataclass(frozen=True)
@@ -52,9 +57,15 @@ class Snapshot:
     gpus: dict[int, GpuView] = field(default_factory=dict)
     boards: tuple[BoardView, ...] = ()
     servers: tuple[ServerView, ...] = ()
+    # Learned efficiency factors, {efficiency key: (factor, probes)} (pipeline.topology.foresight).
+    efficiencies: dict[str, tuple[float, int]] = field(default_factory=dict)
 
     def with_server(self, server: ServerView) -> "Snapshot":
-        """This snapshot with ``server`` in place of the saved one of the same id (or added, if new)."""
+        """This snapshot with ``server`` in place of the saved one of the same id (or added, if new); a view
+        without a probed build keeps the saved one's (a form edits the record, not its probe history)."""
+        saved = next((s for s in self.servers if s.id is not None and s.id == server.id), None)
+        if saved is not None and not server.build_info:
+            server = replace(server, build_info=saved.build_info)
         others = tuple(s for s in self.servers if s.id is None or s.id != server.id)
         return replace(self, servers=(*others, server))
 
@@ -75,15 +86,19 @@ def parse_capability(text: str) -> tuple[int, int] | None:
         return None
 
 
-def server_view(server, gpu_ids) -> ServerView:
-    """A view of a ModelServer instance (saved or not) pinned to ``gpu_ids``."""
+def server_view(server, gpu_ids, *, build_info: str | None = None) -> ServerView:
+    """A view of a ModelServer instance (saved or not) pinned to ``gpu_ids``; ``build_info`` is its latest probe's
+    llama.cpp build (default: read from the instance's ``probe_build_info`` annotation, if any)."""
+    if build_info is None:
+        build_info = getattr(server, "probe_build_info", None) or ""
     return ServerView(
         id=server.pk, name=server.name or "this server", host_id=server.host_id, backend=server.backend,
         enabled=server.enabled, gpu_ids=tuple(sorted(gpu_ids)), quantization=server.quantization,
         kv_cache_type=server.kv_cache_type, flash_attention=server.flash_attention,
         context_tokens=server.context_tokens, parallel_slots=server.parallel_slots or 1,
-        weights_mib=server.weights_mib, attention_layers=server.attention_layers, kv_heads=server.kv_heads,
-        head_dim=server.head_dim,
+        shape=ModelShape.from_json(server.gguf_header), decode_floor=server.decode_floor,
+        gpu_layers=server.gpu_layers if server.gpu_layers is not None else 999, model_name=server.model_name,
+        model_path=server.model_path, build_info=build_info,
     )
 
 
@@ -93,13 +108,19 @@ def board_view(board, gpu_ids) -> BoardView:
 
 
 def snapshot_load() -> Snapshot:
-    """Read the whole topology from the database (four queries plus two for the pinnings)."""
-    from pipeline.models import GPU, Board, ModelServer
+    """Read the whole topology from the database (five queries plus two for the pinnings), with each server's
+    latest llama.cpp build and the learned efficiency factors."""
+    from django.db.models import OuterRef, Subquery
+
+    from pipeline.models import GPU, Board, ModelServer, ProbeResult
+
+    from .foresight import efficiencies_load
 
     gpus = {
         gpu.pk: GpuView(
             id=gpu.pk, host_id=gpu.host_id, index=gpu.index, name=gpu.name, memory_total_mib=gpu.memory_total_mib,
             compute_capability=parse_capability(gpu.compute_capability), host_name=gpu.host.name,
+            memory_bandwidth_gbs=gpu.memory_bandwidth_gbs,
         )
         for gpu in GPU.objects.select_related("host")
     }
@@ -108,6 +129,8 @@ def snapshot_load() -> Snapshot:
     )
     servers = tuple(
         server_view(server, [gpu.pk for gpu in server.gpus.all()])
-        for server in ModelServer.objects.prefetch_related("gpus")
+        for server in ModelServer.objects.prefetch_related("gpus").annotate(probe_build_info=Subquery(
+            ProbeResult.objects.filter(server=OuterRef("pk")).exclude(build_info="").order_by("-at", "-pk")
+            .values("build_info")[:1]))
     )
-    return Snapshot(gpus=gpus, boards=boards, servers=servers)
+    return Snapshot(gpus=gpus, boards=boards, servers=servers, efficiencies=efficiencies_load())

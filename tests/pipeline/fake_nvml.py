@@ -20,6 +20,9 @@ class FakeGpu:
     links: list[tuple[int, str]] | None = None
     used_gib: float = 0.0
     utilization: int = 0
+    # NVML's memory bus width (bits) and max memory clock (MHz); None: NVML says "not supported".
+    bus_bits: int | None = None
+    memory_clock_mhz: int | None = None
 
 
 @dataclass
@@ -55,6 +58,16 @@ class FakeNvml:
         total = gpu.memory_gib * GIB
         used = int(gpu.used_gib * GIB)
         return SimpleNamespace(total=total, used=used, free=total - used)
+
+    def nvmlDeviceGetMemoryBusWidth(self, gpu: FakeGpu) -> int:
+        if gpu.bus_bits is None:
+            raise pynvml.NVMLError_NotSupported()
+        return gpu.bus_bits
+
+    def nvmlDeviceGetMaxClockInfo(self, gpu: FakeGpu, clock_type: int) -> int:
+        if gpu.memory_clock_mhz is None or clock_type != pynvml.NVML_CLOCK_MEM:
+            raise pynvml.NVMLError_NotSupported()
+        return gpu.memory_clock_mhz
 
     def nvmlDeviceGetUtilizationRates(self, gpu: FakeGpu):
         return SimpleNamespace(gpu=gpu.utilization, memory=0)

@@ -114,14 +114,16 @@ def json_reply(document, status: int = 200) -> Reply:
 
 
 def llama_cpp_routes(server: ScriptedServer, *, timings: dict, health_status: int = 200,
-                     slots: list[dict] | None = None, n_ctx: int = 4096) -> None:
+                     slots: list[dict] | None = None, n_ctx: int = 4096, props: dict | None = None) -> None:
     """Script ``server`` as an idle llama-server: /health, /props, /slots, the prompt-counting endpoints, and a
-    chat completion whose last chunk carries ``timings``. ``health_status`` 503 answers "Loading model"."""
+    chat completion whose last chunk carries ``timings``. ``health_status`` 503 answers "Loading model";
+    ``props`` adds keys to /props (``build_info``, ``chat_template``, ``model_alias`` ...)."""
     health = ({"status": "ok"} if health_status == 200
               else {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}})
     server.routes["/health"] = lambda body: json_reply(health, health_status)
     server.routes["/props"] = lambda body: json_reply(
-        {"default_generation_settings": {"n_ctx": n_ctx}, "model_alias": "scripted", "total_slots": 1})
+        {"default_generation_settings": {"n_ctx": n_ctx}, "model_alias": "scripted", "total_slots": 1,
+         **(props or {})})
     server.routes["/slots"] = lambda body: json_reply(slots if slots is not None else [{"id": 0, "is_processing": False}])
     server.routes["/apply-template"] = lambda body: json_reply({"prompt": "<user>count</user>"})
     server.routes["/tokenize"] = lambda body: json_reply({"tokens": list(range(12))})

@@ -103,7 +103,7 @@ def server_form(server: ModelServer, **changes) -> dict:
         "quantization": server.quantization, "kv_cache_type": server.kv_cache_type, "flash_attention": "on",
         "context_tokens": server.context_tokens or "", "parallel_slots": server.parallel_slots,
         "gpu_layers": server.gpu_layers, "extra_args": "", "gpus": [g.pk for g in server.gpus.all()],
-        "decode_floor_tok_s": "", "weights_mib": "", "attention_layers": "", "kv_heads": "", "head_dim": "",
+        "decode_floor_tok_s": "",
         "api_key": "", "roles-TOTAL_FORMS": "0", "roles-INITIAL_FORMS": "0", "roles-MIN_NUM_FORMS": "0",
         "roles-MAX_NUM_FORMS": "1000",
     }

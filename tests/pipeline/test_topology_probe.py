@@ -145,8 +145,10 @@ def test_command_prints_one_glossary_line_per_enabled_server_and_keeps_history(s
     ModelServer.objects.create(name="off", base_url=scripted.url, enabled=False)
     call_command("topology_probe")
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [set(line) for line in lines] == [{"server", "status", "decode_tok_s", "prompt_tok_s", "error"}] * 2
-    assert lines[0] == {"server": "gate", "status": "up", "decode_tok_s": 61.0, "prompt_tok_s": 800.0, "error": None}
+    assert [set(line) for line in lines] == [{"server", "status", "decode_tok_s", "prompt_tok_s", "error",
+                                              "forecast_tok_s", "ceiling_tok_s", "build", "warnings"}] * 2
+    assert lines[0] == {"server": "gate", "status": "up", "decode_tok_s": 61.0, "prompt_tok_s": 800.0, "error": None,
+                        "forecast_tok_s": None, "ceiling_tok_s": None, "build": None, "warnings": []}
     assert lines[1]["server"] == "gone" and lines[1]["status"] == "down" and lines[1]["decode_tok_s"] is None
     call_command("topology_probe", "--server", "gate")
     assert ProbeResult.objects.filter(server__name="gate").count() == 2
@@ -158,7 +160,8 @@ def test_periodic_task_probes_then_queues_its_next_run(scripted):
     llama_cpp_routes(scripted, timings={"predicted_n": 32, "predicted_per_second": 45.0})
     ModelServer.objects.create(name="gate", base_url=scripted.url)
     lines = probe_servers.call(interval_s=600)
-    assert lines == [{"server": "gate", "status": "up", "decode_tok_s": 45.0, "prompt_tok_s": None, "error": None}]
+    assert lines == [{"server": "gate", "status": "up", "decode_tok_s": 45.0, "prompt_tok_s": None, "error": None,
+                      "forecast_tok_s": None, "ceiling_tok_s": None, "build": None, "warnings": []}]
     waiting = DBTaskResult.objects.filter(task_path=probe_servers.module_path, status="READY")
     assert waiting.count() == 1
     assert waiting.get().queue_name == "models" and waiting.get().run_after > timezone.now()

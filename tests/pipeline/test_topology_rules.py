@@ -135,17 +135,6 @@ def test_kv_cache_size_follows_ggml_block_sizes():
     assert kv_cache_mib(**shape, cache_type="q8_0") == 1632.0  # 34 bytes per 32 values
 
 
-def test_memory_fit_counts_the_kv_cache_of_the_whole_context(example):
-    gate = ModelServer.objects.get(name="gate")  # pair 0-1: 2 x 32,768 MiB
-    gate.weights_mib, gate.attention_layers, gate.kv_heads, gate.head_dim = 62000, 48, 4, 128
-    gate.context_tokens, gate.kv_cache_type = 32768, "q4_0"
-    assert "memory_fit" not in rules_broken(gate)  # 62,000 + 864 + 1,024 < 65,536
-    gate.kv_cache_type = "f16"
-    assert "memory_fit" in rules_broken(gate)  # 62,000 + 3,072 + 1,024 > 65,536
-    gate.kv_cache_type, gate.parallel_slots = "q4_0", 4  # four slots: four times the cache
-    assert "memory_fit" in rules_broken(gate)
-
-
 def test_ollama_needs_a_context_size(example):
     extractor = ModelServer.objects.get(name="extractor")
     extractor.context_tokens = None
