@@ -9,7 +9,8 @@ from pipeline.topology.probe import probe_line, server_probe
 
 class Command(BaseCommand):
     help = ("Probe every enabled model server (health, then one short real generation) and print one JSON line "
-            "per server: server, status (up, slow, loading, down), decode_tok_s, prompt_tok_s, error.")
+            "per server: server, status (up, slow, loading, down), decode_tok_s, prompt_tok_s, error, "
+            "forecast_tok_s, ceiling_tok_s, build (llama.cpp build_info), warnings (known problems of that build).")
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--server", action="append", default=[], help="probe only this server (repeatable)")
