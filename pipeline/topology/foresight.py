@@ -13,7 +13,7 @@ from statistics import median
 from django.conf import settings
 
 from .bandwidth import Bandwidth, board_bandwidth, cpu_bandwidth
-from .builds import build_problems, family_text, problem_message
+from .builds import build_number, build_problems, family_text, problem_message, unchecked_message
 from .forecast import Forecast, forecast, model_kind
 from .gguf_header import GgufHeaderError, ModelShape, header_read
 from .snapshot import ServerView, Snapshot
@@ -82,10 +82,13 @@ def server_family(server: ServerView, reported_model: str = "") -> str:
 
 
 def build_warnings(server: ServerView, build_info: str | None = None, reported_model: str = "") -> list[str]:
-    """Warnings for the known problems of ``server``'s llama.cpp build (its latest probe's, or ``build_info``)."""
+    """Warnings for the known problems of ``server``'s llama.cpp build (its latest probe's, or ``build_info``),
+    or the one warning that its build cannot be checked (it reported a build without a number)."""
     build_info = build_info if build_info is not None else server.build_info
     if server.backend != "llama.cpp" or not build_info:
         return []
+    if build_number(build_info) is None:
+        return [unchecked_message(build_info)]
     family = server_family(server, reported_model)
     return [problem_message(p, build_info) for p in build_problems(build_info, family)]
 

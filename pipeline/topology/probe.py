@@ -241,10 +241,14 @@ def probe_summary(result) -> str:
 
 
 def probe_warnings(result) -> list[str]:
-    """Warnings about a probed server: known problems of the llama.cpp build it reported."""
+    """Warnings about a probed server: known problems of the llama.cpp build it reported, or that its build could
+    not be checked (a llama-server that answered without build_info, or with a build without a number)."""
+    from .builds import unchecked_message
     from .foresight import build_warnings
     from .snapshot import server_view
 
+    if result.server.backend == LLAMA_CPP and not result.build_info and result.status in ("up", "slow"):
+        return [unchecked_message("")]
     return build_warnings(server_view(result.server, [], build_info=""), result.build_info, result.model)
 
 

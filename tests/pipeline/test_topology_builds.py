@@ -35,6 +35,7 @@ def test_every_known_problem_names_its_source_and_first_fixed_build():
 
 @pytest.mark.parametrize("build_info, number", [
     ("b8665-1a2b3c4d", 8665), ("8665 (1a2b3c4d)", 8665), ("b11434", 11434), ("", None), ("unknown", None),
+    ("b0-unknown", None),  # built outside llama.cpp's git history: no number, not "build 0"
 ])
 def test_build_numbers_are_read_from_build_info(build_info, number):
     assert build_number(build_info) == number
@@ -61,14 +62,31 @@ def test_scripted_servers_builds_are_checked_for_their_model(capsys, build_info,
     assert (result.build_info, result.chat_template) == (build_info, GEMMA4_TEMPLATE)
     assert line["build"] == (build_info or None) and line["status"] == "up"
     found = {p.id for p in build_problems(build_info, alias)}
-    assert found == expected and len(line["warnings"]) == len(expected)
-    for warning in line["warnings"]:
+    assert found == expected
+    if not build_info:  # what cannot be checked is said
+        assert line["warnings"] == ["llama-server did not report its build (no build_info in /props), so it "
+                                    "cannot be checked against the known llama.cpp problems."]
+    else:
+        assert len(line["warnings"]) == len(expected)
+    for warning in line["warnings"][:len(expected)]:
         assert f"llama.cpp build {build_info} has a known problem" in warning and "first fixed build b" in warning
     if "gemma4_chat_parser" in expected:
         assert any("first fixed build b8665" in w and "pull/21418" in w for w in line["warnings"])
     # the rules table (page banner, admin) says the same from the latest probe
     rules = [p for p in server_problems(server, []) if p.rule == "llama_cpp_known_problem"]
     assert len(rules) == len(expected)
+
+
+def test_a_build_without_a_number_is_said_to_be_unchecked_not_judged(capsys):
+    with ScriptedServer() as scripted:
+        llama_cpp_routes(scripted, timings=TIMINGS, props={"build_info": "b0-unknown",
+                                                           "model_alias": "gemma-4-26b-a4b-it"})
+        server = ModelServer.objects.create(name="extractor", base_url=scripted.url, decode_floor_tok_s=10)
+        line = probe_json(capsys, "extractor")
+    assert line["build"] == "b0-unknown" and len(line["warnings"]) == 1
+    assert "carries no build number" in line["warnings"][0] and "cannot be checked" in line["warnings"][0]
+    assert [p.rule for p in server_problems(server, []) if p.rule == "llama_cpp_known_problem"] == \
+        ["llama_cpp_known_problem"]
 
 
 def test_the_page_and_the_probe_button_show_the_build_warning(client, make_user):
