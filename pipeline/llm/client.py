@@ -37,6 +37,7 @@ from .errors import (
 from .hosts import HostAllowlist, check_server_address
 from .readers import Accumulator, TokenCallback, cancellable, read_ollama, read_openai
 from .slots import slots_for
+from .stream import crlf_lines
 from .types import Generation, Message, Sampling
 
 LLAMA_CPP = "llama.cpp"
@@ -286,7 +287,7 @@ class ModelClient:
                         f"{self.server.label} refused the request: HTTP {response.status_code} "
                         f"{_error_message(response)}"
                     )
-                lines = cancellable(response.iter_lines(), cancel, accumulator)
+                lines = cancellable(crlf_lines(response.iter_text()), cancel, accumulator)
                 if self.server.backend == OLLAMA:
                     result = read_ollama(lines, accumulator, self.server.label)
                 else:

@@ -1,14 +1,47 @@
-"""Server-sent events and NDJSON over httpx's line iterator.
+"""Lines, server-sent events and NDJSON from a streamed response.
 
-httpx's ``iter_lines`` already does the hard part of streaming text: bytes split anywhere (inside a multi-byte
-UTF-8 character such as ``§`` too) are decoded incrementally, and lines split across reads are joined. What
-remains is SSE's field grammar (WHATWG HTML, "Server-sent events", 9.2.6), plus one llama.cpp quirk no SSE
-library surfaces: older ``llama-server`` builds report a failure mid-stream as a bare ``error: {...}`` line,
-a field the standard says to ignore.
+Lines end only at CR, LF or CRLF (WHATWG HTML, "Server-sent events", 9.2.5 "Parsing an event stream":
+``end-of-line = ( cr lf / cr / lf )``; NDJSON ends records at LF with an optional CR). httpx's ``iter_lines``
+follows ``str.splitlines`` and also breaks at U+0085, U+2028, U+2029 and other Unicode line breaks, which a model's
+text may hold inside one ``data:`` line: :func:`crlf_lines` is the one line reader every stream goes through.
+It reads httpx's ``iter_text``, which decodes bytes split anywhere (inside a multi-byte UTF-8 character such as
+``§`` too). httpx-sse 0.4.3 splits the same way, but its line decoder is private, its public API reads SSE only
+(not Ollama's NDJSON), refuses a response not labelled ``text/event-stream`` and drops llama.cpp's quirk: older
+``llama-server`` builds report a failure mid-stream as a bare ``error: {...}`` line, a field the standard says to
+ignore and :func:`sse_events` surfaces.
 """
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+
+# The only line breaks of SSE and NDJSON; CRLF first so it counts as one break.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def crlf_lines(chunks: Iterable[str]) -> Iterator[str]:
+    """Yield the lines of decoded text arriving in ``chunks`` of any size, without their line breaks.
+
+    A line ends at CR, LF or CRLF only (also when the CR and the LF arrive in different chunks); every other
+    character, U+0085, U+2028 and U+2029 included, stays inside its line. A last line without a break is yielded
+    when the chunks end.
+    """
+    rest = ""
+    lf_may_follow_cr = False
+    for chunk in chunks:
+        if not chunk:
+            continue
+        if lf_may_follow_cr and chunk[0] == "\n":
+            chunk = chunk[1:]  # the second half of a CRLF whose CR ended the previous chunk
+        lf_may_follow_cr = chunk.endswith("\r")
+        if not chunk:
+            continue
+        parts = _LINE_BREAK.split(rest + chunk)
+        rest = parts.pop()
+        yield from parts
+    if rest:
+        yield rest
 
 
 @dataclass(frozen=True)
