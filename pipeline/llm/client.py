@@ -49,6 +49,12 @@ BACKENDS = (LLAMA_CPP, OLLAMA, OPENAI)
 # plus 8 tokens of chat template per message: an overestimate, so a prompt we accept fits.
 ESTIMATE_CHARS_PER_TOKEN = 3
 ESTIMATE_TEMPLATE_TOKENS_PER_MESSAGE = 8
+# Ollama cuts a prompt longer than num_ctx without an error (its runner only logs "truncating input prompt"
+# and answers with status 200); its final line's
+# prompt_eval_count (plus prompt_eval_cached_count, where the server reports it) then counts only what it read.
+# Our estimate runs high (about 0.75 of it is real for English prose), so a count under half of it means the
+# server read well under what we sent: the answer is marked truncated.
+OLLAMA_TRUNCATED_BELOW = 0.5
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -192,12 +198,15 @@ class ModelClient:
         validated (``Generation.parsed``), and one repair request follows a failure; a second failure raises
         SchemaError with the raw text. ``on_token`` gets each piece of text as it arrives; setting ``cancel``
         closes the stream (the server stops generating) and raises Cancelled.
+        A truncated answer (``Generation.truncated``, Ollama only) is returned as it is, neither validated nor
+        repaired: the caller decides, and a stage fails it (:class:`~pipeline.llm.errors.PromptTruncated`).
         Raises ContextOverflow before sending a prompt that does not fit, and the other ModelServerError
         subclasses for each failure of the server or the stream.
         """
         self.check_fits(messages, sampling)
         generation = self._generate_once(messages, sampling, schema, on_token, cancel, extra_body)
-        if schema is None:
+        self._mark_truncated(generation, messages)
+        if schema is None or generation.truncated:
             return generation
         problem = _schema_problem(generation.text, schema)
         if problem is None:
@@ -210,6 +219,9 @@ class ModelClient:
                             "Answer again with only the corrected JSON."),
         ]
         repaired = self._generate_once(repair, sampling, schema, on_token, cancel, extra_body)
+        self._mark_truncated(repaired, repair)
+        if repaired.truncated:
+            return repaired
         problem = _schema_problem(repaired.text, schema)
         if problem is not None:
             raise SchemaError(
@@ -219,6 +231,21 @@ class ModelClient:
         repaired.parsed = json.loads(repaired.text)
         repaired.repaired = True
         return repaired
+
+    def _mark_truncated(self, generation: Generation, messages: list[Message]) -> None:
+        """Set ``generation.truncated`` when an Ollama server read far fewer prompt tokens than we sent.
+
+        llama.cpp counts exactly and ContextOverflow refuses a prompt before it is sent; an OpenAI-compatible
+        server rejects an over-long prompt. Ollama alone cuts silently, so its answers are checked against
+        :data:`OLLAMA_TRUNCATED_BELOW`. A final line without ``prompt_eval_count`` cannot be checked and is left
+        unmarked (``prompt_tokens`` stays None).
+        """
+        if self.server.backend != OLLAMA or generation.prompt_tokens is None:
+            return
+        counted, _ = self.count_prompt_tokens(messages)
+        generation.prompt_tokens_counted = counted
+        read = generation.prompt_tokens + (generation.prompt_tokens_cached or 0)
+        generation.truncated = read < counted * OLLAMA_TRUNCATED_BELOW
 
     def _generate_once(self, messages, sampling, schema, on_token, cancel, extra_body=None) -> Generation:
         gate = slots_for(self.server.base_url, self.server.parallel_slots)

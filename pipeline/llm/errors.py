@@ -56,6 +56,13 @@ class ContextOverflow(ModelServerError):
         self.context_tokens = context_tokens
 
 
+class PromptTruncated(ModelServerError):
+    """The server answered after cutting the prompt (``Generation.truncated``): the answer rests on part of the
+    evidence only and must not be used as if the model had read it all. ``partial_text`` keeps the answer."""
+
+    status = "truncated"
+
+
 class SchemaError(ModelServerError):
     """The output did not match the stage's JSON schema, even after one repair attempt. ``raw_text`` keeps it."""
 

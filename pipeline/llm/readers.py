@@ -132,6 +132,7 @@ def read_ollama(lines: Iterator[str], accumulator: Accumulator, label: str) -> G
         duration_ms=0.0,
         first_token_ms=None,
         model=final.get("model", ""),
+        prompt_tokens_cached=final.get("prompt_eval_cached_count"),
     )
 
 

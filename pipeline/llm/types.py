@@ -34,6 +34,10 @@ class Generation:
     Server figures are as the server reports them (llama.cpp ``timings``; Ollama ``eval_count``/``eval_duration``
     in ns); ``measured_decode_tok_s`` is ours: completion tokens after the first, over the time from the first to
     the last streamed token. ``first_token_ms`` counts from sending the request.
+
+    ``truncated`` is True when the server read far fewer prompt tokens (``prompt_tokens`` plus
+    ``prompt_tokens_cached``) than our own count of the prompt (``prompt_tokens_counted``): it cut the prompt,
+    so the answer was not grounded on all the evidence sent (see ``ModelClient._mark_truncated``).
     """
 
     text: str
@@ -49,3 +53,6 @@ class Generation:
     sampling: dict[str, Any] = field(default_factory=dict)
     parsed: Any = None
     repaired: bool = False
+    prompt_tokens_cached: int | None = None
+    prompt_tokens_counted: int | None = None
+    truncated: bool = False

@@ -24,7 +24,14 @@ from django.utils import timezone
 
 from ..job_models import Job, StageRun, StageStatus
 from ..llm.client import ModelClient
-from ..llm.errors import Cancelled, ContextOverflow, ModelServerError, ServerLoading, ServerUnavailable
+from ..llm.errors import (
+    Cancelled,
+    ContextOverflow,
+    ModelServerError,
+    PromptTruncated,
+    ServerLoading,
+    ServerUnavailable,
+)
 from ..llm.types import Sampling
 from ..models import ModelServer, RoleAssignment
 from ..packet import evidence_packet
@@ -194,6 +201,8 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
             raise StageFailed("The evidence could not be cut to fit the server's context.")
         streamer.text = [generation.text]
         streamer.flush()
+        if generation.truncated:
+            raise _truncated(generation, server.name)
         return generation
     except ModelServerError as error:
         streamer.flush()
@@ -201,6 +210,20 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
         raise
     finally:
         client.close()
+
+
+def _truncated(generation, server_name: str) -> PromptTruncated:
+    """The failure of a stage whose server cut its prompt: ``failed`` with the reason, never ``done``, since the
+    stage's answer (and every later stage and the draft an attorney would approve) would rest on part of the
+    evidence packet while its record says the whole packet was sent."""
+    read = generation.prompt_tokens + (generation.prompt_tokens_cached or 0)
+    failure = PromptTruncated(
+        f"{server_name} read only {read} tokens of a prompt we counted at about {generation.prompt_tokens_counted}: "
+        "it cut the prompt, so its answer does not rest on all the evidence sent. Check the context size set for "
+        "that server against what its model supports, or choose fewer exhibits, then retry this stage.",
+        partial_text=generation.text)
+    failure.generation = generation
+    return failure
 
 
 def stage_execute(run_id: int, *, owner: str | None = None, enqueue_next: bool = True) -> StageRun | None:
@@ -238,6 +261,8 @@ def stage_execute(run_id: int, *, owner: str | None = None, enqueue_next: bool =
         status, error = _wait_or_fail(run, owner, failure, started, enqueue_next)
     except (ModelServerError, StageFailed) as failure:
         error = str(failure)
+        # A truncated answer keeps its token counts in the record: they show how much the server read.
+        generation = getattr(failure, "generation", generation)
         _finish(run, owner, StageStatus.FAILED, "", error, generation, started,
                 output=getattr(failure, "partial_text", "") or getattr(failure, "raw_text", ""))
     except Exception as failure:  # a stage must end with a status and a reason, whatever went wrong
