@@ -11,13 +11,8 @@ It reads httpx's ``iter_text``, which decodes bytes split anywhere (inside a mul
 ignore and :func:`sse_events` surfaces.
 """
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-
-
-# The only line breaks of SSE and NDJSON; CRLF first so it counts as one break.
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def crlf_lines(chunks: Iterable[str]) -> Iterator[str]:
@@ -37,7 +32,10 @@ def crlf_lines(chunks: Iterable[str]) -> Iterator[str]:
         lf_may_follow_cr = chunk.endswith("\r")
         if not chunk:
             continue
-        parts = _LINE_BREAK.split(rest + chunk)
+        text = rest + chunk
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        parts = text.split("\n")
         rest = parts.pop()
         yield from parts
     if rest:
