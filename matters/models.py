@@ -441,3 +441,4 @@ class IncomingBatesPage(models.Model):
 
 # Drafts, their versions and the verifier's findings live in their own module; Django finds models through this one.
 from .draft_models import Draft, DraftVersion, Finding, PageFact, ReviewAttack  # noqa: E402,F401
+from .privilege_models import ImproperRedaction, PrivilegeLogEntry, Redaction  # noqa: E402,F401

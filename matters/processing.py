@@ -18,6 +18,7 @@ from .audit import audit_record
 from .ingest.child import Spec
 from .ingest.runner import run_child
 from .models import Exhibit, Page
+from .privilege import improper_redactions_record
 from .progress import exhibit_changed
 from .provenance import exhibit_check_near_duplicate, injection_reason_for
 from .services import enqueue_ingest
@@ -83,7 +84,7 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
                 notes = list(event.get("notes", []))
                 Exhibit.objects.filter(pk=exhibit.pk).update(page_count=event["pages"], updated_at=timezone.now())
             elif kind == "page":
-                Page.objects.create(
+                page = Page.objects.create(
                     exhibit=exhibit,
                     number=event["number"],
                     text=event["text"],
@@ -94,6 +95,8 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
                     height_pt=event["height_pt"],
                     injection_reason=injection_reason_for(event["text"]),
                 )
+                if event.get("improper_redaction"):
+                    improper_redactions_record(page=page, found=event["improper_redaction"])
                 pages_pdf += event["source"] == Page.Source.PDF
                 pages_ocr += event["source"] == Page.Source.OCR
                 # updated_at doubles as the heartbeat that tells a live exhibit from one whose worker died.

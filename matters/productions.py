@@ -26,6 +26,7 @@ from .bates.stamp import StampSpec, cover_sheet, missing_glyphs, stamp_and_appen
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from .models import BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
 from .permissions import require
+from .privilege import check_withheld, privilege_entries_create, produced_source, produced_title, production_blockers
 from .provenance import generated_record
 from .selectors import evidence_exhibits
 
@@ -64,15 +65,19 @@ def production_create(
     with_index: bool = True,
     with_images: bool = False,
     keep_forms: bool = False,
+    withheld: dict[int, dict] | None = None,
     enqueue: bool = True,
 ) -> Production:
     """Reserve a Bates range and register a production of ``exhibits`` (in that order); return it, ``stamping``.
 
     ``confidentiality`` maps exhibit ids to a designation (CONFIDENTIAL, AEO or custom text). ``keep_forms``
-    leaves form fields fillable (see matters/bates/forms.py); annotations are baked into the pages either way. Raises
+    leaves form fields fillable (see matters/bates/forms.py); annotations are baked into the pages either way.
+    ``withheld`` maps exhibit ids to ``{"basis", "basis_text", "description"}`` (see
+    :func:`matters.privilege.check_withheld`): each such document is produced as one placeholder page. Raises
     ValidationError for a bad prefix, digits outside 6-15, an exhibit that is not ready or not in the matter, a
-    start number inside a range already reserved, or a range that does not fit in ``digits``; PermissionDenied
-    for a user who may not start productions in the matter (:mod:`matters.permissions`).
+    start number inside a range already reserved, a range that does not fit in ``digits``, or a page with an
+    improper redaction still open; PermissionDenied for a user who may not start productions in the matter
+    (:mod:`matters.permissions`), or who withholds a document without being an attorney.
     """
     require(created_by, "start_production", matter)
     prefix, suffix = prefix.strip(), suffix.strip()
@@ -100,9 +105,16 @@ def production_create(
             raise ValidationError(f"{exhibit.display_label} is not a ready exhibit of this matter.")
     if len({e.pk for e in exhibits}) != len(exhibits):
         raise ValidationError("An exhibit is listed twice.")
+    withheld = check_withheld(withheld or {}, created_by)
+    if set(withheld) - {e.pk for e in exhibits}:
+        raise ValidationError("A withheld document must be one of the production's documents.")
+    blockers = production_blockers(exhibits, set(withheld))
+    if blockers:
+        raise ValidationError(blockers)
     confidentiality = confidentiality or {}
+    page_counts = {e.pk: 1 if e.pk in withheld else e.page_count for e in exhibits}
     numbered_covers = len(exhibits) if cover_sheets == Production.CoverSheets.NUMBERED else 0
-    pages = sum(e.page_count for e in exhibits) + numbered_covers
+    pages = sum(page_counts.values()) + numbered_covers
     with transaction.atomic():
         Matter.objects.select_for_update().get(pk=matter.pk)
         first = next_number(matter, prefix) if start is None else start
@@ -128,12 +140,13 @@ def production_create(
         )
         ProductionDocument.objects.bulk_create(
             ProductionDocument(production=production, exhibit=e, order=n, confidentiality=confidentiality.get(e.pk, ""),
-                               page_count=e.page_count)
+                               page_count=page_counts[e.pk])
             for n, e in enumerate(exhibits, start=1)
         )
+        privilege_entries_create(documents=list(production.documents.all()), withheld=withheld)
         audit_record(action="production.start", actor=created_by, matter=matter, obj=production,
                      detail={"first": production.first, "last": production.last, "pages": pages,
-                             "exhibits": [e.pk for e in exhibits]})
+                             "exhibits": [e.pk for e in exhibits], "withheld": sorted(withheld)})
         if enqueue:
             transaction.on_commit(lambda: _enqueue(production.pk))
     return production
@@ -156,7 +169,7 @@ def _plan(production: Production) -> list[_Planned]:
     """Give every page its number before stamping, so the index page can list the ranges first."""
     number = production.first_number
     plan = []
-    for document in production.documents.select_related("exhibit"):
+    for document in production.documents.select_related("exhibit", "privilege_entry"):
         cover_number = None
         if production.cover_sheets == Production.CoverSheets.NUMBERED:
             cover_number, number = number, number + 1
@@ -172,7 +185,7 @@ def _index_pages(production: Production, plan: list[_Planned]) -> pymupdf.Docume
     for item in plan:
         exhibit, numbers = item.document.exhibit, ([item.cover_number] if item.cover_number else []) + item.numbers
         lines.append(f"{exhibit.label:<10}{production.bates(numbers[0]):<22}{production.bates(numbers[-1]):<22}"
-                     f"{len(numbers):>6}  {exhibit.title[:60]}")
+                     f"{len(numbers):>6}  {produced_title(item.document)[:60]}")
     for start in range(0, len(lines) - 1, INDEX_LINES_PER_PAGE):
         page = doc.new_page(width=612, height=792)
         page.insert_text((54, 60), f"Production index — {production.matter.name}"[:90], fontname="helv", fontsize=13)
@@ -225,11 +238,11 @@ def _build(production: Production, out_dir) -> None:
     with zipfile.ZipFile(archive_path, "w", zipfile.ZIP_DEFLATED) as archive:
         for item in plan:
             document, exhibit = item.document, item.document.exhibit
-            source = pymupdf.open(storage.display_pdf(exhibit))
+            produced = produced_source(document)  # a withheld document's placeholder, or redactions applied
+            source, page_texts, title = produced.pdf, produced.page_texts, produced_title(document)
             if source.page_count != document.page_count:
                 raise ValueError(f"{exhibit.display_label} has {source.page_count} pages, not {document.page_count}.")
-            toc.append([1, f"Exhibit {exhibit.label} – {exhibit.title}", combined.page_count + 1])
-            page_texts = [p.text for p in exhibit.pages.order_by("number")]
+            toc.append([1, f"Exhibit {exhibit.label} – {title}", combined.page_count + 1])
             numbers = list(item.numbers)
             if production.cover_sheets != Production.CoverSheets.NONE:
                 covers = pymupdf.open()
@@ -264,7 +277,7 @@ def _build(production: Production, out_dir) -> None:
                     archive.writestr(f"{volume}/IMAGES/{number}.tif", tiff_bytes(page))
                 opt_documents.append(bates)
             source.close()
-            pages = list(exhibit.pages.order_by("number"))
+            pages = list(exhibit.pages.order_by("number")) if produced.own_pages else [None]
             BatesPage.objects.bulk_create(
                 [BatesPage(production=production, document=document, page=p, number=n, bates=production.bates(n))
                  for p, n in zip(pages, item.numbers)]
@@ -273,12 +286,14 @@ def _build(production: Production, out_dir) -> None:
             )
             ProductionDocument.objects.filter(pk=document.pk).update(first_number=numbers[0], last_number=numbers[-1])
             first, last = bates[0], bates[-1]
-            dat_rows.append({"BEGBATES": first, "ENDBATES": last, "PAGECOUNT": len(numbers), "TITLE": exhibit.title,
+            # A withheld document's hash would identify it; its row carries only its numbers and the placeholder.
+            sha256 = exhibit.sha256 if produced.own_pages else ""
+            dat_rows.append({"BEGBATES": first, "ENDBATES": last, "PAGECOUNT": len(numbers), "TITLE": title,
                              "ORIGIN": exhibit.origin, "CUSTODIAN": production.matter.client,
-                             "CONFIDENTIALITY": document.confidentiality, "SHA256": exhibit.sha256,
+                             "CONFIDENTIALITY": document.confidentiality, "SHA256": sha256,
                              "TEXTPATH": text_path.replace("/", "\\"), "NATIVEPATH": native.replace("/", "\\")})
-            index_rows.append({"label": exhibit.label, "title": exhibit.title, "first_bates": first,
-                               "last_bates": last, "pages": len(numbers), "sha256": exhibit.sha256,
+            index_rows.append({"label": exhibit.label, "title": title, "first_bates": first,
+                               "last_bates": last, "pages": len(numbers), "sha256": sha256,
                                "origin": exhibit.origin, "confidentiality": document.confidentiality})
             Production.objects.filter(pk=production.pk).update(pages_done=numbers[-1] - production.first_number + 1)
         archive.writestr(f"{volume}/DATA/{volume}.dat", dat_bytes(dat_rows))

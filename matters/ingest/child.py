@@ -6,7 +6,9 @@ a fork server that has imported this module once (:mod:`matters.ingest.runner`);
 
 - ``{"event": "start", "pages": n, "notes": [...]}`` once the document is open;
 - ``{"event": "page", "number": k, "text": ..., "source": "pdf"|"ocr"|"none", "ocr_confidence": float|null,
-  "ocr_rotation_deg": int, "width_pt": float, "height_pt": float}`` for each page, in page order;
+  "ocr_rotation_deg": int, "width_pt": float, "height_pt": float, "improper_redaction": [{"rect": [x0, y0, x1, y1],
+  "text": ...}]}`` for each page, in page order (``improper_redaction``: dark boxes over readable text, see
+  :mod:`matters.ingest.redaction_check`);
 - ``{"event": "done", "notes": [...]}`` at the end; or ``{"event": "error", "status": "failed"|"needs_password",
   "reason": ...}`` and exit status 2 when the file cannot be processed.
 
@@ -35,6 +37,7 @@ import pymupdf
 
 from .docx_safety import sanitize_docx
 from .ocr import OcrResult, ocr_page_image
+from .redaction_check import find_hidden_text
 
 # A text layer counts as usable when, after removing court ECF stamps, it holds at least this many letters or digits.
 MIN_USABLE_CHARS = 20
@@ -273,6 +276,14 @@ def _render_for_ocr(page: pymupdf.Page, dpi: int, work: Path, number: int) -> Pa
     return path
 
 
+def _improper_redactions(page: pymupdf.Page, number: int, notes: list[str]) -> list[dict]:
+    try:
+        return [{"rect": list(found.rect), "text": found.text} for found in find_hidden_text(page)]
+    except Exception as exc:  # a damaged drawing must not stop ingest, but the attorney must know it went unchecked
+        notes.append(f"Page {number} could not be checked for improper redactions ({type(exc).__name__}).")
+        return []
+
+
 def extract(spec: Spec, emit: Emit) -> None:
     """Open the file and emit its pages' text in order (OCR where the text layer is not usable)."""
     out_dir = Path(spec.out_dir)
@@ -325,6 +336,7 @@ def extract(spec: Spec, emit: Emit) -> None:
                 "ocr_rotation_deg": 0,
                 "width_pt": round(page.rect.width, 2),
                 "height_pt": round(page.rect.height, 2),
+                "improper_redaction": _improper_redactions(page, number, notes) if text else [],
             }
             future = image_path = None
             if not text and _page_needs_ocr(page):

@@ -1,0 +1,128 @@
+"""Find redactions that only look real: a dark filled box over text that is still in the file.
+
+Drawing a black rectangle over text (or a black-filled annotation) hides it from the eye only; the text stays in
+the content stream and copies out of any viewer. A character counts as hidden when its centre lies inside a dark
+box and it cannot be seen there: it is dark itself (black on black, whatever the drawing order), or it was drawn
+before the box (the box paints over it). Light text drawn after a dark box (white on a black table header) is
+readable and is not reported. Thin rules (underlines) are ignored: a box must be at least MIN_BOX_PT high and wide.
+
+What this does not see: a box that is an image rather than a vector path or annotation, and scanned pages (their
+"text" is pixels; a box on a scan removes the pixels under it). This module imports nothing from Django.
+"""
+
+from dataclasses import dataclass
+
+import pymupdf
+
+MIN_BOX_PT = 4.0
+# Relative luminance (0-1) below which a fill counts as a redaction colour, and the largest difference between
+# text and box luminance at which text on the box cannot be read.
+DARK_LUMINANCE = 0.25
+MIN_CONTRAST = 0.3
+# Annotation types that can paint a filled area over text.
+_FILLED_ANNOTATIONS = {pymupdf.PDF_ANNOT_SQUARE, pymupdf.PDF_ANNOT_POLYGON, pymupdf.PDF_ANNOT_REDACT,
+                       pymupdf.PDF_ANNOT_HIGHLIGHT, pymupdf.PDF_ANNOT_INK}
+
+
+@dataclass(frozen=True)
+class HiddenText:
+    """A box (x0, y0, x1, y1 in points on the page as displayed, top-left origin) and the words under it."""
+
+    rect: tuple[float, float, float, float]
+    text: str
+
+
+def _luminance(color) -> float | None:
+    if color is None:
+        return None
+    values = list(color)
+    if len(values) == 1:
+        return float(values[0])
+    if len(values) == 3:
+        red, green, blue = values
+        return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+    if len(values) == 4:  # CMYK
+        cyan, magenta, yellow, black = values
+        return (1 - min(1, cyan + black)) * 0.2126 + (1 - min(1, magenta + black)) * 0.7152 + (
+            1 - min(1, yellow + black)) * 0.0722
+    return None
+
+
+@dataclass
+class _Box:
+    rect: pymupdf.Rect
+    luminance: float
+    seqno: int  # drawing order; annotations are painted after all page content
+
+
+def _dark_boxes(page: pymupdf.Page) -> list[_Box]:
+    boxes = []
+    for drawing in page.get_drawings():
+        if "f" not in (drawing.get("type") or ""):
+            continue
+        luminance = _luminance(drawing.get("fill"))
+        opacity = drawing.get("fill_opacity")
+        if luminance is None or luminance > DARK_LUMINANCE or (opacity is not None and opacity < 0.9):
+            continue
+        rect = pymupdf.Rect(drawing["rect"])
+        if rect.width >= MIN_BOX_PT and rect.height >= MIN_BOX_PT:
+            boxes.append(_Box(rect, luminance, drawing.get("seqno", 0)))
+    for annot in page.annots() or []:
+        if annot.type[0] not in _FILLED_ANNOTATIONS:
+            continue
+        colors = annot.colors or {}
+        fill = colors.get("fill") or (colors.get("stroke") if annot.type[0] in (
+            pymupdf.PDF_ANNOT_HIGHLIGHT, pymupdf.PDF_ANNOT_INK) else None)
+        luminance = _luminance(fill)
+        if luminance is None or luminance > DARK_LUMINANCE or (annot.opacity not in (-1, None) and annot.opacity < 0.9):
+            continue
+        rect = pymupdf.Rect(annot.rect)
+        if rect.width >= MIN_BOX_PT and rect.height >= MIN_BOX_PT:
+            boxes.append(_Box(rect, luminance, 1 << 30))
+    return boxes
+
+
+def _hidden_char_centres(page: pymupdf.Page, boxes: list[_Box]) -> dict[int, list[pymupdf.Point]]:
+    """Centres of hidden characters, by index of the box that hides them."""
+    hidden: dict[int, list[pymupdf.Point]] = {}
+    for span in page.get_texttrace():
+        if span.get("type") == 3:  # invisible text (an OCR layer under a scan) is not drawn at all
+            continue
+        text_luminance = _luminance(span.get("color")) or 0.0
+        for char in span["chars"]:
+            bbox = pymupdf.Rect(char[3])
+            if chr(char[0]).isspace() or bbox.is_empty:
+                continue
+            centre = pymupdf.Point((bbox.x0 + bbox.x1) / 2, (bbox.y0 + bbox.y1) / 2)
+            for index, box in enumerate(boxes):
+                if centre not in box.rect:
+                    continue
+                painted_over = box.seqno > span["seqno"]
+                unreadable = abs(text_luminance - box.luminance) < MIN_CONTRAST
+                if painted_over or unreadable:
+                    hidden.setdefault(index, []).append(centre)
+                    break
+    return hidden
+
+
+def find_hidden_text(page: pymupdf.Page) -> list[HiddenText]:
+    """Return each dark box on ``page`` that hides extractable text, with the words under it (in reading order).
+
+    Coordinates are turned into the displayed page's space (``page.rotation_matrix``)."""
+    boxes = _dark_boxes(page)
+    if not boxes:
+        return []
+    hidden = _hidden_char_centres(page, boxes)
+    if not hidden:
+        return []
+    words = page.get_text("words", sort=True)
+    found = []
+    for index, centres in sorted(hidden.items()):
+        box = boxes[index]
+        under = [w[4] for w in words if any(c in pymupdf.Rect(w[:4]) for c in centres)]
+        if not under:
+            continue
+        shown = box.rect * page.rotation_matrix
+        shown.normalize()
+        found.append(HiddenText(tuple(round(v, 2) for v in shown), " ".join(under)))
+    return found

@@ -1,0 +1,348 @@
+"""Privilege and redaction services: redaction boxes on pages, boxes that only look like redactions, withheld
+documents, and what a production needs to produce a document withheld or redacted.
+
+Rules: a withheld document keeps its place and its Bates number with one placeholder page (Fed. R. Civ. P.
+26(b)(5)(A): the claim is made expressly and the document described in the privilege log); a redaction is
+applied for real (:mod:`matters.bates.redact`); a page with an improper redaction (:mod:`matters.ingest.
+redaction_check`) is produced only once a real redaction covers the box or an attorney has confirmed it.
+Words a search picks on a scanned page come from Tesseract's word boxes (``image_to_data``) on the page image.
+"""
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+import pytesseract
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from . import storage
+from .audit import audit_record
+from .bates.redact import apply_boxes, placeholder_document, scrub_document
+from .ingest.ocr import ocr_page_image
+from .models import Exhibit, Page, ProductionDocument
+from .privilege_models import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
+
+# A real redaction "covers" an improper box when it reaches this close (points) to each of its edges.
+COVER_TOLERANCE_PT = 1.0
+MIN_BOX_PT = 2.0
+SEARCH_MARGIN_PT = 1.0
+MAX_PATTERN_CHARS = 200
+
+
+def improper_redactions_record(*, page: Page, found: list[dict]) -> list[ImproperRedaction]:
+    """Store the improper redactions ingest found on ``page`` (``[{"rect": [x0, y0, x1, y1], "text": ...}]``)
+    and record them in the matter's audit log."""
+    rows = ImproperRedaction.objects.bulk_create(
+        ImproperRedaction(page=page, x0=item["rect"][0], y0=item["rect"][1], x1=item["rect"][2], y1=item["rect"][3],
+                          hidden_text=item["text"][:5000])
+        for item in found
+    )
+    exhibit = page.exhibit
+    audit_record(action="page.improper_redaction", matter=exhibit.matter, obj=page, file_sha256=exhibit.sha256,
+                 detail={"exhibit": exhibit.pk, "page": page.number, "boxes": len(rows)})
+    return rows
+
+
+def _covered(box: ImproperRedaction, redactions: list[Redaction]) -> bool:
+    return any(r.x0 <= box.x0 + COVER_TOLERANCE_PT and r.y0 <= box.y0 + COVER_TOLERANCE_PT
+               and r.x1 >= box.x1 - COVER_TOLERANCE_PT and r.y1 >= box.y1 - COVER_TOLERANCE_PT for r in redactions)
+
+
+def improper_open(page: Page) -> list[ImproperRedaction]:
+    """The improper redactions of ``page`` that still block a production: not confirmed, not covered by a real
+    redaction."""
+    redactions = list(page.redactions.all())
+    return [box for box in page.improper_redactions.all() if not box.confirmed_reason and not _covered(box, redactions)]
+
+
+def production_blockers(exhibits: list[Exhibit], withheld_ids: set[int]) -> list[str]:
+    """One message per page that stops a production of ``exhibits``: an open improper redaction on a page of a
+    document that is not withheld (a withheld document's pages are not produced)."""
+    pages = (Page.objects.filter(exhibit__in=[e for e in exhibits if e.pk not in withheld_ids],
+                                 improper_redactions__isnull=False)
+             .distinct().select_related("exhibit").prefetch_related("improper_redactions", "redactions"))
+    messages = []
+    for page in pages:
+        open_boxes = improper_open(page)
+        if open_boxes:
+            words = "; ".join(f"“{box.hidden_text[:80]}”" for box in open_boxes)
+            messages.append(
+                f"{page.exhibit.display_label}, page {page.number}: improper redaction — text under a box is readable "
+                f"({words}). Redact it for real on the page, withhold the document, or have an attorney confirm it "
+                "with a reason."
+            )
+    return messages
+
+
+def improper_redaction_confirm(*, page: Page, reason: str, user) -> int:
+    """An attorney confirms that the page's improper redactions may be produced as they are (for example the
+    text under the box is not privileged); returns how many boxes were confirmed. Raises PermissionDenied for a
+    user who may not serve productions, ValidationError without a reason."""
+    if not user.has_perm("matters.serve_production"):
+        raise PermissionDenied("Only an attorney may confirm an improper redaction.")
+    reason = reason.strip()
+    if not reason:
+        raise ValidationError("Give the reason this page may be produced with its text readable under the box.")
+    with transaction.atomic():
+        count = page.improper_redactions.filter(confirmed_reason="").update(
+            confirmed_reason=reason, confirmed_by=user, confirmed_at=timezone.now())
+        audit_record(action="page.improper_redaction_confirm", actor=user, matter=page.exhibit.matter, obj=page,
+                     detail={"exhibit": page.exhibit_id, "page": page.number, "boxes": count, "reason": reason})
+    return count
+
+
+def _check_box(page: Page, rect) -> tuple[float, float, float, float]:
+    try:
+        x0, y0, x1, y1 = (float(v) for v in rect)
+    except (TypeError, ValueError) as error:
+        raise ValidationError("A redaction box needs four numbers (left, top, right, bottom, in points).") from error
+    x0, x1 = (min(max(0.0, v), page.width_pt) for v in sorted((x0, x1)))
+    y0, y1 = (min(max(0.0, v), page.height_pt) for v in sorted((y0, y1)))
+    if x1 - x0 < MIN_BOX_PT or y1 - y0 < MIN_BOX_PT:
+        raise ValidationError(f"The box is not on page {page.number} or is too small to redact anything "
+                              f"(the page is {page.width_pt:g} x {page.height_pt:g} points).")
+    return round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2)
+
+
+def redaction_add(*, page: Page, rect, reason: str, user, found_by: str = "") -> Redaction:
+    """Add a box (x0, y0, x1, y1 in points on the displayed page) to black out on ``page`` when produced.
+    Raises ValidationError for an unknown reason code or a box outside the page."""
+    if reason not in RedactionReason.values:
+        raise ValidationError(f"Choose a reason code ({', '.join(RedactionReason.values)}).")
+    x0, y0, x1, y1 = _check_box(page, rect)
+    with transaction.atomic():
+        redaction = Redaction.objects.create(page=page, x0=x0, y0=y0, x1=x1, y1=y1, reason=reason,
+                                             found_by=found_by[:200], created_by=user)
+        audit_record(action="redaction.add", actor=user, matter=page.exhibit.matter, obj=redaction,
+                     detail={"exhibit": page.exhibit_id, "page": page.number, "rect": [x0, y0, x1, y1],
+                             "reason": reason, "found_by": found_by[:200]})
+    return redaction
+
+
+def redaction_delete(*, redaction: Redaction, user) -> None:
+    """Remove a redaction box (productions already made keep theirs)."""
+    page = redaction.page
+    with transaction.atomic():
+        audit_record(action="redaction.delete", actor=user, matter=page.exhibit.matter, obj=redaction,
+                     detail={"exhibit": page.exhibit_id, "page": page.number, "rect": list(redaction.rect),
+                             "reason": redaction.reason})
+        redaction.delete()
+
+
+@dataclass(frozen=True)
+class Word:
+    """A word on a displayed page: its box in points and the line it belongs to (for phrases)."""
+
+    rect: tuple[float, float, float, float]
+    text: str
+    line: tuple
+
+
+def _ocr_words(page: pymupdf.Page, dpi: int, lang: str) -> list[Word]:
+    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+    with tempfile.TemporaryDirectory(prefix="lawdesk-redact-") as work:
+        path = Path(work) / "page.png"
+        pixmap.save(path)
+        data = pytesseract.image_to_data(str(path), lang=lang, config=f"--psm 1 --dpi {dpi}",
+                                         output_type=pytesseract.Output.DICT)
+    scale = 72 / dpi
+    words = []
+    for i, text in enumerate(data["text"]):
+        if not text.strip():
+            continue
+        x, y, w, h = data["left"][i], data["top"][i], data["width"][i], data["height"][i]
+        words.append(Word((x * scale, y * scale, (x + w) * scale, (y + h) * scale), text,
+                          (data["block_num"][i], data["par_num"][i], data["line_num"][i])))
+    return words
+
+
+def page_words(page: Page, pdf_page: pymupdf.Page) -> list[Word]:
+    """The words of ``page`` with their boxes on the displayed page: from the PDF text layer, or for a page whose
+    text came from OCR, from Tesseract on the page image."""
+    if page.source == Page.Source.OCR:
+        return _ocr_words(pdf_page, settings.LAWDESK_OCR_DPI, settings.LAWDESK_OCR_LANG)
+    words = []
+    for x0, y0, x1, y1, text, block, line, _ in pdf_page.get_text("words", sort=True):
+        shown = (pymupdf.Rect(x0, y0, x1, y1) * pdf_page.rotation_matrix).normalize()
+        words.append(Word(tuple(shown), text, (block, line)))
+    return words
+
+
+def match_boxes(words: list[Word], pattern: re.Pattern) -> list[tuple[tuple[float, float, float, float], str]]:
+    """Boxes (with the matched text) over every match of ``pattern`` in the lines of ``words``; a match that
+    spans several words of a line gets one box over them."""
+    lines: dict[tuple, list[Word]] = {}
+    for word in words:
+        lines.setdefault(word.line, []).append(word)
+    found = []
+    for line_words in lines.values():
+        text, spans = "", []
+        for word in line_words:
+            if text:
+                text += " "
+            spans.append((len(text), len(text) + len(word.text), word))
+            text += word.text
+        for match in pattern.finditer(text):
+            if match.end() == match.start():
+                continue
+            hit = [w for start, end, w in spans if start < match.end() and end > match.start()]
+            rect = pymupdf.Rect()
+            for word in hit:
+                rect |= pymupdf.Rect(word.rect)
+            rect = (rect + (-SEARCH_MARGIN_PT, -SEARCH_MARGIN_PT, SEARCH_MARGIN_PT, SEARCH_MARGIN_PT))
+            found.append((tuple(rect), match.group(0)))
+    return found
+
+
+def compile_pattern(query: str, *, regex: bool) -> re.Pattern:
+    """The search a user typed as a pattern: literal words (case-insensitive) or a regular expression.
+    Raises ValidationError for an empty, too long or invalid pattern."""
+    query = query.strip()
+    if not query or len(query) > MAX_PATTERN_CHARS:
+        raise ValidationError(f"Type the words or pattern to redact (up to {MAX_PATTERN_CHARS} characters).")
+    try:
+        return re.compile(query if regex else re.escape(query), re.IGNORECASE)
+    except re.error as error:
+        raise ValidationError(f"The pattern is not a valid regular expression: {error}.") from error
+
+
+def redactions_from_search(*, exhibit: Exhibit, query: str, reason: str, user, regex: bool = False) -> list[Redaction]:
+    """Add a redaction over every match of ``query`` on every page of ``exhibit`` (for example every social
+    security number: ``\\b\\d{3}-\\d{2}-\\d{4}\\b`` with ``regex=True``); return the boxes added."""
+    pattern = compile_pattern(query, regex=regex)
+    if reason not in RedactionReason.values:
+        raise ValidationError(f"Choose a reason code ({', '.join(RedactionReason.values)}).")
+    added = []
+    with pymupdf.open(storage.display_pdf(exhibit)) as doc:
+        for page in exhibit.pages.order_by("number"):
+            if page.source == Page.Source.NONE or (page.source != Page.Source.OCR and not pattern.search(page.text)):
+                continue
+            for rect, _text in match_boxes(page_words(page, doc[page.number - 1]), pattern):
+                added.append(redaction_add(page=page, rect=rect, reason=reason, user=user, found_by=query))
+    return added
+
+
+# --- productions ---------------------------------------------------------------------------------------------
+
+def check_withheld(withheld: dict[int, dict], user) -> dict[int, dict]:
+    """Validate a production's withheld documents: ``{exhibit id: {"basis", "basis_text", "description"}}``.
+    Raises ValidationError for a missing basis or description, PermissionDenied for a non-attorney."""
+    if withheld and not (user is not None and user.has_perm("matters.serve_production")):
+        raise PermissionDenied("Only an attorney may withhold a document on the basis of privilege.")
+    checked = {}
+    for exhibit_id, item in withheld.items():
+        basis, text = item.get("basis", ""), (item.get("basis_text") or "").strip()[:120]
+        description = (item.get("description") or "").strip()
+        if basis not in PrivilegeBasis.values or (basis == PrivilegeBasis.CUSTOM and not text):
+            raise ValidationError("A withheld document needs its privilege basis (attorney-client, work product, "
+                                  "or the basis stated in words).")
+        if not description:
+            raise ValidationError("Describe each withheld document for the privilege log (what it is, without "
+                                  "revealing the privileged content).")
+        try:
+            text.encode("cp1252")
+        except UnicodeEncodeError as error:
+            raise ValidationError("The stated basis has characters the placeholder page cannot print; write it "
+                                  "in Latin letters.") from error
+        checked[int(exhibit_id)] = {"basis": basis, "basis_text": text if basis == PrivilegeBasis.CUSTOM else "",
+                                    "description": description}
+    return checked
+
+
+def privilege_entries_create(*, documents: list[ProductionDocument], withheld: dict[int, dict]) -> None:
+    """Create the privilege log rows of a new production: each withheld document, and each document with
+    redaction boxes, prefilled from the document's metadata."""
+    from .privilege_log import prefill
+
+    redacted = dict(
+        (exhibit_id, sorted(set(reasons.split(","))))
+        for exhibit_id, reasons in _redaction_reasons([d.exhibit_id for d in documents]).items()
+    )
+    rows = []
+    for document in documents:
+        item = withheld.get(document.exhibit_id)
+        if item is None and document.exhibit_id not in redacted:
+            continue
+        rows.append(PrivilegeLogEntry(
+            document=document, withheld=item is not None, basis=(item or {}).get("basis", ""),
+            basis_text=(item or {}).get("basis_text", ""), description=(item or {}).get("description", ""),
+            redaction_reasons="" if item else ", ".join(redacted[document.exhibit_id]),
+            **prefill(document.exhibit),
+        ))
+    PrivilegeLogEntry.objects.bulk_create(rows)
+
+
+def _redaction_reasons(exhibit_ids: list[int]) -> dict[int, str]:
+    reasons: dict[int, set[str]] = {}
+    for exhibit_id, reason in Redaction.objects.filter(page__exhibit_id__in=exhibit_ids).values_list(
+            "page__exhibit_id", "reason"):
+        reasons.setdefault(exhibit_id, set()).add(reason)
+    return {k: ",".join(sorted(v)) for k, v in reasons.items()}
+
+
+def entry_of(document: ProductionDocument) -> PrivilegeLogEntry | None:
+    try:
+        return document.privilege_entry
+    except PrivilegeLogEntry.DoesNotExist:
+        return None
+
+
+def produced_title(document: ProductionDocument) -> str:
+    """The title a production may show for a document (index, bookmark, DAT): a withheld one's own title could
+    itself reveal privileged content, so it reads as withheld."""
+    entry = entry_of(document)
+    if entry is not None and entry.withheld:
+        return f"Withheld: {entry.basis_label}"
+    return document.exhibit.title
+
+
+@dataclass
+class ProducedSource:
+    """What a production stamps for one document: the PDF (pages in order), each page's text for TEXT/, and
+    whether the pages stand for the exhibit's own pages (False for a withheld document's placeholder)."""
+
+    pdf: pymupdf.Document
+    page_texts: list[str]
+    own_pages: bool
+
+
+def produced_source(document: ProductionDocument) -> ProducedSource:
+    """Open the document as it is to be produced: the placeholder page if withheld; else the display PDF with
+    every redaction box applied for real (and the document's metadata scrubbed), the text of a redacted page
+    read again from the redacted page (OCR for a scanned page). Raises RedactionFailed if text survives a box."""
+    exhibit, entry = document.exhibit, entry_of(document)
+    if entry is not None and entry.withheld:
+        basis = entry.basis_label
+        return ProducedSource(placeholder_document(basis), [f"DOCUMENT WITHHELD ON THE BASIS OF PRIVILEGE\n"
+                                                            f"Privilege basis: {basis}"], own_pages=False)
+    pdf = pymupdf.open(storage.display_pdf(exhibit))
+    pages = list(exhibit.pages.order_by("number").prefetch_related("redactions"))
+    texts = [p.text for p in pages]
+    redacted = False
+    for index, page in enumerate(pages):
+        boxes = [(r.rect, r.reason) for r in page.redactions.all()]
+        if not boxes:
+            continue
+        redacted = True
+        pdf_page = pdf[index]
+        apply_boxes(pdf_page, boxes)
+        texts[index] = _text_after_redaction(pdf_page, page)
+    if redacted:
+        scrub_document(pdf)
+    return ProducedSource(pdf, texts, own_pages=True)
+
+
+def _text_after_redaction(pdf_page: pymupdf.Page, page: Page) -> str:
+    if page.source != Page.Source.OCR:
+        return pdf_page.get_text("text").replace("\x00", "")
+    dpi = settings.LAWDESK_OCR_DPI
+    pixmap = pdf_page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+    with tempfile.TemporaryDirectory(prefix="lawdesk-redact-") as work:
+        path = Path(work) / "page.pgm"
+        pixmap.save(path)
+        return ocr_page_image(path, lang=settings.LAWDESK_OCR_LANG, dpi=dpi).text
