@@ -346,3 +346,35 @@ def _text_after_redaction(pdf_page: pymupdf.Page, page: Page) -> str:
         path = Path(work) / "page.pgm"
         pixmap.save(path)
         return ocr_page_image(path, lang=settings.LAWDESK_OCR_LANG, dpi=dpi).text
+
+
+# --- pages ----------------------------------------------------------------------------------------------------
+
+def _percent_box(page: Page, box) -> dict:
+    return {"left": 100 * box.x0 / page.width_pt, "top": 100 * box.y0 / page.height_pt,
+            "width": 100 * (box.x1 - box.x0) / page.width_pt, "height": 100 * (box.y1 - box.y0) / page.height_pt}
+
+
+def page_privilege_context(page: Page) -> dict:
+    """What the page viewer shows about redaction: the page's redaction boxes and improper redactions, each with
+    its place in per cent of the page (for overlays on the page image), and the reason codes."""
+    redactions = list(page.redactions.all())
+    improper = list(page.improper_redactions.all())
+    open_ids = {box.pk for box in improper_open(page)}
+    return {
+        "redactions": [{"box": r, "place": _percent_box(page, r)} for r in redactions],
+        "improper": [{"box": b, "place": _percent_box(page, b), "open": b.pk in open_ids} for b in improper],
+        "improper_open": bool(open_ids),
+        "reasons": RedactionReason.choices,
+    }
+
+
+def exhibit_privilege_context(exhibit: Exhibit) -> dict:
+    """What the exhibit page shows about redaction: pages with improper redactions (and their hidden words),
+    the number of redaction boxes per page, and the reason codes for the search form."""
+    flagged = ImproperRedaction.objects.filter(page__exhibit=exhibit).select_related("page").order_by("page__number")
+    boxes: dict[int, int] = {}
+    for number in Redaction.objects.filter(page__exhibit=exhibit).values_list("page__number", flat=True):
+        boxes[number] = boxes.get(number, 0) + 1
+    return {"improper_boxes": list(flagged), "redaction_counts": sorted(boxes.items()),
+            "reasons": RedactionReason.choices}

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_audit, views_drafts, views_productions
+from . import views, views_audit, views_drafts, views_privilege, views_productions
 
 app_name = "matters"
 
@@ -15,11 +15,26 @@ urlpatterns = [
          name="production_serve"),
     path("matters/<int:matter_id>/incoming/", views_productions.incoming_upload, name="incoming_upload"),
     path("matters/<int:matter_id>/incoming/<int:incoming_id>/", views_productions.incoming_detail, name="incoming"),
+    # before the download path, whose <str:kind>/ would take privilege-log/ too
+    path("matters/<int:matter_id>/productions/<int:production_id>/privilege-log/",
+         views_privilege.privilege_log_view, name="privilege_log"),
+    path("matters/<int:matter_id>/productions/<int:production_id>/privilege-log.<str:kind>",
+         views_privilege.privilege_log_download, name="privilege_log_download"),
     path(
         "matters/<int:matter_id>/productions/<int:production_id>/<str:kind>/",
         views_productions.production_download,
         name="production_download",
     ),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/redact-search/", views_privilege.redact_search_view,
+         name="redact_search"),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/redactions/",
+         views_privilege.redaction_add_view, name="redaction_add"),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/redactions/<int:redaction_id>/delete/",
+         views_privilege.redaction_delete_view, name="redaction_delete"),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/improper/redact/",
+         views_privilege.improper_redact_view, name="improper_redact"),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/improper/confirm/",
+         views_privilege.improper_confirm_view, name="improper_confirm"),
     path("matters/<int:matter_id>/audit/", views_audit.matter_audit, name="audit"),
     path("matters/<int:matter_id>/drafts/", views_drafts.draft_list, name="drafts"),
     path("matters/<int:matter_id>/drafts/<int:draft_id>/", views_drafts.draft_review, name="draft"),

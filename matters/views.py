@@ -14,6 +14,7 @@ from . import storage
 from .audit import audit_record, audit_record_once_per
 from .forms import ExhibitEditForm, MatterForm, PasswordForm, SearchForm, UploadForm
 from .models import UPLOAD_ORIGINS, Origin
+from .privilege import exhibit_privilege_context, page_privilege_context
 from .provenance import exhibit_override_generated, page_clear_injection
 from .search import matter_search
 from .selectors import exhibit_for_user, exhibits_of_matter, matter_for_user, matters_for_user, page_for_user
@@ -118,7 +119,7 @@ def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> Htt
             "pages": exhibit.pages.all(),
             "edit_form": ExhibitEditForm(initial={"label": exhibit.label, "title": exhibit.title}),
             "password_form": PasswordForm(),
-        },
+        } | exhibit_privilege_context(exhibit),
     )
 
 
@@ -216,7 +217,7 @@ def exhibit_original(request: HttpRequest, matter_id: int, exhibit_id: int) -> F
 def page_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
     page = page_for_user(request.user, matter_id, exhibit_id, number)
     exhibit = page.exhibit
-    context = {"matter": exhibit.matter, "exhibit": exhibit, "page": page}
+    context = {"matter": exhibit.matter, "exhibit": exhibit, "page": page} | page_privilege_context(page)
     if request.htmx:  # the figure asking again whether its image is ready
         return render(request, "matters/page.html#page-figure", context)
     audit_record(action="page.view", actor=request.user, matter=exhibit.matter, obj=page, file_sha256=exhibit.sha256)

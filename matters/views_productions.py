@@ -12,6 +12,7 @@ from .audit import audit_record
 from .imports import incoming_confirm, incoming_receive
 from .incoming.loadfiles import FIELD_ALIASES
 from .models import IncomingProduction, Production
+from .privilege_models import PrivilegeBasis
 from .productions import (
     AEO,
     CONFIDENTIAL,
@@ -58,6 +59,12 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
                 if value == "custom":
                     value = request.POST.get(f"custom-{exhibit.pk}", "").strip()[:120]
                 designations[exhibit.pk] = value
+            withheld = {
+                exhibit.pk: {"basis": request.POST[f"withhold-{exhibit.pk}"],
+                             "basis_text": request.POST.get(f"withhold-basis-{exhibit.pk}", ""),
+                             "description": request.POST.get(f"withhold-description-{exhibit.pk}", "")}
+                for _, exhibit in chosen if request.POST.get(f"withhold-{exhibit.pk}")
+            }
             start = request.POST.get("start", "").strip()
             production = production_create(
                 matter=matter, exhibits=[e for _, e in chosen], prefix=request.POST.get("prefix", ""),
@@ -67,6 +74,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
                 confidentiality=designations, cover_sheets=request.POST.get("cover_sheets", "none"),
                 with_index=bool(request.POST.get("with_index")), with_images=bool(request.POST.get("with_images")),
                 keep_forms=bool(request.POST.get("keep_forms")),
+                withheld=withheld,
             )
             messages.success(request, f"Production {production.first}–{production.last} started.")
             return redirect(reverse("matters:productions", args=[matter.pk]))
@@ -76,7 +84,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
             messages.error(request, " ".join(error.messages))
     context = {
         "matter": matter, "rows": ranges_report(matter), "candidates": candidates, "designations": DESIGNATIONS,
-        "positions": Production.Position.choices, "cover_choices": Production.CoverSheets.choices,
+        "positions": Production.Position.choices, "privilege_bases": PrivilegeBasis.choices, "cover_choices": Production.CoverSheets.choices,
         "stamping": matter.productions.filter(status=Production.Status.STAMPING).exists(),
         "can_serve": request.user.has_perm("matters.serve_production"),
         "incoming": matter.incoming_productions.order_by("-created_at"),
