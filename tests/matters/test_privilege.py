@@ -44,8 +44,7 @@ def words_under(pdf_path, page_index: int, rect) -> list[str]:
 def box_is_black(page: pymupdf.Page, rect) -> bool:
     """Rendered at 72 dpi, at least 85% of the box's pixels are near black (the reason code is white)."""
     clip = pymupdf.Rect(rect) + (1, 1, -1, -1)
-    pixmap = page.get_pixmap(dpi=72, clip=clip * page.derotation_matrix if page.rotation else clip,
-                             colorspace=pymupdf.csGRAY, alpha=False)
+    pixmap = page.get_pixmap(dpi=72, clip=clip, colorspace=pymupdf.csGRAY, alpha=False)  # clip: displayed page
     samples = numpy.frombuffer(pixmap.samples, dtype=numpy.uint8)
     return bool((samples < 60).mean() >= 0.85)
 
@@ -174,6 +173,27 @@ def test_social_security_numbers_are_found_by_pattern(matter, attorney, tmp_path
     with zipfile.ZipFile(production_files(production)["zip"]) as volume:
         text = volume.read("VOL001/TEXT/SMITH000001.txt").decode()
     assert not re.search(r"\d{3}-\d{2}-\d{4}", text) and "12-345" in text and "Claimant" in text
+
+
+def test_redaction_on_a_turned_page_covers_the_words_where_the_viewer_shows_them(matter, attorney, tmp_path,
+                                                                                 ingest):
+    doc = pymupdf.open()
+    for rotation in (90, 270):
+        page = doc.new_page()
+        page.insert_text((72, 100), f"Turned page {rotation}: the mediation offer was confidential.")
+        page.insert_text((72, 130), "The rest of this page is routine correspondence about scheduling.")
+        page.set_rotation(rotation)
+    path = tmp_path / "turned.pdf"
+    doc.save(path)
+    exhibit = ingest(matter, path)
+    added = redactions_from_search(exhibit=exhibit, query="mediation offer", reason="AC", user=attorney)
+    assert len(added) == 2
+    production = produce(matter, [exhibit], attorney, with_index=False)
+    with pymupdf.open(production_files(production)["pdf"]) as pdf:
+        for index, redaction in enumerate(added):
+            produced = pdf[index]
+            assert "mediation" not in produced.get_text() and "routine correspondence" in produced.get_text()
+            assert box_is_black(produced, redaction.rect)
 
 
 @pytest.mark.ocr
