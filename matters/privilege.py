@@ -323,18 +323,33 @@ def produced_source(document: ProductionDocument) -> ProducedSource:
     pdf = pymupdf.open(storage.display_pdf(exhibit))
     pages = list(exhibit.pages.order_by("number").prefetch_related("redactions"))
     texts = [p.text for p in pages]
-    redacted = False
+    reasons: set[str] = set()
     for index, page in enumerate(pages):
         boxes = [(r.rect, r.reason) for r in page.redactions.all()]
         if not boxes:
             continue
-        redacted = True
+        reasons.update(reason for _, reason in boxes)
         pdf_page = pdf[index]
         apply_boxes(pdf_page, boxes)
         texts[index] = _text_after_redaction(pdf_page, page)
-    if redacted:
+    if reasons:
         scrub_document(pdf)
+        _log_redacted(document, entry, reasons)
+    elif entry is not None:  # its boxes were removed before the worker stamped it: nothing to log
+        PrivilegeLogEntry.objects.filter(pk=entry.pk).delete()
     return ProducedSource(pdf, texts, own_pages=True)
+
+
+def _log_redacted(document: ProductionDocument, entry: PrivilegeLogEntry | None, reasons: set[str]) -> None:
+    """Make the log row say what was applied: boxes may have been added between starting the production and
+    the worker stamping it."""
+    from .privilege_log import prefill
+
+    applied = ", ".join(sorted(reasons))
+    if entry is None:
+        PrivilegeLogEntry.objects.create(document=document, redaction_reasons=applied, **prefill(document.exhibit))
+    elif entry.redaction_reasons != applied:
+        PrivilegeLogEntry.objects.filter(pk=entry.pk).update(redaction_reasons=applied)
 
 
 def _text_after_redaction(pdf_page: pymupdf.Page, page: Page) -> str:

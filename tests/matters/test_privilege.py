@@ -49,6 +49,40 @@ def box_is_black(page: pymupdf.Page, rect) -> bool:
     return bool((samples < 60).mean() >= 0.85)
 
 
+def assert_redactions_hold(production) -> int:
+    """Open every produced page that had redaction boxes (in the volume's natives) and check that no word found
+    under a box in the original survives in its text (a word also found outside every box on that page may),
+    and that each box renders black. Returns the number of boxes checked."""
+    from matters import storage
+
+    checked = 0
+    with zipfile.ZipFile(production_files(production)["zip"]) as volume:
+        for document in production.documents.select_related("exhibit"):
+            exhibit = document.exhibit
+            if not Redaction.objects.filter(page__exhibit=exhibit).exists():
+                continue
+            native = pymupdf.open("pdf", volume.read(f"{production.volume}/NATIVES/"
+                                                     f"{production.bates(document.first_number)}.pdf"))
+            original = storage.display_pdf(exhibit)
+            for page in exhibit.pages.prefetch_related("redactions"):
+                rects = [r.rect for r in page.redactions.all()]
+                if not rects:
+                    continue
+                under = {w for rect in rects for w in words_under(original, page.number - 1, rect)}
+                with pymupdf.open(original) as doc:
+                    source_page = doc[page.number - 1]
+                    outside = {w[4] for w in source_page.get_text("words")
+                               if not any((pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2)
+                                           * source_page.rotation_matrix) in pymupdf.Rect(r) for r in rects)}
+                produced = native[page.number - 1]
+                survivors = (under - outside) & {w[4] for w in produced.get_text("words")}
+                assert not survivors, f"{exhibit.display_label} page {page.number} still has {survivors}"
+                for rect in rects:
+                    assert box_is_black(produced, rect), (page.number, rect)
+                    checked += 1
+    return checked
+
+
 # --- improper redactions on ingest --------------------------------------------------------------------------
 
 def test_improper_redaction_found_on_bad_redaction_and_not_on_a_clean_page(matter, corpus, ingest):
@@ -145,7 +179,23 @@ def test_redaction_of_words_in_a_born_digital_filing_removes_them_for_real(matte
     assert "TOFAUTE" not in native[0].get_text() and not native.metadata.get("creationDate")
     assert corpus("court/ca7_3.pdf").read_bytes() == original
     assert exhibit.pages.get(number=1).text.count("TOFAUTE")  # the case file keeps the original text
+    assert assert_redactions_hold(production) == len(added) + 1
     assert drawn.reason == "WP" and matter.audit_entries.filter(action="redaction.add").count() == len(added) + 1
+
+
+def test_log_lists_the_redactions_the_worker_applied(matter, attorney, corpus, ingest):
+    first = ingest(matter, corpus("court/ca7_3.pdf"))
+    second = ingest(matter, corpus("court/cafc_3.pdf"))
+    early = redaction_add(page=second.pages.get(number=1), rect=(72, 72, 200, 90), reason="NR", user=attorney)
+    production = production_create(matter=matter, exhibits=[first, second], prefix="SMITH", created_by=attorney,
+                                   enqueue=False)
+    # between the start and the worker: a box added to the first, the second's only box removed
+    redactions_from_search(exhibit=first, query="TOFAUTE", reason="PII", user=attorney)
+    early.delete()
+    production_run(production_id=production.pk)
+    rows = list(csv.DictReader(io.StringIO(log_csv_bytes(production).decode("utf-8-sig"))))
+    assert [(r["bates_begin"], r["treatment"], r["privilege_basis"]) for r in rows] == [
+        ("SMITH000001", "redacted", "PII: personal identifying information (SSN, account, birth date)")]
 
 
 def test_redaction_boxes_outside_the_page_or_without_a_reason_are_refused(matter, attorney, corpus, ingest):
@@ -173,6 +223,7 @@ def test_social_security_numbers_are_found_by_pattern(matter, attorney, tmp_path
     with zipfile.ZipFile(production_files(production)["zip"]) as volume:
         text = volume.read("VOL001/TEXT/SMITH000001.txt").decode()
     assert not re.search(r"\d{3}-\d{2}-\d{4}", text) and "12-345" in text and "Claimant" in text
+    assert assert_redactions_hold(production) == 3
 
 
 def test_redaction_on_a_turned_page_covers_the_words_where_the_viewer_shows_them(matter, attorney, tmp_path,
@@ -194,6 +245,7 @@ def test_redaction_on_a_turned_page_covers_the_words_where_the_viewer_shows_them
             produced = pdf[index]
             assert "mediation" not in produced.get_text() and "routine correspondence" in produced.get_text()
             assert box_is_black(produced, redaction.rect)
+    assert assert_redactions_hold(production) == 2
 
 
 @pytest.mark.ocr
@@ -314,6 +366,7 @@ def test_volume_with_one_withheld_and_one_redacted_document_holds_none_of_their_
                                                  "description": "Memo shared under joint defense agreement"}})
     assert production.status == Production.Status.DONE, production.reason
     assert_absent_from_volume(production, secret_words(withheld, redacted, plain) | redacted_words)
+    assert assert_redactions_hold(production) >= 3
     rows = list(csv.DictReader(io.StringIO(log_csv_bytes(production).decode("utf-8-sig"))))
     assert [(r["bates_begin"], r["treatment"], r["privilege_basis"]) for r in rows] == [
         ("SMITH000001", "redacted", "WP: attorney work product"),
