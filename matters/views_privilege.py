@@ -8,9 +8,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from .audit import audit_record
-from .privilege import (improper_open, improper_redaction_confirm, redaction_add, redaction_delete,
-                        redactions_from_search)
+from .privilege import improper_open, improper_redaction_confirm, redaction_add, redaction_delete
 from .privilege_log import EDITABLE, log_csv_bytes, log_entries, log_entry_update, log_pdf_bytes
+from .redaction_search import redactions_from_search
 from .selectors import exhibit_for_user, matter_for_user, page_for_user
 
 

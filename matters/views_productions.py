@@ -84,7 +84,8 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
             messages.error(request, " ".join(error.messages))
     context = {
         "matter": matter, "rows": ranges_report(matter), "candidates": candidates, "designations": DESIGNATIONS,
-        "positions": Production.Position.choices, "privilege_bases": PrivilegeBasis.choices, "cover_choices": Production.CoverSheets.choices,
+        "positions": Production.Position.choices, "cover_choices": Production.CoverSheets.choices,
+        "privilege_bases": PrivilegeBasis.choices,
         "stamping": matter.productions.filter(status=Production.Status.STAMPING).exists(),
         "can_serve": request.user.has_perm("matters.serve_production"),
         "incoming": matter.incoming_productions.order_by("-created_at"),

@@ -10,13 +10,12 @@ import numpy
 import pymupdf
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
-from PIL import Image
 
 from matters.models import BatesPage, ImproperRedaction, PrivilegeLogEntry, Production, Redaction
-from matters.privilege import (improper_open, improper_redaction_confirm, page_words, production_blockers,
-                               redaction_add, redactions_from_search)
+from matters.privilege import improper_open, improper_redaction_confirm, production_blockers, redaction_add
 from matters.privilege_log import log_csv_bytes, log_pdf_bytes
 from matters.productions import production_create, production_files, production_run
+from matters.redaction_search import page_words, redactions_from_search
 
 pytestmark = pytest.mark.django_db
 

@@ -42,7 +42,8 @@ def test_assistant_cannot_confirm_an_improper_redaction(client, make_user, matte
     assistant = make_user("bob", "assistant")
     matter.members.add(assistant)
     client.force_login(assistant)
-    assert "Produce as it is" not in client.get(reverse("matters:page", args=[matter.pk, exhibit.pk, 1])).content.decode()
+    page_url = reverse("matters:page", args=[matter.pk, exhibit.pk, 1])
+    assert "Produce as it is" not in client.get(page_url).content.decode()
     response = client.post(reverse("matters:improper_confirm", args=[matter.pk, exhibit.pk, 1]), {"reason": "fine"})
     assert response.status_code == 403
 
@@ -98,4 +99,5 @@ def test_production_form_withholds_and_the_log_is_edited_and_downloaded(client, 
     pdf_response = client.get(reverse("matters:privilege_log_download", args=[matter.pk, production.pk, "pdf"]))
     assert pdf_response["Content-Type"] == "application/pdf"
     assert "A. Counsel" in pymupdf.open("pdf", pdf_response.content)[0].get_text()
-    assert client.get(reverse("matters:privilege_log_download", args=[matter.pk, production.pk, "exe"])).status_code == 404
+    unknown = reverse("matters:privilege_log_download", args=[matter.pk, production.pk, "exe"])
+    assert client.get(unknown).status_code == 404
