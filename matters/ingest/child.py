@@ -324,7 +324,8 @@ def extract(spec: Spec, emit: Emit) -> None:
             number = index + 1
             try:
                 page = doc.load_page(index)
-                text = usable_text(page.get_text("text"))
+                raw_text = page.get_text("text")
+                text = usable_text(raw_text)
             except Exception as exc:
                 raise IngestFailure(f"Page {number} could not be read ({exc}).") from exc
             record = {
@@ -336,7 +337,8 @@ def extract(spec: Spec, emit: Emit) -> None:
                 "ocr_rotation_deg": 0,
                 "width_pt": round(page.rect.width, 2),
                 "height_pt": round(page.rect.height, 2),
-                "improper_redaction": _improper_redactions(page, number, notes) if text else [],
+                # Even a few characters (one account number under a box) are worth the check.
+                "improper_redaction": _improper_redactions(page, number, notes) if raw_text.strip() else [],
             }
             future = image_path = None
             if not text and _page_needs_ocr(page):

@@ -114,6 +114,17 @@ def test_white_text_on_a_black_band_is_readable_and_not_flagged(tmp_path):
     assert len(found) == 1 and "settlement" in found[0].text
 
 
+def test_a_short_line_under_a_box_is_found_on_a_page_with_almost_no_text(matter, tmp_path, ingest):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "SSN 123-45-6789")
+    page.draw_rect(pymupdf.Rect(95, 88, 170, 104), color=None, fill=(0, 0, 0))
+    path = tmp_path / "short.pdf"
+    doc.save(path)
+    exhibit = ingest(matter, path)
+    assert [box.hidden_text for box in ImproperRedaction.objects.filter(page__exhibit=exhibit)] == ["123-45-6789"]
+
+
 def test_production_is_refused_until_the_box_is_redacted_for_real_or_confirmed(matter, attorney, make_user, corpus,
                                                                                 ingest):
     assistant = make_user("bob", "assistant")
