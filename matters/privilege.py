@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from . import storage
 from .audit import audit_record
-from .bates.redact import apply_boxes, placeholder_document, scrub_document
+from .bates.redact import apply_boxes, placeholder_document, redact_as_image, scrub_document
 from .ingest.ocr import ocr_page_image
 from .models import Exhibit, Page, ProductionDocument
 from .privilege_models import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
@@ -232,9 +232,12 @@ def produced_source(document: ProductionDocument) -> ProducedSource:
         if not boxes:
             continue
         reasons.update(reason for _, reason in boxes)
-        pdf_page = pdf[index]
-        apply_boxes(pdf_page, boxes)
-        texts[index] = _text_after_redaction(pdf_page, page)
+        if not apply_boxes(pdf[index], boxes):
+            with pymupdf.open(storage.display_pdf(exhibit)) as original:
+                remade = redact_as_image(original[index], boxes)
+            pdf.delete_page(index)
+            pdf.insert_pdf(remade, start_at=index)
+        texts[index] = _text_after_redaction(pdf[index], page)
     if reasons:
         scrub_document(pdf)
         _log_redacted(document, entry, reasons)
