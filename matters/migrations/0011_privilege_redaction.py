@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matters', '0009_version_provenance'),
+        ('matters', '0010_production_keep_forms'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
