@@ -70,6 +70,17 @@ def _unmoved(before: list, after: list) -> bool:
     return True
 
 
+def _drop_annotations_over(page: pymupdf.Page, rects: list[pymupdf.Rect]) -> None:
+    """Delete every annotation and form field touching a box: ``apply_redactions`` leaves them, and a production
+    bakes annotations into the page afterwards, which would draw a note's or a field's text over the box."""
+    for widget in list(page.widgets() or []):
+        if any(widget.rect.intersects(rect) for rect in rects):
+            page.delete_widget(widget)
+    for annot in list(page.annots() or []):
+        if annot.type[0] != pymupdf.PDF_ANNOT_REDACT and any(annot.rect.intersects(rect) for rect in rects):
+            page.delete_annot(annot)
+
+
 def apply_boxes(page: pymupdf.Page, boxes: list[tuple[tuple[float, float, float, float], str]]) -> bool:
     """Redact ``boxes`` (each ((x0, y0, x1, y1) displayed, reason code)) on ``page`` for real; see the module
     docstring. Returns False when MuPDF moved or cut a word outside the boxes (the page must then be made with
@@ -83,6 +94,7 @@ def apply_boxes(page: pymupdf.Page, boxes: list[tuple[tuple[float, float, float,
     # come out of the redaction unchanged and in place.
     shown_rects = [pymupdf.Rect(shown) for shown, _ in boxes]
     outside = [w for w in page.get_text("words") if not any(_middle(w, page).intersects(r) for r in shown_rects)]
+    _drop_annotations_over(page, pdf_rects + shown_rects)
     rects = []
     for (shown, reason), rect in zip(boxes, pdf_rects):
         rect = rect & page.mediabox if not rect.is_empty else rect

@@ -228,6 +228,29 @@ def test_text_outside_the_boxes_stays_where_it_was(matter, attorney, corpus, ing
     assert assert_redactions_hold(production) == 1
 
 
+def test_a_note_or_form_field_over_a_box_is_not_baked_back_in(matter, attorney, tmp_path, ingest):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Routine cover letter enclosing the insurance policy schedule for the claim.")
+    page.insert_text((72, 200), "Account 4417-1234 balance owed by the claimant under the policy.")
+    page.add_freetext_annot(pymupdf.Rect(70, 185, 300, 205), "Counsel note: settle below limits", fontsize=9)
+    widget = pymupdf.Widget()
+    widget.field_type = pymupdf.PDF_WIDGET_TYPE_TEXT
+    widget.field_name = "ssn"
+    widget.field_value = "123-45-6789"
+    widget.rect = pymupdf.Rect(300, 185, 420, 205)
+    page.add_widget(widget)
+    path = tmp_path / "annotated.pdf"
+    doc.save(path)
+    exhibit = ingest(matter, path)
+    redaction_add(page=exhibit.pages.get(number=1), rect=(60, 180, 430, 210), reason="PII", user=attorney)
+    production = produce(matter, [exhibit], attorney, keep_forms=True)
+    assert production.status == Production.Status.DONE, production.reason
+    assert_absent_from_volume(production, {"settle", "123-45-6789", "4417-1234"})
+    with pymupdf.open(production_files(production)["pdf"]) as pdf:
+        assert "Routine cover letter" in pdf[1].get_text()
+
+
 def test_redaction_boxes_outside_the_page_or_without_a_reason_are_refused(matter, attorney, corpus, ingest):
     page = ingest(matter, corpus("court/ca7_3.pdf")).pages.get(number=1)
     with pytest.raises(ValidationError, match="reason code"):
