@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matters', '0010_production_keep_forms'),
+        ('matters', '0011_production_served'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
