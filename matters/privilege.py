@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pymupdf
 from django.conf import settings
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -23,6 +23,7 @@ from .audit import audit_record
 from .bates.redact import apply_boxes, placeholder_document, redact_as_image, scrub_document
 from .ingest.ocr import ocr_page_image
 from .models import Exhibit, Page, ProductionDocument
+from .permissions import require
 from .privilege_models import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
 
 # A real redaction "covers" an improper box when it reaches this close (points) to each of its edges.
@@ -79,8 +80,7 @@ def improper_redaction_confirm(*, page: Page, reason: str, user) -> int:
     """An attorney confirms that the page's improper redactions may be produced as they are (for example the
     text under the box is not privileged); returns how many boxes were confirmed. Raises PermissionDenied for a
     user who may not serve productions, ValidationError without a reason."""
-    if not user.has_perm("matters.serve_production"):
-        raise PermissionDenied("Only an attorney may confirm an improper redaction.")
+    require(user, "serve_production", page.exhibit.matter)
     reason = reason.strip()
     if not reason:
         raise ValidationError("Give the reason this page may be produced with its text readable under the box.")
@@ -132,11 +132,12 @@ def redaction_delete(*, redaction: Redaction, user) -> None:
 
 # --- productions ---------------------------------------------------------------------------------------------
 
-def check_withheld(withheld: dict[int, dict], user) -> dict[int, dict]:
+def check_withheld(withheld: dict[int, dict], user, matter) -> dict[int, dict]:
     """Validate a production's withheld documents: ``{exhibit id: {"basis", "basis_text", "description"}}``.
-    Raises ValidationError for a missing basis or description, PermissionDenied for a non-attorney."""
-    if withheld and not (user is not None and user.has_perm("matters.serve_production")):
-        raise PermissionDenied("Only an attorney may withhold a document on the basis of privilege.")
+    Raises ValidationError for a missing basis or description, PermissionDenied for anyone but an attorney of
+    the matter (withholding is part of serving a production: :mod:`matters.permissions`)."""
+    if withheld:
+        require(user, "serve_production", matter)
     checked = {}
     for exhibit_id, item in withheld.items():
         basis, text = item.get("basis", ""), (item.get("basis_text") or "").strip()[:120]

@@ -16,13 +16,13 @@ import re
 import zipfile
 
 import pymupdf
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from lxml import etree
 
 from . import storage
 from .audit import audit_record
 from .models import Exhibit, Production
+from .permissions import require
 from .privilege_models import PrivilegeLogEntry, RedactionReason
 
 FIELDS = ["bates_begin", "bates_end", "date", "author", "recipients", "document_type", "treatment",
@@ -164,8 +164,7 @@ def log_pdf_bytes(production: Production) -> bytes:
 def log_entry_update(*, entry: PrivilegeLogEntry, user, **fields: str) -> PrivilegeLogEntry:
     """Change the editable fields of a log row (EDITABLE); recorded in the audit log. Raises PermissionDenied for
     a user who may not serve productions."""
-    if not user.has_perm("matters.serve_production"):
-        raise PermissionDenied("Only an attorney may edit the privilege log.")
+    require(user, "serve_production", entry.document.production.matter)
     changed = {}
     limits = {f.name: f.max_length for f in PrivilegeLogEntry._meta.fields if f.name in EDITABLE}
     for name in EDITABLE:

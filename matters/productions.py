@@ -105,7 +105,7 @@ def production_create(
             raise ValidationError(f"{exhibit.display_label} is not a ready exhibit of this matter.")
     if len({e.pk for e in exhibits}) != len(exhibits):
         raise ValidationError("An exhibit is listed twice.")
-    withheld = check_withheld(withheld or {}, created_by)
+    withheld = check_withheld(withheld or {}, created_by, matter)
     if set(withheld) - {e.pk for e in exhibits}:
         raise ValidationError("A withheld document must be one of the production's documents.")
     blockers = production_blockers(exhibits, set(withheld))
