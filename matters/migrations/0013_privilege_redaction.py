@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matters', '0011_production_served'),
+        ('matters', '0012_audit_entry_scheme_and_legacy_seal'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
