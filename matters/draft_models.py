@@ -99,11 +99,12 @@ class Finding(models.Model):
         UNGROUNDED = "ungrounded", "Ungrounded"
         UNVERIFIED_AUTHORITY = "unverified_authority", "Unverified authority"
         NEEDS_RECORD_CITE = "needs_record_cite", "Needs a record cite"
+        UNREADABLE = "unreadable", "Unreadable"
         AMBIGUOUS = "ambiguous", "Ambiguous"
         WAIVED = "waived", "Waived"
         CONFIRMED = "confirmed", "Confirmed"
 
-    BLOCKING_STATUSES = (Status.UNGROUNDED, Status.UNVERIFIED_AUTHORITY)
+    BLOCKING_STATUSES = (Status.UNGROUNDED, Status.UNVERIFIED_AUTHORITY, Status.UNREADABLE)
 
     version = models.ForeignKey(DraftVersion, on_delete=models.CASCADE, related_name="findings")
     kind = models.CharField(max_length=20, choices=Kind.choices)

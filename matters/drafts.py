@@ -136,10 +136,11 @@ def _resolve(finding: Finding, *, user, reason: str, status: str, allowed: set[s
 
 
 def finding_waive(*, finding: Finding, user: AbstractBaseUser, reason: str) -> Finding:
-    """Waive one ungrounded (or ambiguous / needs-record-cite) finding with a written reason. Attorneys only;
-    raises PermissionDenied or ValidationError. An unverified authority is confirmed, not waived."""
+    """Waive one ungrounded or unreadable (or ambiguous / needs-record-cite) finding with a written reason.
+    Attorneys only; raises PermissionDenied or ValidationError. An unverified authority is confirmed, not waived."""
     return _resolve(finding, user=user, reason=reason, status=Finding.Status.WAIVED,
-                    allowed={Finding.Status.UNGROUNDED, Finding.Status.AMBIGUOUS, Finding.Status.NEEDS_RECORD_CITE},
+                    allowed={Finding.Status.UNGROUNDED, Finding.Status.UNREADABLE, Finding.Status.AMBIGUOUS,
+                             Finding.Status.NEEDS_RECORD_CITE},
                     action="finding.waive")
 
 

@@ -17,9 +17,9 @@ from .draft_models import Draft, DraftVersion, Finding, ReviewAttack
 
 # Which status colours a segment covered by several findings: the one an attorney must act on first.
 STATUS_RANK = {
-    Finding.Status.UNGROUNDED: 0, Finding.Status.UNVERIFIED_AUTHORITY: 1, Finding.Status.AMBIGUOUS: 2,
-    Finding.Status.NEEDS_RECORD_CITE: 3, Finding.Status.WAIVED: 4, Finding.Status.CONFIRMED: 5,
-    Finding.Status.GROUNDED: 6,
+    Finding.Status.UNGROUNDED: 0, Finding.Status.UNREADABLE: 1, Finding.Status.UNVERIFIED_AUTHORITY: 2,
+    Finding.Status.AMBIGUOUS: 3, Finding.Status.NEEDS_RECORD_CITE: 4, Finding.Status.WAIVED: 5,
+    Finding.Status.CONFIRMED: 6, Finding.Status.GROUNDED: 7,
 }
 SEVERITY_RANK = {ReviewAttack.Severity.HIGH: 0, ReviewAttack.Severity.MEDIUM: 1, ReviewAttack.Severity.LOW: 2}
 ATTACK_KIND = "attack"  # the filter's pseudo-kind for reviewer attacks

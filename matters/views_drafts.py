@@ -28,7 +28,8 @@ from .review_sources import source_refs, source_view
 from .selectors import matter_for_user
 
 RESOLVABLE = {Finding.Status.UNGROUNDED: "waive", Finding.Status.AMBIGUOUS: "waive",
-              Finding.Status.NEEDS_RECORD_CITE: "waive", Finding.Status.UNVERIFIED_AUTHORITY: "confirm"}
+              Finding.Status.NEEDS_RECORD_CITE: "waive", Finding.Status.UNVERIFIED_AUTHORITY: "confirm",
+              Finding.Status.UNREADABLE: "waive"}
 
 
 def _draft_for(user, matter_id: int, draft_id: int) -> Draft:
