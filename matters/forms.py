@@ -21,6 +21,12 @@ class ExhibitEditForm(forms.Form):
     title = forms.CharField(max_length=300)
 
 
+class CitesAsForm(forms.Form):
+    cites_as = forms.CharField(label="Cites as", max_length=300, required=False,
+                               help_text="How drafts cite this exhibit: an authority's own citation, a docket "
+                                         "entry (ECF No. 45-2) or a record document's short name (Compl.).")
+
+
 class PasswordForm(forms.Form):
     password = forms.CharField(widget=forms.PasswordInput, strip=False, max_length=1000)
 

@@ -112,6 +112,10 @@ class Exhibit(models.Model):
     label = models.CharField(max_length=40, blank=True)
     label_seq = models.PositiveIntegerField(null=True, blank=True)
     title = models.CharField(max_length=300, blank=True)
+    # How drafts cite this exhibit when not by label or Bates number: an authority's own citation
+    # ("Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614"), a filing's docket entry ("ECF No. 45-2"), a
+    # record document's short name ("Compl."). Prefilled from the first page; an attorney may change it (audited).
+    cites_as = models.CharField("cites as", max_length=300, blank=True)
     origin = models.CharField(max_length=20, choices=Origin.choices)
     original_name = models.CharField(max_length=500)
     sha256 = models.CharField(max_length=64, db_index=True)

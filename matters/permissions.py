@@ -12,6 +12,7 @@ receive productions    upload_exhibit     yes        yes        no
 edit drafts            upload_exhibit     yes        yes        no
 approve drafts         approve_draft      yes        no         no
 waive / confirm        approve_draft      yes        no         no
+set "cites as"         approve_draft      yes        no         no
 serve productions      serve_production   yes        no         no
 =====================  =================  =========  =========  ========
 
@@ -28,6 +29,7 @@ ACTS: dict[str, tuple[str, str]] = {
     "receive_production": ("upload_exhibit", "receive productions"),
     "edit_draft": ("upload_exhibit", "edit drafts"),
     "approve_draft": ("approve_draft", "approve drafts, waive or confirm findings"),
+    "set_cites_as": ("approve_draft", "set how an exhibit is cited (an attorney's act)"),
     "serve_production": ("serve_production", "serve productions (an attorney's act)"),
 }
 

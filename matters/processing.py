@@ -21,7 +21,7 @@ from .models import Exhibit, Page
 from .privilege import improper_redactions_record
 from .progress import exhibit_changed
 from .provenance import exhibit_check_near_duplicate, injection_reason_for
-from .services import enqueue_ingest
+from .services import enqueue_ingest, exhibit_prefill_cites_as
 from .verifier.facts import exhibit_index_facts
 
 logger = logging.getLogger(__name__)
@@ -136,6 +136,7 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
     if exhibit.status == Exhibit.Status.READY:
         exhibit_check_near_duplicate(exhibit)
         exhibit_index_facts(exhibit)
+        exhibit_prefill_cites_as(exhibit=exhibit)
     _notify(exhibit)
     if exhibit.status == Exhibit.Status.READY:
         if previews == "inline":

@@ -11,8 +11,8 @@ from django.db.models import Max
 
 from . import storage
 from .audit import audit_record
+from .models import UPLOAD_ORIGINS, Exhibit, Matter, Origin
 from .permissions import require
-from .models import UPLOAD_ORIGINS, Exhibit, Matter
 from .provenance import generated_match_for, hash_match_reason
 from .sniff import ACCEPTED_DESCRIPTION, sniff
 
@@ -237,3 +237,36 @@ def exhibit_reprocess(*, exhibit: Exhibit, requested_by: AbstractBaseUser) -> Ex
                      file_sha256=exhibit.sha256)
         transaction.on_commit(lambda: enqueue_ingest(exhibit.pk))
     return exhibit
+
+
+def exhibit_set_cites_as(*, exhibit: Exhibit, updated_by: AbstractBaseUser, cites_as: str) -> Exhibit:
+    """Set how drafts cite ``exhibit`` (``Exhibit.cites_as``: an authority's own citation, a docket entry such as
+    ``ECF No. 45-2``, a record document's short name such as ``Compl.``), audited with the value before and
+    after. Attorneys of the matter only (PermissionDenied); ValidationError for a value over 300 characters."""
+    require(updated_by, "set_cites_as", exhibit.matter)
+    cites_as = " ".join((cites_as or "").split())
+    before = exhibit.cites_as
+    exhibit.cites_as = cites_as
+    exhibit.full_clean()
+    with transaction.atomic():
+        exhibit.save(update_fields=["cites_as", "updated_at"])
+        audit_record(action="exhibit.cites_as", actor=updated_by, matter=exhibit.matter, obj=exhibit,
+                     detail={"before": before, "after": cites_as})
+    return exhibit
+
+
+def exhibit_prefill_cites_as(*, exhibit: Exhibit) -> str:
+    """Prefill an authority exhibit's empty "cites as" value from its first page (the citation and caption it
+    shows of itself: :func:`matters.verifier.authorities.suggest_cites_as`); return the value ('' when none)."""
+    from .verifier.authorities import suggest_cites_as
+
+    if exhibit.cites_as or exhibit.origin != Origin.AUTHORITY:
+        return exhibit.cites_as
+    first = exhibit.pages.order_by("number").values_list("text", flat=True).first() or ""
+    value = suggest_cites_as(first)[:300]
+    if value:
+        Exhibit.objects.filter(pk=exhibit.pk).update(cites_as=value)
+        exhibit.cites_as = value
+        audit_record(action="exhibit.cites_as", matter=exhibit.matter, obj=exhibit,
+                     detail={"before": "", "after": value, "prefilled": True})
+    return value

@@ -60,6 +60,7 @@ urlpatterns = [
     ),
     path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/", views.exhibit_detail, name="exhibit"),
     path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/edit/", views.exhibit_edit, name="exhibit_edit"),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/cites-as/", views.exhibit_cites_as, name="exhibit_cites_as"),
     path(
         "matters/<int:matter_id>/exhibits/<int:exhibit_id>/password/", views.exhibit_password, name="exhibit_password"
     ),

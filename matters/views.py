@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from . import storage
 from .audit import audit_record, audit_record_once_per
-from .forms import ExhibitEditForm, MatterForm, PasswordForm, SearchForm, UploadForm
+from .forms import CitesAsForm, ExhibitEditForm, MatterForm, PasswordForm, SearchForm, UploadForm
 from .models import UPLOAD_ORIGINS, Origin
 from .privilege import exhibit_privilege_context, page_privilege_context
 from .provenance import exhibit_override_generated, page_clear_injection
@@ -22,6 +22,7 @@ from .services import (
     exhibit_create,
     exhibit_reprocess,
     exhibit_submit_password,
+    exhibit_set_cites_as,
     exhibit_update,
     matter_create,
 )
@@ -118,6 +119,7 @@ def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> Htt
             "exhibit": exhibit,
             "pages": exhibit.pages.all(),
             "edit_form": ExhibitEditForm(initial={"label": exhibit.label, "title": exhibit.title}),
+            "cites_as_form": CitesAsForm(initial={"cites_as": exhibit.cites_as}),
             "password_form": PasswordForm(),
         } | exhibit_privilege_context(exhibit),
     )
@@ -132,6 +134,23 @@ def exhibit_edit(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpR
         try:
             exhibit_update(exhibit=exhibit, updated_by=request.user, **form.cleaned_data)
             messages.success(request, "Saved.")
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+    else:
+        messages.error(request, _form_errors(form))
+    return redirect(exhibit)
+
+
+@require_POST
+def exhibit_cites_as(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    if not request.user.has_perm("matters.approve_draft"):
+        raise PermissionDenied("Only an attorney may set how an exhibit is cited.")
+    form = CitesAsForm(request.POST)
+    if form.is_valid():
+        try:
+            exhibit_set_cites_as(exhibit=exhibit, updated_by=request.user, cites_as=form.cleaned_data["cites_as"])
+            messages.success(request, "Saved how drafts cite this exhibit.")
         except ValidationError as error:
             messages.error(request, " ".join(error.messages))
     else:

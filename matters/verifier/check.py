@@ -22,13 +22,14 @@ from .check_authorities import AuthorityChecks
 from .check_facts import FactChecks
 from .check_quotes import MIN_UNCITED_QUOTE_WORDS, QuoteChecks
 from .check_records import MAX_RANGE_PAGES, RecordChecks
-from .citations import eyecite_citations, find_case_citations, find_statutes
+from .citations import eyecite_citations, find_case_citations
+from .statutes import read_statutes
 from .dates import DateMention, find_dates
 from .evidence import Evidence
 from .finding import FindingData, Kind, Status, Support
-from .money import AmountMention, find_amounts
+from .money import AmountMention, find_amounts, find_unreadable_amounts
 from .quotes import find_quotations, prepare
-from .record import BatesMention, find_bates, find_exhibit_cites
+from .record import BatesMention, find_bates, find_docket_cites, find_exhibit_cites, find_pleading_cites
 from .text import Spans, flatten, sentences
 
 __all__ = ["FindingData", "Verification", "verify_text"]
@@ -69,22 +70,36 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         flat = self.flat
         citations = eyecite_citations(flat)
         cases = find_case_citations(flat, citations)
-        statutes = find_statutes(flat, citations)
+        statutes, unreadable_cites = read_statutes(flat, citations)
         quotes = find_quotations(flat)
         # A citation inside a quotation is part of what is quoted (checked with the quotation), not the draft's.
         # Quoted words too few to be a quotation (a term in quotation marks) keep their cites as the draft's own.
         quoted = [(q.start, q.end) for q in quotes if q.word_count >= MIN_UNCITED_QUOTE_WORDS]
         in_quotes = Spans(quoted)
         cases = [c for c in cases if not in_quotes.overlaps(c.start, c.end)]
-        statutes = [s for s in statutes if not in_quotes.overlaps(s.start, s.end)]
+        case_spans = Spans((c.start, c.end) for c in cases)
+        statutes = [s for s in statutes if not in_quotes.overlaps(s.start, s.end)
+                    and not case_spans.overlaps(s.start, s.end)]
+        unreadable_cites = [u for u in unreadable_cites if not in_quotes.overlaps(u.start, u.end)
+                            and not case_spans.overlaps(u.start, u.end)]
         authority_spans = [(c.start, c.end) for c in cases] + [(s.start, s.end) for s in statutes]
-        taken = Spans(authority_spans + quoted)
+        taken = Spans(authority_spans + quoted + [(u.start, u.end) for u in unreadable_cites])
+        dockets = [d for d in find_docket_cites(flat) if not taken.overlaps(d.start, d.end)]
+        pleadings = [p for p in find_pleading_cites(flat) if not taken.overlaps(p.start, p.end)]
+        taken = Spans(authority_spans + quoted + [(u.start, u.end) for u in unreadable_cites]
+                      + [(d.start, d.end) for d in dockets] + [(p.start, p.end) for p in pleadings])
         bates = [b for b in find_bates(flat, self.evidence.known_prefixes()) if not taken.overlaps(b.start, b.end)]
         exhibits = [e for e in find_exhibit_cites(flat) if not taken.overlaps(e.start, e.end)]
-        cite_spans = authority_spans + [(b.start, b.end) for b in bates] + [(e.start, e.end) for e in exhibits]
+        records: list = sorted(bates + exhibits + dockets + pleadings, key=lambda r: r.start)
+        cite_spans = (authority_spans + [(r.start, r.end) for r in records]
+                      + [(u.start, u.end) for u in unreadable_cites])
         skip = Spans(cite_spans + [(q.start, q.end) for q in quotes])
-        dates = [d for d in find_dates(flat, self.matter.date_order) if not skip.overlaps(d.start, d.end)]
+        dates = [d for d in find_dates(flat, self.matter.date_order, yearless=True)
+                 if not skip.overlaps(d.start, d.end)]
         amounts = [a for a in find_amounts(flat, self.matter.number_format) if not skip.overlaps(a.start, a.end)]
+        unreadable_amounts = [u for u in find_unreadable_amounts(flat, amounts) if not skip.overlaps(u[0], u[1])]
+        orders = sorted({d.written_order: d.text for d in dates if d.written_order}.items())
+        self._mixed_orders = " and ".join(text for _, text in orders) if len(orders) > 1 else ""
 
         self._prefetch(bates, dates, amounts)
         spans = sentences(self.text)
@@ -95,16 +110,25 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         def sentence_of(position: int) -> int:
             return max(0, bisect.bisect_right(starts, position) - 1)
 
-        for mention in bates:
-            pages = self._check_bates(mention)
+        def cites_record(mention, pages: list[int]) -> None:
             if spans:
                 support[sentence_of(mention.start)].record_cites.append(mention.text)
                 support[sentence_of(mention.start)].pages.extend(pages)
-        for mention in exhibits:
-            pages = self._check_exhibit(mention)
-            if spans:
-                support[sentence_of(mention.start)].record_cites.append(mention.text)
-                support[sentence_of(mention.start)].pages.extend(pages)
+
+        for mention in records:
+            cites_record(mention, self._check_record(mention))
+        # "Id." after a record cite refers to that record document (Compl. ¶ 12 ... Id. ¶ 14), not to a case.
+        record_starts = [r.start for r in records]
+        last_authority = -1
+        for case in cases:
+            if case.form == "id":
+                k = bisect.bisect_right(record_starts, case.start) - 1
+                if k >= 0 and records[k].start > last_authority:
+                    case.form = "record_id"
+                    cites_record(case, self._check_record(records[k], case))
+                    continue
+            if not case.in_parenthetical:
+                last_authority = case.start
         resolved = self._check_cases(cases)
         for mention, doc in resolved:
             if spans:
@@ -113,6 +137,12 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
             doc = self._check_statute(statute)
             if spans:
                 support[sentence_of(statute.start)].authorities.append((doc, statute.text))
+        for cite in unreadable_cites:
+            self._unreadable_statute(cite)
+            if spans:
+                support[sentence_of(cite.start)].authorities.append((None, cite.text))
+        for start, end, text in unreadable_amounts:
+            self._unreadable_amount(start, end, text)
 
         # A citation sentence supports the sentence before it.
         cites_in: list[list[tuple[int, int]]] = [[] for _ in spans]
@@ -159,7 +189,8 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         self._bates_found = self.evidence.bates_pages(forms) if forms else {}
         pairs: set[tuple[str, str]] = set()
         for mention in dates:
-            pairs.update((kind, iso) for kind in self.evidence.date_kinds() for iso in mention.readings)
+            pairs.update((kind, iso) for kind in self.evidence.date_kinds()
+                         for iso in mention.readings + mention.days)
         for mention in amounts:
             pairs.add(("amount", mention.key))
             pairs.add(("number", str(mention.value)))
@@ -169,8 +200,6 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         self._exhibit_pages: dict[int, list[tuple[int, int]]] = {}
         self._prefix_productions: dict[str, tuple[list[str], list[int]]] = {}
 
-    @staticmethod
-
     def _citation_only(self, start: int, end: int, cite_spans: list[tuple[int, int]]) -> bool:
         chars = list(self.flat[start:end])
         for s, e in cite_spans:
@@ -179,7 +208,6 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         rest = _SIGNALS.sub(" ", "".join(chars))
         has_cite = any(s < end and start < e for s, e in cite_spans)
         return has_cite and len(re.findall(r"[A-Za-z]{2,}", rest)) == 0
-
 
     # -- sources -------------------------------------------------------------------------------------------------
 

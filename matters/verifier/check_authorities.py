@@ -1,13 +1,39 @@
 """Case, statute and rule citations checked against the matter's authorities. Part of
-:class:`matters.verifier.check.Verification`."""
+:class:`matters.verifier.check.Verification`.
 
-from .authorities import AuthorityDoc, match_case, match_statute, volume_conflict
-from .citations import CaseMention, StatuteMention
+An authority grounds a citation only when it is the cited opinion or provision (see
+:mod:`matters.verifier.authorities`); one that merely cites it gives ``unverified_authority`` with "cited within
+Exhibit N, p. X". A pin cite is checked against the authority (:mod:`matters.verifier.pins`): one outside the
+opinion blocks, one that cannot be checked says so.
+"""
+
+from .authorities import (
+    AuthorityDoc,
+    case_cited_within,
+    match_case,
+    match_statute,
+    statute_cited_within,
+    volume_conflict,
+)
+from .citations import CaseMention
 from .finding import Kind, Status
+from .pins import check_pin
+from .statutes import StatuteMention, UnreadableCite
+
+
+def _full_cite(statute: StatuteMention) -> str:
+    return statute.cite + "".join(f"({s})" for s in statute.subsections)
 
 
 class AuthorityChecks:
     """The authority checks of a verification (mixed into ``Verification``)."""
+
+    def _pin_note(self, case: CaseMention, target: CaseMention, doc: AuthorityDoc) -> tuple[bool, str]:
+        """Whether ``case``'s pin cite (into the opinion ``target`` cites in full) can be right, and what to say."""
+        check = check_pin(case.pin_cite, target.page, doc, target.reporter_cite)
+        if check is None:
+            return True, ""
+        return check.verdict != "outside", " " + check.message
 
     def _check_cases(self, cases: list[CaseMention]) -> list[tuple[CaseMention, AuthorityDoc | None]]:
         kind = Kind.CASE_CITATION
@@ -15,6 +41,8 @@ class AuthorityChecks:
         problems: dict[int, str] = {}
         out = []
         for i, case in enumerate(cases):
+            if case.form == "record_id":
+                continue  # an "Id." referring to a record cite, checked with the record cites
             if case.form in ("full", "unknown_reporter"):
                 if case.problem:
                     problems[i] = case.problem
@@ -25,9 +53,19 @@ class AuthorityChecks:
                 if hit is None:
                     matched[i] = None
                     name = f"{case.plaintiff} v. {case.defendant}, " if case.plaintiff and case.defendant else ""
-                    self._finding(kind, Status.UNVERIFIED_AUTHORITY, case.start, case.end,
-                                  f"No authority in this matter matches {name}{case.reporter_cite}. Add the opinion "
-                                  "to the matter as an authority, or confirm this citation with a reason.")
+                    within = case_cited_within(case, self.authorities)
+                    if within:
+                        doc, number = within
+                        self._finding(kind, Status.UNVERIFIED_AUTHORITY, case.start, case.end,
+                                      f"{name}{case.reporter_cite} is cited within Exhibit {doc.label} ({doc.title}), "
+                                      f"p. {number}; that exhibit is another opinion. Add the opinion itself to "
+                                      "the matter as an authority, or confirm this citation with a reason.",
+                                      [doc.pages[number - 1][0]] if 0 < number <= len(doc.pages) else [])
+                    else:
+                        self._finding(kind, Status.UNVERIFIED_AUTHORITY, case.start, case.end,
+                                      f"No authority in this matter matches {name}{case.reporter_cite}. Add the "
+                                      "opinion to the matter as an authority, or confirm this citation with a "
+                                      "reason.")
                 else:
                     doc, page_id, how = hit
                     shown = volume_conflict(case, doc) if how == "caption" else ""
@@ -37,11 +75,11 @@ class AuthorityChecks:
                         self._finding(kind, Status.UNGROUNDED, case.start, case.end, problems[i], [page_id])
                         out.append((case, None))
                         continue
+                    fits, note = self._pin_note(case, case, doc)
                     matched[i] = doc
-                    self._finding(kind, Status.GROUNDED, case.start, case.end,
-                                  f"Matches authority Exhibit {doc.label} ({doc.title}) by its {how}."
-                                  + (f" Pin cite {case.pin_cite} not checked against the reporter's pages."
-                                     if case.pin_cite else ""), [page_id])
+                    self._finding(kind, Status.GROUNDED if fits else Status.UNGROUNDED, case.start, case.end,
+                                  f"Matches authority Exhibit {doc.label} ({doc.title}) by its {how}." + note,
+                                  [page_id], pin=case.pin_cite)
                 out.append((case, matched[i]))
                 continue
             target = case.antecedent
@@ -56,24 +94,39 @@ class AuthorityChecks:
                 out.append((case, None))
             elif matched.get(target) is None:
                 self._finding(kind, Status.UNVERIFIED_AUTHORITY, case.start, case.end,
-                              f"Refers to {cases[target].text}, which no authority of this matter matches.")
+                              f"Refers to {cases[target].text}, which no authority of this matter is.")
                 out.append((case, None))
             else:
                 doc = matched[target]
-                self._finding(kind, Status.GROUNDED, case.start, case.end,
-                              f"Refers to {cases[target].text} (authority Exhibit {doc.label}).", [doc.pages[0][0]])
+                fits, note = self._pin_note(case, cases[target], doc)
+                self._finding(kind, Status.GROUNDED if fits else Status.UNGROUNDED, case.start, case.end,
+                              f"Refers to {cases[target].text} (authority Exhibit {doc.label})." + note,
+                              [doc.pages[0][0]], pin=case.pin_cite)
                 out.append((case, doc))
         return out
 
     def _check_statute(self, statute: StatuteMention) -> AuthorityDoc | None:
+        cite = _full_cite(statute)
         hit = match_statute(statute, self.authorities)
         if hit is None:
+            within = statute_cited_within(statute, self.authorities)
+            if within:
+                doc, number = within
+                self._finding(Kind.STATUTE_CITATION, Status.UNVERIFIED_AUTHORITY, statute.start, statute.end,
+                              f"{cite} is cited within Exhibit {doc.label} ({doc.title}), p. {number}, which is not "
+                              "its text. Add the section itself (or the code or rules holding it) as an authority, "
+                              "or confirm this citation with a reason.", cite=cite)
+                return None
             self._finding(Kind.STATUTE_CITATION, Status.UNVERIFIED_AUTHORITY, statute.start, statute.end,
-                          f"No authority in this matter holds {statute.cite}. Add the statute or regulation to "
-                          "the matter as an authority, or confirm this citation with a reason.")
+                          f"No authority in this matter holds {cite}. Add the statute, regulation or rule to "
+                          "the matter as an authority, or confirm this citation with a reason.", cite=cite)
             return None
         doc, page_id = hit
         self._finding(Kind.STATUTE_CITATION, Status.GROUNDED, statute.start, statute.end,
-                      f"{statute.cite} is in authority Exhibit {doc.label} ({doc.title}).", [page_id])
+                      f"{cite} is in authority Exhibit {doc.label} ({doc.title}).", [page_id], cite=cite)
         return doc
 
+    def _unreadable_statute(self, cite: UnreadableCite) -> None:
+        self._finding(Kind.STATUTE_CITATION, Status.UNREADABLE, cite.start, cite.end,
+                      f"“{cite.text}” {cite.why}; LawDesk cannot tell what it cites. Write the full citation, or "
+                      "waive this finding with a reason.")

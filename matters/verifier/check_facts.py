@@ -22,7 +22,6 @@ class FactChecks:
                 finding.sources = finding.sources or [page_id]
                 finding.detail["nearest"] = value
 
-
     def _judge(self, what: str, found: set[int], support: Support,
                in_authority: bool | None = None) -> tuple[str, str, list[int]]:
         """Status, message and sources for a fact found on ``found`` pages, given what its sentence cites.
@@ -78,6 +77,14 @@ class FactChecks:
         return self._doc_facts[key]
 
     def _check_date(self, mention: DateMention, support: Support) -> None:
+        if mention.problem:
+            self._finding(Kind.DATE, Status.UNREADABLE, mention.start, mention.end,
+                          f"“{mention.text}” cannot be read as a date: {mention.problem}. Write the year, or waive "
+                          "this finding with a reason.")
+            return
+        if mention.days:
+            self._check_range(mention, support)
+            return
         kinds = self.evidence.date_kinds()
         found = self.evidence.pages_with(kinds, list(mention.readings))
         primary = mention.readings[0]
@@ -99,12 +106,67 @@ class FactChecks:
                 alt = self._judge(display(other), found.get(other, set()), support,
                                   self._authority_holds(support, in_doc(other)))
                 if alt[0] in (Status.GROUNDED, Status.NEEDS_RECORD_CITE):
-                    status, message, sources = Status.AMBIGUOUS, note + "The other reading is supported: " + alt[1], alt[2]
+                    status, message, sources = (Status.AMBIGUOUS, note + "The other reading is supported: " + alt[1],
+                                                alt[2])
                 else:
                     message = note + message
+        notes = self._date_notes(mention)
+        if notes:
+            message = " ".join(notes) + " " + message
+            if status in (Status.GROUNDED, Status.NEEDS_RECORD_CITE) and (mention.written_order or mention.ambiguous
+                                                                        or self._mixed_orders):
+                status = Status.AMBIGUOUS
+        if mention.qualifier:
+            detail["qualifier"] = mention.qualifier
         finding = self._finding(Kind.DATE, status, mention.start, mention.end, message, sources, **detail)
         if status == Status.UNGROUNDED:
             self._near.append((finding, primary, set(support.pages)))
+
+    def _date_notes(self, mention: DateMention) -> list[str]:
+        """What an attorney must know about how a date was read: its qualifier, a year taken from nearby, a
+        numeric order other than the matter's, a draft writing numeric dates in both orders."""
+        notes = []
+        if mention.qualifier:
+            notes.append(f"Written “{mention.qualifier}” {display(mention.readings[0])}: checked as that date.")
+        if mention.year_from:
+            notes.append(f"“{mention.text}” gives no year; read with the year of “{mention.year_from}” near it.")
+        matter_order = self.matter.date_order
+        if mention.written_order and mention.written_order != matter_order:
+            written = "day first" if mention.written_order == "dmy" else "month first"
+            usual = "month first" if matter_order == "mdy" else "day first"
+            notes.append(f"{mention.text} can only be read {written}, but this matter writes numeric dates {usual}; "
+                         "check which date is meant.")
+        if self._mixed_orders and (mention.written_order or mention.ambiguous):
+            notes.append(f"This draft writes numeric dates in both orders ({self._mixed_orders}); its numeric dates "
+                         "cannot be read by one convention.")
+        return notes
+
+    def _check_range(self, mention: DateMention, support: Support) -> None:
+        """A range is supported only when every day of it is (``March 9–13, 2012``: five days)."""
+        kinds = self.evidence.date_kinds()
+        found = self.evidence.pages_with(kinds, list(mention.days))
+        first, last = mention.days[0], mention.days[-1]
+        judged = [(day, self._judge(display(day), found.get(day, set()), support,
+                                    self._authority_holds(support, lambda doc, d=day: d in self._facts_of(doc, "date"))))
+                  for day in mention.days]
+        what = f"{display(first)} to {display(last)}"
+        notes = self._date_notes(mention)
+        prefix = (" ".join(notes) + " ") if notes else ""
+        bad = [day for day, (status, _, _) in judged if status not in (Status.GROUNDED, Status.NEEDS_RECORD_CITE)]
+        sources = sorted({p for _, (_, _, pages) in judged for p in pages})[:20]
+        if not bad:
+            cited = all(status == Status.GROUNDED for _, (status, _, _) in judged)
+            status = Status.GROUNDED if cited else Status.NEEDS_RECORD_CITE
+            message = (f"Every day of {what} is on the cited page(s)." if cited else
+                       f"Every day of {what} appears in the evidence, but not all on a cited page; cite the pages "
+                       "listed as sources.")
+        else:
+            status = judged[[d for d, _ in judged].index(bad[0])][1][0]
+            shown = ", ".join(display(day) for day in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+            message = (f"{len(bad)} of the {len(mention.days)} days of {what} are not supported: {shown}. "
+                       + judged[[d for d, _ in judged].index(bad[0])][1][1])
+        self._finding(Kind.DATE, status, mention.start, mention.end, prefix + message, sources,
+                      readings=list(mention.days), unsupported=bad)
 
     def _check_amount(self, mention: AmountMention, support: Support) -> None:
         what = f"{mention.currency} {mention.value:,.2f}"
@@ -124,4 +186,11 @@ class FactChecks:
         status, message, sources = self._judge(what, found, support,
                                                self._authority_holds(support, in_doc))
         self._finding(Kind.AMOUNT, status, mention.start, mention.end, message, sources, value=mention.key)
+
+    def _unreadable_amount(self, start: int, end: int, text: str) -> None:
+        fmt = "1,250.00" if self.matter.number_format == "en" else "1.250,00"
+        self._finding(Kind.AMOUNT, Status.UNREADABLE, start, end,
+                      f"“{text}” cannot be read as an amount with certainty (this matter writes amounts like {fmt}, "
+                      "with at most two decimal places). Write the amount plainly, or waive this finding with a "
+                      "reason.")
 

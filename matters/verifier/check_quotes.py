@@ -23,6 +23,10 @@ class QuoteChecks:
         detail: dict[str, Any] = {}
         if support.pages:
             hits, near = self.evidence.find_quote(search, within=list(dict.fromkeys(support.pages)))
+            if not hits:
+                # Cited to the wrong exhibit or page: say where its words do appear, if anywhere.
+                elsewhere, _ = self.evidence.find_quote(search, candidates=self.evidence.candidates_for(search))
+                hits = [h for h in elsewhere if h.similarity == 100]
         elif support.authorities and not any(doc is None for doc, _ in support.authorities):
             docs = [doc for doc, _ in support.authorities if doc is not None]
             for doc in docs:
@@ -31,8 +35,11 @@ class QuoteChecks:
                     self._finding(Kind.QUOTATION, Status.GROUNDED, mention.start, mention.end,
                                   f"{what} is in authority Exhibit {doc.label} ({doc.title}).", [page_id])
                     return
+            where = self._quote_elsewhere(search, docs)
             self._finding(Kind.QUOTATION, Status.UNGROUNDED, mention.start, mention.end,
-                          f"{what} is not in the cited authority ({', '.join(d.title for d in docs)}) as quoted.")
+                          f"{what} is not in the cited authority ({', '.join(d.title for d in docs)}) as quoted."
+                          + (f" Its words appear in {where[0]}; cite that instead." if where else ""),
+                          where[1] if where else [])
             return
         else:
             hits, near = self.evidence.find_quote(search, candidates=self._candidates.get(id(mention)))
@@ -51,3 +58,18 @@ class QuoteChecks:
             sources = sources or [near.page_id]
         self._finding(Kind.QUOTATION, status, mention.start, mention.end, message, sources, **detail)
 
+
+    def _quote_elsewhere(self, search, cited: list) -> tuple[str, list[int]] | None:
+        """Where a quotation not in its cited authority does appear: another authority of the matter, or an
+        evidence page; None when nowhere."""
+        for doc in self.authorities:
+            if doc in cited:
+                continue
+            page_id = doc.find_quote(search)
+            if page_id is not None:
+                return f"authority Exhibit {doc.label} ({doc.title}), p. {doc.page_number(page_id)}", [page_id]
+        hits, _ = self.evidence.find_quote(search, candidates=self.evidence.candidates_for(search))
+        exact = [h.page_id for h in hits if h.similarity == 100]
+        if exact:
+            return "the evidence (the pages listed as sources)", exact[:20]
+        return None

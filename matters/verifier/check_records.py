@@ -1,15 +1,53 @@
-"""Record cites checked: Bates numbers and ranges against the matter's productions, exhibit cites against its
-exhibits. Part of :class:`matters.verifier.check.Verification`."""
+"""Record cites checked: Bates numbers and ranges against the matter's productions; exhibit cites, docket cites
+(``ECF No. 31, PageID.412``) and record documents cited by name (``Compl. ¶ 12``) against its exhibits. Part of
+:class:`matters.verifier.check.Verification`."""
 
-from ..models import Exhibit
+import re
+from dataclasses import replace
+
+from ..models import Exhibit, Page
+from ..search import page_ids_with_phrase
 from .finding import Kind, Status
-from .record import BatesMention, ExhibitMention
+from .record import BatesMention, DocketMention, ExhibitMention, PleadingMention, docket_key, pleading_key
 
 MAX_RANGE_PAGES = 5000
 
 
+_ID_PAGES = re.compile(r"\bat\s+(?P<first>\d{1,5})(?:\s*[-–—]\s*(?P<last>\d{1,5}))?")
+_ID_PARAGRAPHS = re.compile(r"¶¶?\s*(?P<first>\d{1,4})(?:\s*[-–—]\s*(?P<last>\d{1,4}))?")
+
+
+def _as_id(mention, id_cite):
+    """The record cite ``mention`` as the ``Id.`` ``id_cite`` (a CaseMention) refers to it: its span, and its
+    own pages (``Id. at 4``) or paragraphs (``Id. ¶ 14``) where it gives them."""
+    span = {"start": id_cite.start, "end": id_cite.end, "text": id_cite.text}
+    pages = _ID_PAGES.search(id_cite.pin_cite or id_cite.text)
+    paragraphs = _ID_PARAGRAPHS.search(id_cite.pin_cite or id_cite.text)
+    if isinstance(mention, PleadingMention) and paragraphs:
+        first = int(paragraphs.group("first"))
+        return replace(mention, first=first, last=int(paragraphs.group("last") or first), **span)
+    if isinstance(mention, (ExhibitMention, DocketMention)) and pages:
+        first = int(pages.group("first"))
+        extra = {"first_id": None, "last_id": None} if isinstance(mention, DocketMention) else {}
+        return replace(mention, first_page=first, last_page=int(pages.group("last") or first), **span, **extra)
+    return replace(mention, **span)
+
+
 class RecordChecks:
     """The record-cite checks of a verification (mixed into ``Verification``)."""
+
+    def _check_record(self, mention, id_cite=None) -> list[int]:
+        """Check one record cite of any form; with ``id_cite``, the ``Id.`` that refers to it, read with the
+        Id.'s own pin. Returns the evidence page ids it names."""
+        if id_cite is not None:
+            mention = _as_id(mention, id_cite)
+        if isinstance(mention, BatesMention):
+            return self._check_bates(mention)
+        if isinstance(mention, ExhibitMention):
+            return self._check_exhibit(mention)
+        if isinstance(mention, DocketMention):
+            return self._check_docket(mention)
+        return self._check_pleading(mention)
 
     @staticmethod
     def _bates_forms(mention: BatesMention, n: int) -> list[str]:
@@ -130,3 +168,112 @@ class RecordChecks:
                       f"{mention.first_page}{'–' + str(mention.last_page) if len(page_ids) > 1 else ''}.", page_ids)
         return page_ids
 
+
+    # -- docket cites and record documents cited by name ---------------------------------------------------------
+
+    def _cited_as(self) -> dict[int, str]:
+        """``{exhibit id: cites as}`` of the matter's evidence exhibits that have one (one query)."""
+        if not hasattr(self, "_cites_as"):
+            self._cites_as = dict(self.matter.exhibits.filter(pk__in=self.evidence.exhibit_ids).exclude(
+                cites_as="").values_list("id", "cites_as"))
+        return self._cites_as
+
+    def _pages_of(self, exhibit_id: int) -> list[tuple[int, int]]:
+        """``(number, page id)`` of an exhibit's pages, one query per exhibit."""
+        if exhibit_id not in self._exhibit_pages:
+            self._exhibit_pages[exhibit_id] = list(
+                Exhibit.objects.get(pk=exhibit_id).pages.order_by("number").values_list("number", "id"))
+            for _, page_id in self._exhibit_pages[exhibit_id]:
+                self.evidence.note(page_id, exhibit_id)
+        return self._exhibit_pages[exhibit_id]
+
+    def _docket_exhibit(self, mention: DocketMention) -> int | None:
+        """The evidence exhibit that is docket entry ``mention.key``: set so by its "cites as" value, or carrying
+        the court's CM/ECF header for that entry (``Document 45-2``, ``ECF No. 31``) on a page."""
+        for exhibit_id, value in self._cited_as().items():
+            if docket_key(value) == mention.key:
+                return exhibit_id
+        number = mention.entry + (rf"-{mention.attachment}" if mention.attachment else r"(?!-\d)")
+        header = re.compile(rf"\b(?:Document|Doc\.?|ECF\s+No\.?|Dkt\.?)\s*#?\s*{number}\b", re.IGNORECASE)
+        words = ["document", mention.entry] + ([mention.attachment] if mention.attachment else [])
+        for page_id, exhibit_id in page_ids_with_phrase(matter=self.matter, words=words, limit=20):
+            if exhibit_id in self.evidence.exhibit_ids:
+                text = Page.objects.filter(pk=page_id).values_list("text", flat=True).first() or ""
+                if header.search(text):
+                    return exhibit_id
+        return None
+
+    def _check_docket(self, mention: DocketMention) -> list[int]:
+        kind = Kind.EXHIBIT_CITE
+        exhibit_id = self._docket_exhibit(mention)
+        if exhibit_id is None:
+            self._finding(kind, Status.UNGROUNDED, mention.start, mention.end,
+                          f"No exhibit of this matter is docket entry {mention.key}: none is set to cite as "
+                          f"“ECF No. {mention.key}” and no evidence page carries the court's header for it. Add "
+                          "the filing, or set “cites as” on its exhibit.")
+            return []
+        label = self.matter.exhibits.filter(pk=exhibit_id).values_list("label", flat=True).first()
+        pages = self._pages_of(exhibit_id)
+        by_number = dict(pages)
+        if mention.first_id is not None:
+            wanted_ids = range(mention.first_id, (mention.last_id or mention.first_id) + 1)
+            texts = dict(Page.objects.filter(pk__in=[pid for _, pid in pages]).values_list("id", "text"))
+            found = []
+            for page_id_stamp in wanted_ids:
+                stamp = re.compile(rf"Page\s?ID(?:\.|\s*#:?\s*){page_id_stamp}\b", re.IGNORECASE)
+                hit = next((pid for _, pid in pages if stamp.search(texts.get(pid, ""))), None)
+                if hit is None:
+                    self._finding(kind, Status.UNGROUNDED, mention.start, mention.end,
+                                  f"No page of Exhibit {label} (docket entry {mention.key}) carries PageID "
+                                  f"{page_id_stamp}.")
+                    return []
+                found.append(hit)
+            self._finding(kind, Status.GROUNDED, mention.start, mention.end,
+                          f"Exhibit {label} (docket entry {mention.key}), the page(s) stamped PageID "
+                          f"{mention.first_id}" + (f"–{mention.last_id}" if mention.last_id != mention.first_id
+                                                   else "") + ".", found)
+            return found
+        if mention.first_page is None:
+            self._finding(kind, Status.GROUNDED, mention.start, mention.end,
+                          f"Exhibit {label} is docket entry {mention.key} ({len(pages)} pages); no page is given, "
+                          "so every page was read.", [pid for _, pid in pages][:1])
+            return [pid for _, pid in pages]
+        wanted = range(mention.first_page, (mention.last_page or mention.first_page) + 1)
+        absent = [n for n in wanted if n not in by_number]
+        if absent or not wanted:
+            self._finding(kind, Status.UNGROUNDED, mention.start, mention.end,
+                          f"Exhibit {label} (docket entry {mention.key}) has {len(pages)} page(s); page "
+                          f"{absent[0] if absent else mention.first_page} does not exist.")
+            return []
+        page_ids = [by_number[n] for n in wanted]
+        self._finding(kind, Status.GROUNDED, mention.start, mention.end,
+                      f"Exhibit {label} (docket entry {mention.key}), page(s) {mention.first_page}"
+                      + (f"–{mention.last_page}" if mention.last_page != mention.first_page else "") + ".", page_ids)
+        return page_ids
+
+    def _check_pleading(self, mention: PleadingMention) -> list[int]:
+        kind = Kind.EXHIBIT_CITE
+        exhibit_id = next((e for e, value in self._cited_as().items() if pleading_key(value) == mention.key), None)
+        if exhibit_id is None:
+            self._finding(kind, Status.UNGROUNDED, mention.start, mention.end,
+                          f"No evidence exhibit of this matter is set to cite as “{mention.document}”, so "
+                          f"“{mention.text}” names nothing LawDesk can check. Set “cites as” on that document's "
+                          "exhibit.")
+            return []
+        label = self.matter.exhibits.filter(pk=exhibit_id).values_list("label", flat=True).first()
+        pages = self._pages_of(exhibit_id)
+        texts = dict(Page.objects.filter(pk__in=[pid for _, pid in pages]).values_list("id", "text"))
+        found = []
+        for paragraph in range(mention.first, mention.last + 1):
+            marker = re.compile(rf"(?m)(?:^\s*|¶\s*){paragraph}\.?(?=\s)")
+            hit = next((pid for _, pid in pages if marker.search(texts.get(pid, ""))), None)
+            if hit is None:
+                self._finding(kind, Status.UNGROUNDED, mention.start, mention.end,
+                              f"Exhibit {label} (“{mention.document}”) has no numbered paragraph {paragraph}.")
+                return []
+            found.append(hit)
+        found = list(dict.fromkeys(found))
+        self._finding(kind, Status.GROUNDED, mention.start, mention.end,
+                      f"Exhibit {label} (“{mention.document}”), the page(s) holding ¶ {mention.first}"
+                      + (f"–{mention.last}" if mention.last != mention.first else "") + ".", found)
+        return found

@@ -6,19 +6,16 @@ resolution of short forms to the full citation they refer to. Three gaps of eyec
   nothing from eyecite; it is read here and reported (no such reporter: likely invented);
 - the year in the parenthetical is read here, right after the citation and its pin cite, because eyecite can
   attach the next citation's year to an earlier one;
-- statutes and regulations (``18 U.S.C. § 1028A``, ``17 C.F.R. § 240.10b-5``, ``50 U.S.C. 1701``,
-  ``15 U.S.C. §§ 78j(b), 78t(a)``) are read here with their full section numbers; eyecite misses or truncates
-  these. Other codes eyecite knows (state codes) come from eyecite.
+- statutes, regulations and rules are read in :mod:`matters.verifier.statutes`.
 A year outside the dates of the reporter's edition (reporters-db, through eyecite) is reported too.
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from eyecite import get_citations, resolve_citations
 from eyecite.models import (
     FullCaseCitation,
-    FullLawCitation,
     IdCitation,
     ShortCaseCitation,
     SupraCitation,
@@ -32,7 +29,9 @@ class CaseMention:
     """A case citation. ``form``: ``full``, ``short``, ``id``, ``supra`` or ``unknown_reporter``. For a short form,
     ``antecedent`` is the index (in the returned list) of the full citation eyecite resolved it to, or None.
     ``problem`` is set when the citation cannot be right whatever the authorities say (an unknown reporter, a
-    year the reporter did not cover)."""
+    year the reporter did not cover). ``in_parenthetical``: it stands inside a ``(citing ...)`` or ``(quoting
+    ...)`` parenthetical, so ``Id.`` does not refer to it. A public-domain citation (``2022-NCSC-1``) has the
+    year as ``volume``, the court code as ``reporter`` and the decision number as ``page``."""
 
     start: int
     end: int
@@ -47,44 +46,31 @@ class CaseMention:
     defendant: str = ""
     antecedent: int | None = None
     problem: str = ""
+    in_parenthetical: bool = False
 
     @property
     def reporter_cite(self) -> str:
         return f"{self.volume} {self.reporter} {self.page}".strip()
 
 
-@dataclass
-class StatuteMention:
-    """One section of a statute or regulation: ``title`` 18, ``code`` ``U.S.C.``, ``section`` ``1028A``."""
-
-    start: int
-    end: int
-    text: str
-    title: str
-    code: str
-    section: str
-    subsections: list[str] = field(default_factory=list)
-
-    @property
-    def cite(self) -> str:
-        return f"{self.title} {self.code} § {self.section}".strip()
-
-
+_PIN = r"\*?\d+(?:\s*[-–—]\s*\*?\d+)?"
 _AFTER = re.compile(
-    r"(?:,\s*(?:at\s+)?(?P<pin>\d+(?:\s*[-–]\s*\d+)?(?:\s*(?:,|&)\s*\d+(?:\s*[-–]\s*\d+)?)*)(?:\s*n\.\s*\d+)?)?"
+    rf"(?:,\s*(?:at\s+)?(?P<pin>{_PIN}(?:\s*(?:,|&)\s*{_PIN})*)(?:\s*n\.\s*\d+)?)?"
     r"\s*\((?P<court>[^()]{0,60}?)\s*(?P<year>1[6-9]\d\d|20\d\d)\)"
 )
 _UNKNOWN = re.compile(
     r"\b(?P<volume>\d{1,4})\s+(?P<reporter>[A-Z][A-Za-z]*\.(?:\s?[A-Za-z0-9]+\.?){0,4})\s+(?P<page>\d{1,5})\b"
-    r"(?=(?:,\s*(?:at\s+)?\d+(?:\s*[-–]\s*\d+)?)?\s*\([^()]{0,60}?\d{4}\))"
+    r"(?=(?:,\s*(?:at\s+)?\d+(?:\s*[-–—]\s*\d+)?)?\s*\([^()]{0,60}?\d{4}\))"
 )
-_SECTION = r"\d[\w.\-–]*?(?:\([A-Za-z0-9]{1,4}\))*"
-_FEDERAL = re.compile(
-    r"\b(?P<title>\d{1,3})\s+(?P<code>U\.\s?S\.\s?C\.(?:\s?A\.)?|C\.\s?F\.\s?R\.)\s*"
-    r"(?:§§?|[Ss]ec(?:tions?|s?\.)\s?)?\s*"
-    rf"(?P<sections>{_SECTION}(?=[\s,;)]|\.(?:\s|$)|$)(?:\s*(?:,|and|&)\s*(?:§\s*)?{_SECTION}(?=[\s,;)]|\.(?:\s|$)|$)(?!\s+[A-Z][A-Za-z]?\.))*)"
+# A public-domain (vendor-neutral) citation: year, court code, decision number, paragraph pins (2022-NCSC-1, ¶ 52).
+_NEUTRAL = re.compile(
+    r"\b(?P<year>(?:19|20)\d\d)-(?P<court>[A-Z][A-Za-z]{1,9})-(?P<number>\d{1,6})\b"
+    r"(?:,\s*(?P<pin>¶¶?\s*\d+(?:\s*[-–—]\s*\d+)?))?"
 )
-_ONE_SECTION = re.compile(rf"{_SECTION}(?=[\s,;)]|\.(?:\s|$)|$)")
+# A parenthetical whose citations are the cited authority's, not the draft's: "Id." never refers to them.
+_CITING = re.compile(r"\(\s*(?:citing|quoting|cited\s+in|quoted\s+in|(?:internal\s+)?(?:quotation\s+marks\s+and\s+)?"
+                     r"citations?\s+omitted[;,]?\s*(?:citing|quoting))\b", re.IGNORECASE)
+_LOOK_BACK = 600
 _NAME_SPAN = 200
 # eyecite looks, after every full case citation, through the whole rest of the text for later references to it by
 # name, which this module does not use: minutes for a 2 MB draft. A long text is read a stretch at a time, cut
@@ -138,6 +124,21 @@ def _year_and_end(flat: str, end: int) -> tuple[int | None, str, int]:
     if match is None:
         return None, "", end
     return int(match.group("year")), (match.group("pin") or ""), match.end()
+
+
+def in_citing_parenthetical(flat: str, start: int) -> bool:
+    """Whether ``start`` lies inside a ``(citing ...)`` or ``(quoting ...)`` parenthetical: the nearest
+    unclosed parenthesis before it opens with such a signal."""
+    depth = 0
+    for k in range(start - 1, max(-1, start - _LOOK_BACK), -1):
+        char = flat[k]
+        if char == ")":
+            depth += 1
+        elif char == "(":
+            if depth == 0:
+                return bool(_CITING.match(flat, k))
+            depth -= 1
+    return False
 
 
 def _edition_problem(citation, year: int | None) -> str:
@@ -222,36 +223,43 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
             problem=f"No reporter abbreviated “{match.group('reporter')}” exists (reporters-db); "
                     "this citation is likely invented.",
         ))
+    for match in _NEUTRAL.finditer(flat):
+        if known.overlaps(match.start(), match.end()):
+            continue
+        name = re.search(r"([A-Z][\w.'’&]*(?:\s+[\w.'’&]+){0,6}\s+v\.\s+[A-Z][\w.'’&]*(?:\s+[A-Z][\w.'’&]*){0,5}),"
+                         r"\s*$", flat[max(0, match.start() - 120):match.start()])
+        if name:
+            # The window can reach back past the end of the sentence before ("Appeal. State v. Doe").
+            cut = list(re.finditer(r"[a-z]{3,}[.;:!?]\s+", name.group(1).split(" v. ", 1)[0]))
+            caption = name.group(1)[cut[-1].end():] if cut else name.group(1)
+            start = match.start() - len(name.group(0)) + (len(name.group(1)) - len(caption))
+            parties = caption.split(" v. ", 1)
+        else:
+            start, parties = match.start(), ["", ""]
+        mentions.append(CaseMention(
+            start, match.end(), flat[start:match.end()], "full", match.group("year"), match.group("court"),
+            match.group("number"), match.group("pin") or "", int(match.group("year")), _party(parties[0]),
+            parties[1].strip()))
+    # Short forms point at their full citation by index: keep the pointers right through the sort.
+    targets = {id(m): mentions[m.antecedent] for m in mentions if m.antecedent is not None}
     mentions.sort(key=lambda m: m.start)
+    position = {id(m): i for i, m in enumerate(mentions)}
+    for mention in mentions:
+        target = targets.get(id(mention))
+        mention.antecedent = position[id(target)] if target is not None else None
+        mention.in_parenthetical = in_citing_parenthetical(flat, mention.start)
+    _resolve_ids(mentions)
     return mentions
 
 
-def find_statutes(flat: str, citations: list | None = None) -> list[StatuteMention]:
-    """Every section of a federal statute or regulation cited in ``flat``, one mention per section, with its
-    subsections; and state code sections that eyecite recognises (``citations`` as for
-    :func:`find_case_citations`)."""
-    found: list[StatuteMention] = []
-    taken = Spans()
-    for match in _FEDERAL.finditer(flat):
-        code = re.sub(r"\s", "", match.group("code"))
-        base = match.start("sections")
-        for i, section in enumerate(_ONE_SECTION.finditer(match.group("sections"))):
-            raw = section.group(0).rstrip(".-–")
-            number = re.sub(r"\(.*", "", raw)
-            subsections = re.findall(r"\(([A-Za-z0-9]{1,4})\)", raw)
-            start = match.start() if i == 0 else base + section.start()
-            end = base + section.start() + len(raw)
-            found.append(StatuteMention(start, end, flat[start:end], match.group("title"), code, number, subsections))
-            taken.add(start, end)
-    for citation in eyecite_citations(flat) if citations is None else citations:
-        if not isinstance(citation, FullLawCitation):
+def _resolve_ids(mentions: list[CaseMention]) -> None:
+    """Point every ``Id.`` at the last authority cited before it, passing over citations inside ``(citing ...)``
+    and ``(quoting ...)`` parentheticals (eyecite resolves it to the last citation of any kind, or to none)."""
+    last: int | None = None
+    for i, mention in enumerate(mentions):
+        if mention.form == "id":
+            mention.antecedent = last
             continue
-        start, end = citation.span()
-        if taken.overlaps(start, end):
+        if mention.in_parenthetical:
             continue
-        groups = citation.groups
-        found.append(StatuteMention(start, end, flat[start:end], groups.get("chapter", "") or groups.get("title", ""),
-                                    groups.get("reporter", ""), groups.get("section", "")))
-        taken.add(start, end)
-    found.sort(key=lambda s: s.start)
-    return found
+        last = i if mention.form in ("full", "unknown_reporter") else mention.antecedent

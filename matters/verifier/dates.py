@@ -1,7 +1,12 @@
 """Dates in text, read the way the matter reads them.
 
-Forms: ``March 3, 2021``, ``Mar. 3rd, 2021``, ``3 March 2021``, ``3rd of March, 2021``, ``2021-03-03``,
-``03/03/2021``, ``3-3-21`` and ``03.03.2021``. A numeric date whose day and month could be swapped is read in the
+Forms: ``March 3, 2021``, ``Mar. 3rd, 2021``, ``Sept. 5, 2020``, ``March 23d, 2021``, ``3 March 2021``,
+``3rd of March, 2021``, ``the ninth day of July, 2021``, ``this 1st day of March 2025``, ``2021-03-03``,
+``03/03/2021``, ``3-3-21`` and ``03.03.2021``; ranges ``March 9–13, 2012``, ``March 9 to 13, 2012``, ``from
+March 9 to March 13, 2012``, ``March 30 – April 2, 2012`` (every day of the range is a reading to check); an
+``on or about`` before a date is kept as its qualifier. With ``yearless=True`` (a draft), a date without a year
+(``On May 1, the landlord ...``) takes the year of the nearest full date before it (else after it) in the
+text; with none, it is returned with ``problem`` set, to be reported as unreadable. A numeric date whose day and month could be swapped is read in the
 matter's order (``mdy`` or ``dmy``); where both readings are real dates it is ``ambiguous`` and both are kept.
 Section numbers (``§§ 2.3, 4.1``) and docket numbers are not dates: a numeric date needs three parts with the
 same separator and is never read right after ``§`` or ``section``.
@@ -10,6 +15,7 @@ A parser library (dateparser, datefinder) reads far more forms but gives no char
 that ``03/04/2021`` has two readings, which is the finding an attorney needs.
 """
 
+import bisect
 import datetime as dt
 import re
 from dataclasses import dataclass
@@ -22,12 +28,32 @@ MONTHS = {
     "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
 }
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th|d)?"
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
+    "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
+    "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}
+_ORDINAL = (r"(?P<ordinal>(?:twenty|thirty)[\s-](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
+            + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + r"|[0-3]?\d(?:st|nd|rd|th|d)?)")
 _YEAR = r"(?P<year>[12]\d{3})"
 _WORDY = [
+    re.compile(rf"\b(?:the|this)\s+{_ORDINAL}\s+day\s+of\s+{_MONTH},?\s+(?:in\s+the\s+year\s+)?{_YEAR}\b",
+               re.IGNORECASE),
     re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
     re.compile(rf"\b{_DAY}\s+(?:day\s+)?(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
 ]
+_MONTH2 = _MONTH.replace("?P<month>", "?P<month2>")
+_RANGE = re.compile(
+    rf"\b{_MONTH}\s+{_DAY}\s*(?:[-–—]|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\band\b)\s*(?:{_MONTH2}\s+)?"
+    r"(?P<day2>[0-3]?\d)(?:st|nd|rd|th|d)?,?\s+" + _YEAR + r"\b", re.IGNORECASE)
+# A date with no year: capitalised month (so "may 5" as a verb is not one), not followed by a year.
+_YEARLESS = re.compile(
+    r"\b(?P<month>" + "|".join(m.capitalize() for m in sorted(MONTHS, key=len, reverse=True)) + r")\.?\s+"
+    r"(?P<day>[0-3]?\d)(?:st|nd|rd|th|d)?\b(?![,.]?\s*(?:[12]\d{3}|[-–—/]|\d))")
+_ON_OR_ABOUT = re.compile(r"\b(?:on\s+or\s+about|on\s+or\s+around|in\s+or\s+about|about|approximately|"
+                          r"circa)\s*$", re.IGNORECASE)
+_YEAR_WINDOW = 2000
 _ISO = re.compile(r"(?<![\d.\-/])(?P<year>[12]\d{3})-(?P<a>\d{2})-(?P<b>\d{2})(?![\d\-/])")
 _NUMERIC = re.compile(
     r"(?<![\d.\-/§])(?P<a>\d{1,2})(?P<sep>[/.\-])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4}|\d{2})(?![\d/]|[.\-]\d)"
@@ -37,17 +63,27 @@ _SECTION_BEFORE = re.compile(r"(§|\bsections?|\bsecs?\.|\bpara(?:graph)?s?\.?|\
 
 @dataclass(frozen=True)
 class DateMention:
-    """A date in text: ``readings`` are the ISO dates it can mean, the matter's reading first; ``numeric_swap``
-    is true when the day and month could be swapped and both readings are real dates."""
+    """A date in text: ``readings`` are the ISO dates it can mean, the matter's reading first (two when the day
+    and month of a numeric date could be swapped and both readings are real dates).
+
+    ``days``: for a range, every ISO day of it (``readings`` then holds its first day). ``qualifier``: ``on or
+    about`` (or ``approximately`` ...) as written before it. ``written_order``: ``mdy`` or ``dmy`` for a numeric
+    date only one order can read (``15/4/2019`` is ``dmy``), else ''. ``year_from``: for a date written without
+    a year, the text of the date its year was taken from. ``problem``: why it cannot be read (no year to be had)."""
 
     start: int
     end: int
     text: str
     readings: tuple[str, ...]
+    days: tuple[str, ...] = ()
+    qualifier: str = ""
+    written_order: str = ""
+    year_from: str = ""
+    problem: str = ""
 
     @property
     def ambiguous(self) -> bool:
-        return len(self.readings) > 1
+        return len(self.readings) > 1 and not self.days
 
 
 def _iso(year: int, month: int, day: int) -> str | None:
@@ -65,23 +101,48 @@ def _full_year(text: str) -> int:
     return year
 
 
-def find_dates(text: str, order: str = "mdy") -> list[DateMention]:
+def _day_of(match: re.Match) -> int:
+    if match.groupdict().get("ordinal"):
+        word = match.group("ordinal").lower().replace(" ", "-")
+        if word[0].isdigit():
+            return int(re.match(r"\d+", word).group(0))
+        if "-" in word:
+            tens, unit = word.split("-", 1)
+            return (20 if tens == "twenty" else 30) + _ORDINALS[unit]
+        return _ORDINALS[word]
+    return int(match.group("day"))
+
+
+def find_dates(text: str, order: str = "mdy", yearless: bool = False) -> list[DateMention]:
     """Every date in ``text``, in order of position. ``order`` is ``mdy`` or ``dmy`` (``Matter.date_order``).
-    Invalid dates (``February 30, 2021``) are not dates."""
+    Invalid dates (``February 30, 2021``) are not dates. ``yearless``: also read dates written without a year
+    (see the module docstring); evidence pages are indexed without them."""
     found: list[DateMention] = []
     taken = Spans()
 
-    def add(match: re.Match, readings: list[str | None]) -> None:
+    def add(match: re.Match, readings: list[str | None], **extra) -> None:
         unique = tuple(dict.fromkeys(r for r in readings if r))
-        if not unique or taken.overlaps(match.start(), match.end()):
+        if not (unique or extra.get("problem")) or taken.overlaps(match.start(), match.end()):
             return
         taken.add(match.start(), match.end())
-        found.append(DateMention(match.start(), match.end(), match.group(0), unique))
+        qualifier = _ON_OR_ABOUT.search(text[max(0, match.start() - 30):match.start()])
+        found.append(DateMention(match.start(), match.end(), match.group(0), unique,
+                                 qualifier=" ".join(qualifier.group(0).split()).lower() if qualifier else "", **extra))
 
+    for match in _RANGE.finditer(text):
+        year = int(match.group("year"))
+        month = MONTHS[match.group("month").lower()]
+        month2 = MONTHS[match.group("month2").lower()] if match.group("month2") else month
+        first, last = _iso(year, month, int(match.group("day"))), _iso(year, month2, int(match.group("day2")))
+        if first and last and first < last:
+            span = (dt.date.fromisoformat(last) - dt.date.fromisoformat(first)).days
+            if span <= 366:
+                days = tuple((dt.date.fromisoformat(first) + dt.timedelta(days=k)).isoformat() for k in range(span + 1))
+                add(match, [first], days=days)
     for pattern in _WORDY:
         for match in pattern.finditer(text):
             month = MONTHS[match.group("month").lower()]
-            add(match, [_iso(int(match.group("year")), month, int(match.group("day")))])
+            add(match, [_iso(int(match.group("year")), month, _day_of(match))])
     for match in _ISO.finditer(text):
         add(match, [_iso(int(match.group("year")), int(match.group("a")), int(match.group("b")))])
     for match in _NUMERIC.finditer(text):
@@ -91,7 +152,26 @@ def find_dates(text: str, order: str = "mdy") -> list[DateMention]:
             continue  # 1.2.21 is a section or version number far more often than a date
         a, b, year = int(match.group("a")), int(match.group("b")), _full_year(match.group("year"))
         month_first, day_first = _iso(year, a, b), _iso(year, b, a)
-        add(match, [month_first, day_first] if order == "mdy" else [day_first, month_first])
+        written = "" if (month_first and day_first) or not (month_first or day_first) else (
+            "mdy" if month_first else "dmy")
+        add(match, [month_first, day_first] if order == "mdy" else [day_first, month_first], written_order=written)
+    if yearless:
+        full = sorted((d for d in found if not d.problem), key=lambda d: d.start)
+        starts = [d.start for d in full]
+        for match in _YEARLESS.finditer(text):
+            if taken.overlaps(match.start(), match.end()):
+                continue
+            i = bisect.bisect_left(starts, match.start())
+            before = full[i - 1] if i and match.start() - full[i - 1].end <= _YEAR_WINDOW else None
+            after = full[i] if i < len(full) and full[i].start - match.end() <= _YEAR_WINDOW else None
+            source = before or after
+            month, day = MONTHS[match.group("month").lower()], int(match.group("day"))
+            if source is None:
+                if 1 <= day <= 31:
+                    add(match, [], problem="it gives no year, and no date with a year stands near it")
+                continue
+            year = int(source.readings[0][:4])
+            add(match, [_iso(year, month, day)], year_from=source.text)
     found.sort(key=lambda d: d.start)
     return found
 

@@ -13,7 +13,9 @@ from .dates import find_dates
 from .money import find_amounts, find_bare_numbers
 
 # Bump when what is indexed changes, so every exhibit is indexed again on the next verification.
-FACTS_VERSION = 1
+FACTS_VERSION = 2
+# Every day of a range on a page is indexed (``March 9–13, 2012`` supports March 11), up to a month of them.
+_RANGE_DAYS = 31
 
 
 def facts_key(number_format: str) -> str:
@@ -24,7 +26,9 @@ def page_facts(text: str, number_format: str) -> set[tuple[str, str]]:
     """The ``(kind, value)`` facts of one page's text (kinds as in :class:`matters.models.PageFact`)."""
     facts: set[tuple[str, str]] = set()
     for mention in find_dates(text, "mdy"):
-        if mention.ambiguous:
+        if mention.days:
+            facts.update(("date", day) for day in mention.days[:_RANGE_DAYS])
+        elif mention.ambiguous:
             facts.add(("date_mdy", mention.readings[0]))
             facts.add(("date_dmy", mention.readings[1]))
         else:

@@ -5,6 +5,10 @@ Forms: ``$1,250.00``, ``$1,250``, ``$1.2 million``, ``USD 1,250``, ``1,250 USD``
 ``five hundred dollars ($500)`` whose words and digits must agree (words read with text2num). Figures without a
 currency (``1,250.00`` in a ledger) are read from evidence pages only, as ``number``: a draft's ``$1,250.00`` is
 grounded by a bank statement's ``1,250.00``.
+
+A figure beside a currency sign or code that none of these forms reads with certainty (``$3.3500``,
+``3.3500 €``, ``$1,25.00``, ``$1.250.000,5`` in a matter writing ``1,250.00``) is returned by
+:func:`find_unreadable_amounts`, to be reported, never skipped.
 """
 
 import bisect
@@ -149,3 +153,22 @@ def find_bare_numbers(text: str, number_format: str = "en") -> list[Decimal]:
         if value is not None:
             values.append(value)
     return values
+
+
+# Anything a currency sign or code stands next to that looks like a figure: digits with dots and commas.
+_CURRENCY_FIGURE = re.compile(
+    r"(?:US\$|\$|€|£|\b(?:USD|EUR|GBP)\b)\s?\d[\d.,]*\d|(?<![\w.,])\d[\d.,]*\d\s?(?:€|\b(?:EUR|USD|GBP)\b)")
+
+
+def find_unreadable_amounts(text: str, found: list[AmountMention]) -> list[tuple[int, int, str]]:
+    """``(start, end, text)`` of every currency figure in ``text`` that ``found`` (the amounts read from it by
+    :func:`find_amounts`) does not cover whole: a figure LawDesk cannot read with certainty."""
+    starts = sorted((a.start, a.end) for a in found)
+    out = []
+    for match in _CURRENCY_FIGURE.finditer(text):
+        start, end = match.span()
+        whole = any(s <= start and end <= e for s, e in starts[max(0, bisect.bisect_right(starts, (start, end)) - 3):
+                                                                bisect.bisect_right(starts, (end, end))])
+        if not whole:
+            out.append((start, end, match.group(0)))
+    return out

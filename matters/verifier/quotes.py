@@ -51,7 +51,8 @@ def find_quotations(text: str) -> list[QuoteMention]:
 
 def _variants(segment: str) -> list[str]:
     """The segment with bracketed alterations resolved: a bracket standing alone is a gap of up to a few words;
-    a bracket inside a word is read with its letters ([t]he -> the) and without them (word[s] -> word)."""
+    a bracket inside a word is read with its letters ([t]he -> the) and without them (word[s] -> word); and the
+    segment as written, for a source that prints the same brackets."""
 
     def standalone(match: re.Match) -> bool:
         before = segment[match.start() - 1:match.start()]
@@ -74,7 +75,8 @@ def _variants(segment: str) -> list[str]:
         position = match.end()
     kept.append(segment[position:])
     dropped.append(segment[position:])
-    return list(dict.fromkeys(["".join(kept), "".join(dropped)]))
+    # The source may itself print the brackets ("raise[s] the same"), quoted exactly: the segment as written.
+    return list(dict.fromkeys(["".join(kept), "".join(dropped), segment]))
 
 
 def _pattern(words: list[str]) -> re.Pattern | None:

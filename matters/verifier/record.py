@@ -6,7 +6,17 @@ prefix is one the matter's productions (outgoing or incoming) use, or, for an un
 where a record cite goes (after ``see``, ``at``, ``cf.``, an opening parenthesis, or in a range) or has six or more
 digits: so an invented number, or a graphics card's model number put where a Bates number belongs, is caught.
 
-Exhibit cites: ``Ex. 3 at 2``, ``Exh. 3, p. 4``, ``Exhibit C, p. 4``, ``Exhibit 12 at 3-4``, ``Ex. A``.
+A Bates-shaped token standing as a citation sentence of its own (``The repairs were refused. RTX3060.``) is a
+record cite too, whatever its prefix.
+
+Exhibit cites: ``Ex. 3 at 2``, ``Exh. 3, p. 4``, ``Exhibit C, p. 4``, ``Exhibit 12 at 3-4``, ``Ex. A``,
+``Pl.'s Ex. C``, ``Def.'s Ex. 4 at 2``.
+
+Docket cites (the court's CM/ECF numbering): ``ECF No. 31``, ``Doc. 45-2 at 7`` (entry 45, attachment 2,
+page 7), ``Dkt. 12 at 3``, ``ECF No. 31, PageID.412`` (the page-ID stamp of the Sixth Circuit's district courts).
+
+Record documents cited by name and paragraph: ``Compl. ¶ 12``, ``Am. Compl. ¶¶ 3–5``, ``Smith Decl. ¶ 4``,
+``Answer ¶ 7``; which exhibit is the "Compl." is set on the exhibit (its "cites as" value).
 """
 
 import re
@@ -45,8 +55,12 @@ class ExhibitMention:
 
 _GENERIC = re.compile(r"\b(?P<prefix>[A-Z][A-Z&]{1,14}(?:[-_][A-Z]{1,10})*[-_ ]?)(?P<num>\d{3,12})\b")
 _RANGE_TAIL = r"(?:\s*[-–—]\s*|\s+(?:through|thru|to)\s+)(?:(?P<prefix2>{prefix})\s?)?(?P<num2>\d{{1,12}})\b"
-_CONTEXT_BEFORE = re.compile(r"(\bsee(?:\s+also)?|\bat|\bcf\.|\bbates(?:\s+no\.?)?|\(|\[|;|\bcites?)\s*$",
-                             re.IGNORECASE)
+_CONTEXT_BEFORE = re.compile(r"(\bsee(?:\s+also)?|\bat|\bcf\.|\bbates(?:\s+no\.?)?|\(|\[|;|\bcites?|\baccord|"
+                             r"\be\.g\.,?|\bcompare|\bcontra|\bbut\s+see)\s*$", re.IGNORECASE)
+# A citation sentence of its own: after the end of a sentence (or at the start of the text) ...
+_SENTENCE_BEFORE = re.compile(r"(?:^|[.!?][\"”’')\]]*\s+)$")
+# ... and ending where the token (or range) does.
+_SENTENCE_AFTER = re.compile(r"\s*(?:[.;]|$)")
 
 
 # Record cites that are not Bates numbers: docket entries, joint appendix, excerpts of record, record on appeal,
@@ -74,7 +88,9 @@ def find_bates(text: str, known_prefixes: set[str]) -> list[BatesMention]:
         if not is_known:
             if prefix.strip(" -_") in _NOT_BATES:
                 continue
-            if not (len(number) >= 6 or (len(number) >= 4 and (tail or _CONTEXT_BEFORE.search(before)))):
+            alone = _SENTENCE_BEFORE.search(text[max(0, match.start() - 6):match.start()]) is not None and (
+                _SENTENCE_AFTER.match(text, tail.end() if tail else match.end()) is not None)
+            if not (len(number) >= 6 or alone or (len(number) >= 4 and (tail or _CONTEXT_BEFORE.search(before)))):
                 continue
         first = int(number)
         last = first
@@ -93,8 +109,9 @@ def find_bates(text: str, known_prefixes: set[str]) -> list[BatesMention]:
 
 
 _EXHIBIT = re.compile(
+    r"(?:\b(?:Pls?|Defs?|Resp|Pet|Gov|Govt)(?:\.|s\.)?['’]?s?\.?\s+|\b(?:Plaintiffs?|Defendants?)['’]s?\s+)?"
     r"\b(?:Exhibits?|Exhs?\.|Exs?\.)\s+(?P<label>\d{1,4}|[A-Z]{1,3})\b"
-    r"(?:\s*(?:,\s*)?(?:at\s+|pp?\.\s*|pages?\s+)(?P<first>\d{1,5})(?:\s*[-–]\s*(?P<last>\d{1,5}))?)?"
+    r"(?:\s*(?:,\s*)?(?:at\s+|pp?\.\s*|pages?\s+)(?P<first>\d{1,5})(?:\s*[-–—]\s*(?P<last>\d{1,5}))?)?"
 )
 
 
@@ -105,4 +122,97 @@ def find_exhibit_cites(text: str) -> list[ExhibitMention]:
         first = int(match.group("first")) if match.group("first") else None
         last = int(match.group("last")) if match.group("last") else first
         found.append(ExhibitMention(match.start(), match.end(), match.group(0), match.group("label"), first, last))
+    return found
+
+
+@dataclass(frozen=True)
+class DocketMention:
+    """A docket cite: ``entry`` (``45``), ``attachment`` (``2``, or ''), the pages cited (``first_page``/
+    ``last_page``, None when none) and the PageID stamps cited (``first_id``/``last_id``, None when none)."""
+
+    start: int
+    end: int
+    text: str
+    entry: str
+    attachment: str
+    first_page: int | None
+    last_page: int | None
+    first_id: int | None = None
+    last_id: int | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.entry}-{self.attachment}" if self.attachment else self.entry
+
+
+_DOCKET = re.compile(
+    r"\b(?:ECF|Dkt\.?|Doc\.?|D\.\s?E\.)\s*(?:No\.?|#)?\s*(?P<entry>\d{1,6})(?:-(?P<att>\d{1,3}))?(?![\d/])"
+    r"(?:\s*(?:,\s*)?(?:at\s+|pp?\.\s*)(?P<first>\d{1,5})(?:\s*[-–—]\s*(?P<last>\d{1,5}))?)?"
+    r"(?:,?\s*Page\s?ID(?:\.|\s*#:?\s*)(?P<id>\d{1,8})(?:\s*[-–—]\s*(?P<id2>\d{1,8}))?)?"
+)
+
+
+def docket_key(text: str) -> str | None:
+    """The docket entry a "cites as" value names (``ECF No. 45-2`` -> ``45-2``), or None."""
+    match = _DOCKET.search(text or "")
+    if match is None:
+        return None
+    return f"{match.group('entry')}-{match.group('att')}" if match.group("att") else match.group("entry")
+
+
+def find_docket_cites(text: str) -> list[DocketMention]:
+    """Every docket cite in ``text`` with its pages and PageID stamps."""
+    found = []
+    for match in _DOCKET.finditer(text):
+        first = int(match.group("first")) if match.group("first") else None
+        last = int(match.group("last")) if match.group("last") else first
+        first_id = int(match.group("id")) if match.group("id") else None
+        last_id = int(match.group("id2")) if match.group("id2") else first_id
+        found.append(DocketMention(match.start(), match.end(), match.group(0), match.group("entry"),
+                                   match.group("att") or "", first, last, first_id, last_id))
+    return found
+
+
+@dataclass(frozen=True)
+class PleadingMention:
+    """A record document cited by name and paragraph: ``document`` as written (``Am. Compl.``),
+    ``first``/``last`` paragraph numbers."""
+
+    start: int
+    end: int
+    text: str
+    document: str
+    first: int
+    last: int
+
+    @property
+    def key(self) -> str:
+        return pleading_key(self.document)
+
+
+_PLEADING = re.compile(
+    r"(?P<document>(?:\b(?:[A-Z][a-z]+\.?|[A-Z]\.|2d|3d|First|Second|Third)\s+){0,3}"
+    r"\b(?:Compl|Countercl|Answer|Decl|Aff|Pet|Mot|Opp['’]n|Mem)\.?)\s*¶¶?\s*(?P<first>\d{1,4})"
+    r"(?:\s*[-–—]\s*(?P<last>\d{1,4}))?"
+)
+
+
+def pleading_key(name: str) -> str:
+    """``Am. Compl.`` -> ``amcompl``: letters of the name, lower case, without a leading "The"."""
+    words = re.findall(r"[A-Za-z0-9]+", name)
+    if words and words[0].lower() == "the":
+        words = words[1:]
+    return "".join(w.lower() for w in words)
+
+
+def find_pleading_cites(text: str) -> list[PleadingMention]:
+    """Every record document cited by name and paragraph (``Compl. ¶ 12``) in ``text``."""
+    found = []
+    for match in _PLEADING.finditer(text):
+        document = match.group("document")
+        offset = 4 if document.startswith("The ") else 0
+        first = int(match.group("first"))
+        last = int(match.group("last")) if match.group("last") else first
+        found.append(PleadingMention(match.start() + offset, match.end(), match.group(0)[offset:],
+                                     document[offset:], first, last))
     return found

@@ -2,7 +2,8 @@
 
 from decimal import Decimal
 
-from matters.verifier.citations import find_case_citations, find_statutes
+from matters.verifier.citations import find_case_citations
+from matters.verifier.statutes import find_statutes
 from matters.verifier.dates import find_dates
 from matters.verifier.money import find_amounts
 from matters.verifier.quotes import find_quotations, prepare
