@@ -44,13 +44,18 @@ _WORDY = [
     re.compile(rf"\b{_DAY}\s+(?:day\s+)?(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
 ]
 _MONTH2 = _MONTH.replace("?P<month>", "?P<month2>")
+# "and" joins a range only after "between" ("between March 9 and 13, 2012"); "March 18 and April 29, 2020" is
+# two dates.
 _RANGE = re.compile(
-    rf"\b{_MONTH}\s+{_DAY}\s*(?:[-–—]|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\band\b)\s*(?:{_MONTH2}\s+)?"
+    rf"\b{_MONTH}\s+{_DAY}\s*(?P<sep>[-–—]|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\band\b)\s*(?:{_MONTH2}\s+)?"
     r"(?P<day2>[0-3]?\d)(?:st|nd|rd|th|d)?,?\s+" + _YEAR + r"\b", re.IGNORECASE)
 # A date with no year: capitalised month (so "may 5" as a verb is not one), not followed by a year.
 _YEARLESS = re.compile(
     r"\b(?P<month>" + "|".join(m.capitalize() for m in sorted(MONTHS, key=len, reverse=True)) + r")\.?\s+"
     r"(?P<day>[0-3]?\d)(?:st|nd|rd|th|d)?\b(?![,.]?\s*(?:[12]\d{3}|[-–—/]|\d))")
+_BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)
+# Dates sharing one year: "March 18 and April 29, 2020", "May 1, 2 and 3, 2019".
+_SHARED_YEAR = re.compile(r"^[\s,]*(?:(?:and|or|&|to|through)\s+)?$")
 _ON_OR_ABOUT = re.compile(r"\b(?:on\s+or\s+about|on\s+or\s+around|in\s+or\s+about|about|approximately|"
                           r"circa)\s*$", re.IGNORECASE)
 _YEAR_WINDOW = 2000
@@ -130,6 +135,8 @@ def find_dates(text: str, order: str = "mdy", yearless: bool = False) -> list[Da
                                  qualifier=" ".join(qualifier.group(0).split()).lower() if qualifier else "", **extra))
 
     for match in _RANGE.finditer(text):
+        if match.group("sep").lower() == "and" and not _BETWEEN.search(text[max(0, match.start() - 12):match.start()]):
+            continue
         year = int(match.group("year"))
         month = MONTHS[match.group("month").lower()]
         month2 = MONTHS[match.group("month2").lower()] if match.group("month2") else month
@@ -164,7 +171,8 @@ def find_dates(text: str, order: str = "mdy", yearless: bool = False) -> list[Da
             i = bisect.bisect_left(starts, match.start())
             before = full[i - 1] if i and match.start() - full[i - 1].end <= _YEAR_WINDOW else None
             after = full[i] if i < len(full) and full[i].start - match.end() <= _YEAR_WINDOW else None
-            source = before or after
+            shares = after is not None and _SHARED_YEAR.match(text[match.end():after.start]) is not None
+            source = after if shares else before or after
             month, day = MONTHS[match.group("month").lower()], int(match.group("day"))
             if source is None:
                 if 1 <= day <= 31:

@@ -14,8 +14,9 @@ from .money import find_amounts, find_bare_numbers
 
 # Bump when what is indexed changes, so every exhibit is indexed again on the next verification.
 FACTS_VERSION = 2
-# Every day of a range on a page is indexed (``March 9–13, 2012`` supports March 11), up to a month of them.
-_RANGE_DAYS = 31
+# Every day of a range on a page is indexed (``March 9–13, 2012`` supports March 11); a range is read up to a
+# year long (matters.verifier.dates).
+_RANGE_DAYS = 366
 
 
 def facts_key(number_format: str) -> str:
