@@ -123,9 +123,13 @@ class AuthorityDoc:
         span = search.find(words)
         return None if span is None else self.page_at(span[0])
 
+    @cached_property
+    def flat_pages(self) -> list[tuple[int, str]]:
+        return [(page_id, flatten(text)) for page_id, _, text in self.pages]
+
     def first_page_with(self, pattern: re.Pattern) -> int | None:
-        for page_id, _, text in self.pages:
-            if pattern.search(flatten(text)):
+        for page_id, text in self.flat_pages:
+            if pattern.search(text):
                 return page_id
         return None
 

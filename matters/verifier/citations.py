@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from eyecite import get_citations, resolve_citations
 from eyecite.models import (
     FullCaseCitation,
+    FullJournalCitation,
     IdCitation,
     ShortCaseCitation,
     SupraCitation,
@@ -187,6 +188,12 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
                 _party(citation.metadata.defendant),
             )
             mention.problem = _edition_problem(citation, year)
+        elif isinstance(citation, FullJournalCitation):
+            # A law review article: checked like an opinion (an authority that is the article grounds it).
+            year, pin, end = _year_and_end(flat, end)
+            mention = CaseMention(start, end, flat[start:end], "full", citation.groups.get("volume", ""),
+                                  citation.groups.get("reporter", ""), citation.groups.get("page", ""),
+                                  pin or (citation.metadata.pin_cite or ""), year)
         elif isinstance(citation, ShortCaseCitation):
             mention = CaseMention(start, end, flat[start:end], "short", citation.groups.get("volume", ""),
                                   citation.groups.get("reporter", ""), "", citation.metadata.pin_cite or "")

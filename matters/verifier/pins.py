@@ -50,7 +50,28 @@ def pin_numbers(pin: str) -> list[tuple[str, int, int]]:
     return parts
 
 
+def _memo(doc: AuthorityDoc, key: str, make):
+    """``make(doc)`` computed once per authority per verification (kept on the document)."""
+    cache = doc.__dict__.setdefault("_pins", {})
+    if key not in cache:
+        cache[key] = make(doc)
+    return cache[key]
+
+
+def _paragraphs(doc: AuthorityDoc) -> frozenset[int]:
+    return _memo(doc, "paragraphs", lambda d: frozenset(
+        int(n) for n in _PARAGRAPH.findall("\n".join(t for _, _, t in d.pages))))
+
+
+def _stars(doc: AuthorityDoc) -> frozenset[int]:
+    return _memo(doc, "stars", lambda d: frozenset(int(n) for n in _STAR.findall("\n".join(t for _, _, t in d.pages))))
+
+
 def _printed_numbers(doc: AuthorityDoc) -> list[int]:
+    return _memo(doc, "printed", _read_printed_numbers)
+
+
+def _read_printed_numbers(doc: AuthorityDoc) -> list[int]:
     """The number standing alone on the first or last non-blank line of each page, where one does."""
     numbers = []
     for _, _, text in doc.pages:
@@ -71,7 +92,7 @@ def check_pin(pin: str, first_page: str, doc: AuthorityDoc, cite: str) -> PinChe
     where = f"Exhibit {doc.label}"
     paragraphs = [p for p in parts if p[0] == "para"]
     if paragraphs:
-        numbers = {int(n) for n in _PARAGRAPH.findall("\n".join(t for _, _, t in doc.pages))}
+        numbers = _paragraphs(doc)
         if not numbers:
             return PinCheck("unchecked", f"Pin cite ¶ {paragraphs[0][1]} not checked: {where} shows no numbered "
                                          "paragraphs.")
@@ -92,7 +113,7 @@ def check_pin(pin: str, first_page: str, doc: AuthorityDoc, cite: str) -> PinChe
             return PinCheck("outside", f"Pin cite {high} is outside the opinion: {cite} starts at page {start} "
                                        f"and the slip opinion, {where}, has {count} page(s).")
     shown = " ".join(f"{low}–{high}" if high != low else str(low) for _, low, high in pages)
-    stars = {int(n) for n in _STAR.findall("\n".join(t for _, _, t in doc.pages))}
+    stars = _stars(doc)
     if stars and start is not None:
         last = max(stars)
         for _, low, high in pages:

@@ -136,6 +136,26 @@ def _table() -> re.Pattern:
     )
 
 
+# A code's name in the table stands this close before its section sign, "art." or "act/section".
+_ANCHOR = re.compile(r"§|\b[Aa]rt(?:icle|\.)?\s*\d|\d\s*/\s*\d")
+_BEFORE_ANCHOR, _AFTER_ANCHOR = 80, 60
+
+
+def _table_matches(flat: str):
+    """Matches of the table pattern, tried only around an anchor: the pattern is an alternation of a few
+    hundred code names, too slow to try at every position of a long draft."""
+    reach = 0
+    for anchor in _ANCHOR.finditer(flat):
+        low = max(reach, anchor.start() - _BEFORE_ANCHOR)
+        high = min(len(flat), anchor.end() + _AFTER_ANCHOR)
+        for match in _table().finditer(flat, low, high):
+            if match.end() >= high and high < len(flat):
+                break  # cut short by the window: a later anchor's window reads it whole
+            if match.end() > reach:
+                reach = match.end()
+                yield match
+
+
 def _subsections(subs: str) -> list[str]:
     return re.findall(r"\(([A-Za-z0-9]{1,4})\)", subs or "")
 
@@ -196,16 +216,15 @@ def read_statutes(flat: str, citations: list | None = None) -> tuple[list[Statut
         code = re.sub(r"^\d+\s+", "", code).strip() or groups.get("reporter", "")
         add(StatuteMention(start, end, flat[start:end], title, code, section.rstrip(".-–"), subs, "state",
                            "art." if re.search(r"\bart\b", flat[start:end]) else "§"))
-    if "§" in flat or "art" in flat or "/" in flat:
-        for match in _table().finditer(flat):
-            end = _trim(flat, match.start(), match.end())
-            section = match.group("section").rstrip(".-–")
-            if match.group("act"):
-                section = f"{match.group('act')}/{section}"
-            sign = "§" if "§" in match.group(0) or match.group("act") else "art."
-            add(StatuteMention(match.start(), end, flat[match.start():end], match.group("title") or "",
-                               " ".join(match.group("code").split()), section, _subsections(match.group("subs")),
-                               "state", sign, match.group("chapter") or ""))
+    for match in _table_matches(flat):
+        end = _trim(flat, match.start(), match.end())
+        section = match.group("section").rstrip(".-–")
+        if match.group("act"):
+            section = f"{match.group('act')}/{section}"
+        sign = "§" if "§" in match.group(0) or match.group("act") else "art."
+        add(StatuteMention(match.start(), end, flat[match.start():end], match.group("title") or "",
+                           " ".join(match.group("code").split()), section, _subsections(match.group("subs")),
+                           "state", sign, match.group("chapter") or ""))
     for pattern, name in _RULES:
         for match in pattern.finditer(flat):
             groups = match.groupdict()

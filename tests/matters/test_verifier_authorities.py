@@ -122,3 +122,20 @@ def test_a_quotation_attributed_to_the_wrong_authority_says_where_it_is(matter, 
     quote = next(f for f in verify_text(matter=matter, text=text) if f.kind == "quotation")
     assert quote.status == "ungrounded" and f"Exhibit {opinion.label}" in quote.message
     assert quote.sources[0]["exhibit"] == opinion.pk
+
+
+def test_an_attorney_sets_cites_as_on_the_exhibit_page(client, matter, record, make_user, attorney):
+    from django.urls import reverse
+
+    opinion = record["opinion"]
+    url = reverse("matters:exhibit_cites_as", args=[matter.pk, opinion.pk])
+    assistant = make_user("bob", "assistant")
+    matter.members.add(assistant)
+    client.force_login(assistant)
+    assert client.post(url, {"cites_as": "Roe v. Smith, 101 F.4th 7"}).status_code == 403
+    client.force_login(attorney)
+    page = client.get(reverse("matters:exhibit", args=[matter.pk, opinion.pk]))
+    assert "569 U.S. 614" in page.content.decode()  # the prefilled value, shown for editing
+    client.post(url, {"cites_as": "Roe v. Smith, 101 F.4th 7"})
+    opinion.refresh_from_db()
+    assert opinion.cites_as == "Roe v. Smith, 101 F.4th 7"

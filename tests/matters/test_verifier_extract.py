@@ -117,3 +117,9 @@ def test_sentences_do_not_break_at_legal_abbreviations():
     text = "See Smith v. Jones, 566 U.S. 1 (2012). Id. at 7. The rent was due. SMITH000001."
     assert [text[s.start:s.end] for s in sentences(text)] == [
         "See Smith v. Jones, 566 U.S. 1 (2012).", "Id. at 7.", "The rent was due.", "SMITH000001."]
+
+
+def test_a_law_review_citation_is_read_as_an_authority():
+    [article] = find_case_citations(flatten("See 100 Harv. L. Rev. 1, 5 (1987)."))
+    assert (article.form, article.reporter_cite, article.pin_cite, article.year) == ("full", "100 Harv. L. Rev. 1",
+                                                                                   "5", 1987)
