@@ -16,7 +16,7 @@ included, so a report shows what was checked and not only what failed. Statuses 
 import bisect
 import re
 
-from ..models import Matter, Page
+from ..models import Exhibit, Matter, Page
 from .authorities import AuthorityDoc, authorities_of
 from .check_authorities import AuthorityChecks
 from .check_facts import FactChecks
@@ -77,12 +77,22 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         quoted = [(q.start, q.end) for q in quotes if q.word_count >= MIN_UNCITED_QUOTE_WORDS]
         in_quotes = Spans(quoted)
         cases = [c for c in cases if not in_quotes.overlaps(c.start, c.end)]
-        case_spans = Spans((c.start, c.end) for c in cases)
+        # "Id. § 1028A(c)" after a statute is that statute's short form, not a case's.
+        section_starts = sorted(s.start for s in statutes)
+        for case in cases:
+            if case.form != "id":
+                continue
+            after = case.end + len(flat[case.end:case.end + 4]) - len(flat[case.end:case.end + 4].lstrip(" ,"))
+            i = bisect.bisect_left(section_starts, case.start)
+            if i < len(section_starts) and section_starts[i] <= after:
+                case.form = "statute_id"
+        case_spans = Spans((c.start, c.end) for c in cases if c.form != "statute_id")
         statutes = [s for s in statutes if not in_quotes.overlaps(s.start, s.end)
                     and not case_spans.overlaps(s.start, s.end)]
         unreadable_cites = [u for u in unreadable_cites if not in_quotes.overlaps(u.start, u.end)
                             and not case_spans.overlaps(u.start, u.end)]
-        authority_spans = [(c.start, c.end) for c in cases] + [(s.start, s.end) for s in statutes]
+        authority_spans = ([(c.start, c.end) for c in cases if c.form != "statute_id"]
+                           + [(s.start, s.end) for s in statutes])
         taken = Spans(authority_spans + quoted + [(u.start, u.end) for u in unreadable_cites])
         dockets = [d for d in find_docket_cites(flat) if not taken.overlaps(d.start, d.end)]
         pleadings = [p for p in find_pleading_cites(flat) if not taken.overlaps(p.start, p.end)]
@@ -119,16 +129,19 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
             cites_record(mention, self._check_record(mention))
         # "Id." after a record cite refers to that record document (Compl. ¶ 12 ... Id. ¶ 14), not to a case.
         record_starts = [r.start for r in records]
-        last_authority = -1
+        statute_starts = [st.start for st in statutes]
+        last_case = -1
         for case in cases:
             if case.form == "id":
                 k = bisect.bisect_right(record_starts, case.start) - 1
+                j = bisect.bisect_right(statute_starts, case.start) - 1
+                last_authority = max(last_case, statute_starts[j] if j >= 0 else -1)
                 if k >= 0 and records[k].start > last_authority:
                     case.form = "record_id"
                     cites_record(case, self._check_record(records[k], case))
                     continue
             if not case.in_parenthetical:
-                last_authority = case.start
+                last_case = case.start
         resolved = self._check_cases(cases)
         for mention, doc in resolved:
             if spans:

@@ -41,8 +41,8 @@ class AuthorityChecks:
         problems: dict[int, str] = {}
         out = []
         for i, case in enumerate(cases):
-            if case.form == "record_id":
-                continue  # an "Id." referring to a record cite, checked with the record cites
+            if case.form in ("record_id", "statute_id"):
+                continue  # an "Id." referring to a record cite or a statute, checked with those
             if case.form in ("full", "unknown_reporter"):
                 if case.problem:
                     problems[i] = case.problem

@@ -9,7 +9,7 @@ from matters.verifier.check import verify_text
 from matters.verifier.citations import find_case_citations
 from matters.verifier.pins import pin_numbers
 from matters.verifier.text import flatten
-from tests.matters.test_verifier import by_text, pdf_pages, record  # noqa: F401  (fixture)
+from tests.matters.test_verifier import pdf_pages, record  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 

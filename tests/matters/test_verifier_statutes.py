@@ -53,6 +53,9 @@ def test_a_section_sign_with_no_code_is_unreadable_and_blocks(matter, record):
     lone = by_text(findings, "§ 12(b)")
     assert lone.status == "unreadable" and lone.blocking and "names no code" in lone.message
     assert by_text(findings, "§ 1028A(c)").status == "grounded"  # short form of the code cited before it
+    again = verify_text(matter=matter, text="Also 18 U.S.C. § 1028A. Identity theft is separate. Id. § 1028A(c).")
+    assert by_text(again, "§ 1028A(c)").status == "grounded"
+    assert not [f for f in again if f.kind == "case_citation"]  # the Id. is the statute's, not a case's
 
 
 @pytest.mark.django_db
