@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from ..models import Exhibit, Page
-from ..search import page_ids_with_phrase
+from ..search import page_ids_with_words
 from .finding import Kind, Status
 from .record import BatesMention, DocketMention, ExhibitMention, PleadingMention, docket_key, pleading_key
 
@@ -188,6 +188,13 @@ class RecordChecks:
         return self._exhibit_pages[exhibit_id]
 
     def _docket_exhibit(self, mention: DocketMention) -> int | None:
+        """The evidence exhibit that is docket entry ``mention.key`` (looked up once per entry)."""
+        found = self.__dict__.setdefault("_dockets", {})
+        if mention.key not in found:
+            found[mention.key] = self._find_docket_exhibit(mention)
+        return found[mention.key]
+
+    def _find_docket_exhibit(self, mention: DocketMention) -> int | None:
         """The evidence exhibit that is docket entry ``mention.key``: set so by its "cites as" value, or carrying
         the court's CM/ECF header for that entry (``Document 45-2``, ``ECF No. 31``) on a page."""
         for exhibit_id, value in self._cited_as().items():
@@ -195,8 +202,10 @@ class RecordChecks:
                 return exhibit_id
         number = mention.entry + (rf"-{mention.attachment}" if mention.attachment else r"(?!-\d)")
         header = re.compile(rf"\b(?:Document|Doc\.?|ECF\s+No\.?|Dkt\.?)\s*#?\s*{number}\b", re.IGNORECASE)
-        words = ["document", mention.entry] + ([mention.attachment] if mention.attachment else [])
-        for page_id, exhibit_id in page_ids_with_phrase(matter=self.matter, words=words, limit=20):
+        # Full-text candidates, then the header itself: the two indexes split "45-2" differently (SQLite FTS5 into
+        # 45 and 2, PostgreSQL into 45 and -2), so only the entry number is searched for.
+        for page_id, exhibit_id in page_ids_with_words(matter=self.matter, words=["document", mention.entry],
+                                                       limit=50):
             if exhibit_id in self.evidence.exhibit_ids:
                 text = Page.objects.filter(pk=page_id).values_list("text", flat=True).first() or ""
                 if header.search(text):
