@@ -17,7 +17,8 @@ SYLLABUS = [
     "DOE v. ACME HOLDINGS LLC. 512 F.3d 441 (9th Cir. 2008). Before: SMITH, Circuit Judge. A landlord's duty "
     "to repair follows from Virginia v. Maryland, 540 U.S. 56, 67 (2003), and from 18 U.S.C. § 1343 as the "
     "district court read it.",
-    "The tenant may withhold rent. The claims raise[s] the same questions of law as before.",
+    "The tenant may withhold rent. The claims raise[s] the same questions of law as before. A landlord must "
+    "repair . . . within thirty days.",
 ]
 
 
@@ -105,6 +106,9 @@ def test_pin_cites_are_checked_against_the_authority(matter, record, ingest, tmp
 
 def test_a_quotation_with_brackets_printed_in_the_source_matches(matter, opinion):
     text = "The court said the claims “raise[s] the same questions of law as before.” Doe v. Acme Holdings LLC, 512 F.3d 441 (9th Cir. 2008)."
+    quote = next(f for f in verify_text(matter=matter, text=text) if f.kind == "quotation")
+    assert quote.status == "grounded", quote.message
+    text = "A landlord “must repair . . . within thirty days.” Doe v. Acme Holdings LLC, 512 F.3d 441 (9th Cir. 2008)."
     quote = next(f for f in verify_text(matter=matter, text=text) if f.kind == "quotation")
     assert quote.status == "grounded", quote.message
 
