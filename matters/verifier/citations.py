@@ -54,9 +54,9 @@ class CaseMention:
         return f"{self.volume} {self.reporter} {self.page}".strip()
 
 
-_PIN = r"\*?\d+(?:\s*[-–—]\s*\*?\d+)?"
+_PIN = r"(?:slip\s+op\.\s+at\s+)?\*?\d+(?:\s*[-–—]\s*\*?\d+)?"
 _AFTER = re.compile(
-    rf"(?:,\s*(?:at\s+)?(?P<pin>{_PIN}(?:\s*(?:,|&)\s*{_PIN})*)(?:\s*n\.\s*\d+)?)?"
+    rf"(?:,\s*(?:at\s+)?(?P<pin>{_PIN}(?:\s*(?:,|&)\s*{_PIN})*|_{{2,}})(?:\s*n\.\s*\d+)?)?"
     r"\s*\((?P<court>[^()]{0,60}?)\s*(?P<year>1[6-9]\d\d|20\d\d)\)"
 )
 _UNKNOWN = re.compile(
@@ -68,6 +68,13 @@ _NEUTRAL = re.compile(
     r"\b(?P<year>(?:19|20)\d\d)-(?P<court>[A-Z][A-Za-z]{1,9})-(?P<number>\d{1,6})\b"
     r"(?:,\s*(?P<pin>¶¶?\s*\d+(?:\s*[-–—]\s*\d+)?))?"
 )
+# A citation to a reporter volume whose page is not yet known (569 U.S. ___), pinned to the slip opinion's pages.
+_BLANK_PAGE = re.compile(
+    r"\b(?P<volume>\d{1,4})\s+(?P<reporter>[A-Z][A-Za-z0-9.]*(?:\s?[A-Za-z0-9]+\.){0,3})\s+_{2,}"
+    r"(?:,\s*(?:_{2,}|(?P<pin>slip\s+op\.\s+at\s+\d+(?:\s*[-–—]\s*\d+)?)))?"
+    r"\s*\([^()]{0,60}?(?P<year>1[6-9]\d\d|20\d\d)\)"
+)
+_CAPTION_BEFORE = re.compile(r"([A-Z][\w.'’&]*(?:\s+[\w.'’&]+){0,6}\s+v\.\s+[A-Z][\w.'’&]*(?:\s+[A-Z][\w.'’&]*){0,5}),\s*$")
 # A parenthetical whose citations are the cited authority's, not the draft's: "Id." never refers to them.
 _CITING = re.compile(r"\(\s*(?:citing|quoting|cited\s+in|quoted\s+in|(?:internal\s+)?(?:quotation\s+marks\s+and\s+)?"
                      r"citations?\s+omitted[;,]?\s*(?:citing|quoting))\b", re.IGNORECASE)
@@ -182,8 +189,8 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
             if citation.full_span_start is not None and start - citation.full_span_start <= _NAME_SPAN:
                 name_start = citation.full_span_start
             mention = CaseMention(
-                name_start, end, flat[name_start:end], "full", citation.groups.get("volume", ""),
-                citation.groups.get("reporter", ""), citation.groups.get("page", ""),
+                name_start, end, flat[name_start:end], "full", citation.groups.get("volume") or "",
+                citation.groups.get("reporter") or "", citation.groups.get("page") or "",
                 pin or (citation.metadata.pin_cite or ""), year, _party(citation.metadata.plaintiff),
                 _party(citation.metadata.defendant),
             )
@@ -191,12 +198,12 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
         elif isinstance(citation, FullJournalCitation):
             # A law review article: checked like an opinion (an authority that is the article grounds it).
             year, pin, end = _year_and_end(flat, end)
-            mention = CaseMention(start, end, flat[start:end], "full", citation.groups.get("volume", ""),
-                                  citation.groups.get("reporter", ""), citation.groups.get("page", ""),
+            mention = CaseMention(start, end, flat[start:end], "full", citation.groups.get("volume") or "",
+                                  citation.groups.get("reporter") or "", citation.groups.get("page") or "",
                                   pin or (citation.metadata.pin_cite or ""), year)
         elif isinstance(citation, ShortCaseCitation):
-            mention = CaseMention(start, end, flat[start:end], "short", citation.groups.get("volume", ""),
-                                  citation.groups.get("reporter", ""), "", citation.metadata.pin_cite or "")
+            mention = CaseMention(start, end, flat[start:end], "short", citation.groups.get("volume") or "",
+                                  citation.groups.get("reporter") or "", "", citation.metadata.pin_cite or "")
             if citation.full_span_start is not None and start - citation.full_span_start <= 80:
                 mention.start = citation.full_span_start
                 mention.text = flat[mention.start:end]
@@ -233,20 +240,18 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
     for match in _NEUTRAL.finditer(flat):
         if known.overlaps(match.start(), match.end()):
             continue
-        name = re.search(r"([A-Z][\w.'’&]*(?:\s+[\w.'’&]+){0,6}\s+v\.\s+[A-Z][\w.'’&]*(?:\s+[A-Z][\w.'’&]*){0,5}),"
-                         r"\s*$", flat[max(0, match.start() - 120):match.start()])
-        if name:
-            # The window can reach back past the end of the sentence before ("Appeal. State v. Doe").
-            cut = list(re.finditer(r"[a-z]{3,}[.;:!?]\s+", name.group(1).split(" v. ", 1)[0]))
-            caption = name.group(1)[cut[-1].end():] if cut else name.group(1)
-            start = match.start() - len(name.group(0)) + (len(name.group(1)) - len(caption))
-            parties = caption.split(" v. ", 1)
-        else:
-            start, parties = match.start(), ["", ""]
+        start, parties = _caption_before(flat, match.start())
         mentions.append(CaseMention(
             start, match.end(), flat[start:match.end()], "full", match.group("year"), match.group("court"),
             match.group("number"), match.group("pin") or "", int(match.group("year")), _party(parties[0]),
             parties[1].strip()))
+    for match in _BLANK_PAGE.finditer(flat):
+        if known.overlaps(match.start(), match.end()):
+            continue
+        start, parties = _caption_before(flat, match.start())
+        mentions.append(CaseMention(
+            start, match.end(), flat[start:match.end()], "full", match.group("volume"), match.group("reporter"), "",
+            match.group("pin") or "", int(match.group("year")), _party(parties[0]), parties[1].strip()))
     # Short forms point at their full citation by index: keep the pointers right through the sort.
     targets = {id(m): mentions[m.antecedent] for m in mentions if m.antecedent is not None}
     mentions.sort(key=lambda m: m.start)
@@ -257,6 +262,17 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
         mention.in_parenthetical = in_citing_parenthetical(flat, mention.start)
     _resolve_ids(mentions)
     return mentions
+
+
+def _caption_before(flat: str, start: int) -> tuple[int, list[str]]:
+    """Where the case name written just before ``start`` begins, and its two parties (``["", ""]`` when none)."""
+    name = _CAPTION_BEFORE.search(flat[max(0, start - 120):start])
+    if not name:
+        return start, ["", ""]
+    # The window can reach back past the end of the sentence before ("Appeal. State v. Doe").
+    cut = list(re.finditer(r"[a-z]{3,}[.;:!?]\s+", name.group(1).split(" v. ", 1)[0]))
+    caption = name.group(1)[cut[-1].end():] if cut else name.group(1)
+    return start - len(name.group(0)) + (len(name.group(1)) - len(caption)), caption.split(" v. ", 1)
 
 
 def _resolve_ids(mentions: list[CaseMention]) -> None:

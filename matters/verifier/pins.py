@@ -102,8 +102,16 @@ def check_pin(pin: str, first_page: str, doc: AuthorityDoc, cite: str) -> PinChe
                                            f"¶ 1–{max(numbers)}.")
         return PinCheck("ok", f"Pin cite ¶ {paragraphs[0][1]} is a paragraph of {where}.")
     pages = [p for p in parts if p[0] == "page"]
-    start = int(first_page) if first_page.isdigit() else None
     count = len(doc.pages)
+    if re.search(r"slip\s+op", pin, re.IGNORECASE):
+        # Pinned to the slip opinion's own pages: the exhibit's page count (or its printed numbers) bound them.
+        printed = set(_printed_numbers(doc))
+        for _, low, high in pages:
+            if high > count or (printed and high not in printed):
+                return PinCheck("outside", f"Pin cite slip op. at {high} is outside the opinion: {where} has "
+                                           f"{count} page(s).")
+        return PinCheck("ok", f"Pin cite {pin} is a page of the slip opinion, {where}.")
+    start = int(first_page) if first_page.isdigit() else None
     slip = bool(re.search(r"_{2,}|slip\s+op", doc.own, re.IGNORECASE))
     for _, low, high in pages:
         if start is not None and low < start:

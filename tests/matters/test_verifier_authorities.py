@@ -143,3 +143,24 @@ def test_an_attorney_sets_cites_as_on_the_exhibit_page(client, matter, record, m
     client.post(url, {"cites_as": "Roe v. Smith, 101 F.4th 7"})
     opinion.refresh_from_db()
     assert opinion.cites_as == "Roe v. Smith, 101 F.4th 7"
+
+
+SLIP = ["1\n(Slip Opinion) OCTOBER TERM, 2012\nSUPREME COURT OF THE UNITED STATES\nROE v. LANDLORD CO.\nThe tenant "
+        "appeals.", "2\nROE v. LANDLORD CO.\nOpinion of the Court\nWe reverse.",
+        "3\nCite as: 570 U. S. ____ (2013)\nOpinion of the Court\nSo ordered."]
+
+
+def test_a_slip_opinion_checks_slip_pins_and_bounds_reporter_pins(matter, record, ingest, tmp_path):
+    ingest(matter, pdf_pages(SLIP, tmp_path / "slip.pdf"), origin="authority")
+    cases = {f.text: f for f in verify_text(matter=matter, text=(
+        "Reversed. Roe v. Landlord Co., 570 U.S. ___, slip op. at 2 (2013). "
+        "Ordered. Roe v. Landlord Co., 570 U.S. ___, slip op. at 9 (2013). "
+        "Held. Roe v. Landlord Co., 570 U.S. 100, 101 (2013)."))
+        if f.kind == "case_citation"}
+    assert cases["Roe v. Landlord Co., 570 U.S. ___, slip op. at 2 (2013)"].status == "grounded"
+    assert cases["Roe v. Landlord Co., 570 U.S. ___, slip op. at 9 (2013)"].status == "ungrounded"
+    near = cases["Roe v. Landlord Co., 570 U.S. 100, 101 (2013)"]
+    assert near.status == "grounded" and "slip opinion" in near.message and "not checked" in near.message
+    [far] = [f for f in verify_text(matter=matter, text="Far. Roe v. Landlord Co., 570 U.S. 100, 702 (2013).")
+             if f.kind == "case_citation"]
+    assert far.status == "ungrounded" and "702 is outside" in far.message
