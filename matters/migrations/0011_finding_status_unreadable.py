@@ -10,7 +10,7 @@ STATUSES = [
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("matters", "0009_version_provenance"),
+        ("matters", "0010_production_keep_forms"),
     ]
 
     operations = [
