@@ -10,7 +10,7 @@ STATUSES = [
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("matters", "0010_production_keep_forms"),
+        ("matters", "0011_production_served"),
     ]
 
     operations = [
