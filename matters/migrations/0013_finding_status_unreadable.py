@@ -10,7 +10,7 @@ STATUSES = [
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("matters", "0011_production_served"),
+        ("matters", "0012_audit_entry_scheme_and_legacy_seal"),
     ]
 
     operations = [
