@@ -10,7 +10,7 @@ STATUSES = [
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("matters", "0012_audit_entry_scheme_and_legacy_seal"),
+        ("matters", "0013_privilege_redaction"),
     ]
 
     operations = [

@@ -4,7 +4,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("matters", "0013_finding_status_unreadable"),
+        ("matters", "0014_finding_status_unreadable"),
     ]
 
     operations = [
