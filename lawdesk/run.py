@@ -22,6 +22,13 @@ def _check_programs() -> None:
     for program, purpose in (("tesseract", "OCR of scanned pages"), ("soffice", "Word (DOCX) documents")):
         if shutil.which(program) is None:
             print(f"warning: {program} is not installed; {purpose} will fail with a reason until it is.", flush=True)
+    from matters.ingest.sandbox import SandboxUnavailable, probe
+
+    try:
+        probe()
+    except SandboxUnavailable as exc:
+        print(f"warning: Word documents will be refused with a reason until the converter's sandbox starts: {exc}.",
+              flush=True)
 
 
 def _prepare() -> None:

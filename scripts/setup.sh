@@ -9,6 +9,8 @@ need=()
 command -v tesseract >/dev/null || need+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd)
 [ -f /usr/share/tesseract-ocr/5/tessdata/osd.traineddata ] || need+=(tesseract-ocr-osd)
 command -v soffice >/dev/null || need+=(libreoffice-writer-nogui)
+# LibreOffice converts untrusted files only inside a bubblewrap sandbox (docs/security.md).
+command -v bwrap >/dev/null || need+=(bubblewrap)
 if [ "$purpose" = test ]; then
   command -v chromium >/dev/null || need+=(chromium)
   command -v qpdf >/dev/null || need+=(qpdf)

@@ -22,8 +22,6 @@ import json
 import os
 import resource
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -35,7 +33,7 @@ from pathlib import Path
 import numpy
 import pymupdf
 
-from .docx_safety import sanitize_docx
+from .convert import ConversionRefused, office_to_pdf
 from .ocr import OcrResult, ocr_page_image
 from .redaction_check import find_hidden_text
 
@@ -83,6 +81,7 @@ class Spec:
     ocr_workers: int = 2
     ocr_lang: str = "eng"
     max_image_pixels: int = 0
+    data_dir: str = ""  # hidden from converters' sandbox
 
 
 def print_event(event: dict) -> None:
@@ -132,48 +131,19 @@ def _check_image_pixels(path: str, limit: int) -> None:
         raise IngestFailure(f"The image could not be read: it is damaged or truncated ({exc}).") from exc
 
 
-def _docx_to_pdf(source: str, out_dir: Path, notes: list[str]) -> Path:
-    """Convert with LibreOffice in headless mode; see README ("Word documents") for why LibreOffice."""
-    soffice = shutil.which("soffice") or shutil.which("libreoffice")
-    if soffice is None:
-        raise IngestFailure(
-            "Word documents are converted with LibreOffice, which is not installed on this server. "
-            "Ask the operator to install it (Debian package libreoffice-writer-nogui), then reprocess."
+def _docx_to_pdf(source: str, out_dir: Path, notes: list[str], hidden: tuple[str, ...] = ()) -> Path:
+    """Convert a Word file with LibreOffice in its sandbox; see README ("Word documents") for why LibreOffice."""
+    target = out_dir / "display.pdf"
+    try:
+        cut = office_to_pdf(Path(source), target, suffix=".docx", description="Word document", hidden=hidden)
+    except ConversionRefused as exc:
+        raise IngestFailure(str(exc)) from exc
+    if cut:
+        notes.append(
+            f"{cut} link(s) to files or web addresses outside the Word document were removed before "
+            "conversion; linked content is not shown."
         )
-    with tempfile.TemporaryDirectory(prefix="lawdesk-docx-") as work:
-        work_path = Path(work)
-        # A private profile per conversion lets several conversions run at once.
-        input_path = work_path / "document.docx"
-        try:
-            cut = sanitize_docx(Path(source), input_path)
-        except Exception as exc:  # zipfile and lxml raise several types for a damaged package
-            raise IngestFailure(f"The Word document is damaged and could not be read ({exc}).") from exc
-        command = [
-            soffice,
-            f"-env:UserInstallation=file://{work_path / 'profile'}",
-            "--headless",
-            "--norestore",
-            "--convert-to",
-            "pdf",
-            "--outdir",
-            str(work_path),
-            str(input_path),
-        ]
-        try:
-            subprocess.run(command, capture_output=True, timeout=300, check=False)
-        except subprocess.TimeoutExpired as exc:
-            raise IngestFailure("The Word document took longer than 5 minutes to convert to PDF.") from exc
-        produced = work_path / "document.pdf"
-        if not produced.exists() or produced.stat().st_size == 0:
-            raise IngestFailure("The Word document could not be converted to PDF: it may be damaged.")
-        target = out_dir / "display.pdf"
-        shutil.copyfile(produced, target)
-        if cut:
-            notes.append(
-                f"{cut} link(s) to files or web addresses outside the Word document were removed before "
-                "conversion; linked content is not shown."
-            )
-        return target
+    return target
 
 
 def open_document(spec: Spec, out_dir: Path, notes: list[str]) -> pymupdf.Document:
@@ -189,7 +159,7 @@ def open_document(spec: Spec, out_dir: Path, notes: list[str]) -> pymupdf.Docume
         target.write_bytes(pdf_bytes)
         return pymupdf.open(target)
     if spec.kind == "docx":
-        return pymupdf.open(_docx_to_pdf(spec.source, out_dir, notes))
+        return pymupdf.open(_docx_to_pdf(spec.source, out_dir, notes, (spec.data_dir,) if spec.data_dir else ()))
     try:
         doc = pymupdf.open(spec.source, filetype="pdf")
     except Exception as exc:

@@ -1,62 +1,164 @@
-"""A Word file cannot pull other files into its exhibit: external links are cut before LibreOffice converts it."""
+"""A Word file cannot pull other files into its exhibit: only what lies inside the package survives, and
+LibreOffice converts in a sandbox that cannot see the data directory."""
 
+import shutil
+import subprocess
 import zipfile
 
 import pymupdf
 import pytest
 
 from matters import storage
+from matters.ingest import convert, sandbox
+from matters.ingest.docx_safety import sanitize_docx
+from matters.models import Exhibit
+from matters.search import matter_search
+from matters.services import matter_create
+
+from .docx_forms import INTRO, forms, picture, relationship, write_docx, REL
 
 pytestmark = pytest.mark.django_db
 
-CONTENT_TYPES = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">
-<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>
-<Default Extension="xml" ContentType="application/xml"/>
-<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>
-</Types>"""
-PACKAGE_RELS = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
-<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/>
-</Relationships>"""
-DOCUMENT_RELS = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
-<Relationship Id="rIdImg" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="file://{image}" TargetMode="External"/>
-<Relationship Id="rIdWeb" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://www.uscourts.gov/" TargetMode="External"/>
-</Relationships>"""
-DOCUMENT = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"
- xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">
-<w:body>
-<w:p><w:r><w:t>Letter from opposing counsel about the production; follow the link to the court.</w:t></w:r></w:p>
-<w:p><w:r><w:drawing><wp:inline><wp:extent cx="5486400" cy="2743200"/><wp:docPr id="1" name="P"/>
-<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="1" name="p"/><pic:cNvPicPr/></pic:nvPicPr>
-<pic:blipFill><a:blip r:link="rIdImg"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="5486400" cy="2743200"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>
-<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> INCLUDETEXT "{secret}" </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>placeholder</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>
-</w:body></w:document>"""
+UNIQUE_WORD = "QUOKKAVELLUM"
 
 
-def test_linked_image_and_included_text_are_not_pulled_in(matter, tmp_path, ingest):
-    image = tmp_path / "other-matter-page.png"
-    with pymupdf.open() as doc:  # stands in for another matter's stored page image
-        page = doc.new_page(width=400, height=200)
-        page.insert_text((20, 100), "PRIVILEGED OTHER MATTER", fontsize=28)
-        page.get_pixmap().save(image)
-    secret = tmp_path / "secret.txt"
-    secret.write_text("PRIVILEGED WORK PRODUCT OF ANOTHER CLIENT")
-    docx = tmp_path / "letter.docx"
-    with zipfile.ZipFile(docx, "w") as package:
-        package.writestr("[Content_Types].xml", CONTENT_TYPES)
-        package.writestr("_rels/.rels", PACKAGE_RELS)
-        package.writestr("word/_rels/document.xml.rels", DOCUMENT_RELS.format(image=image))
-        package.writestr("word/document.xml", DOCUMENT.format(secret=secret))
-
-    exhibit = ingest(matter, docx)
+@pytest.fixture
+def other_matter_page(make_user, ingest, tmp_path):
+    """Matter 2, which matter 1's members cannot open, holding a page with a unique word (text and page image)."""
+    bob = make_user("bob", "attorney")
+    other = matter_create(name="Doe v. Roe", created_by=bob)
+    pdf = tmp_path / "other.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 200), f"{UNIQUE_WORD} privileged settlement terms", fontsize=30)
+        doc.save(pdf)
+    exhibit = ingest(other, pdf)
     assert exhibit.status == "ready"
+    image = storage.derived_dir(exhibit.pk) / "pages" / "0001.jpg"
+    assert image.is_file()
+    return exhibit, image
+
+
+def _assert_nothing_crossed(exhibit: Exhibit) -> None:
+    assert exhibit.status == "ready", exhibit.reason
     text = " ".join(exhibit.pages.values_list("text", flat=True))
-    assert "Letter from opposing counsel" in text and "follow the link" in text
-    assert "PRIVILEGED" not in text
+    assert "opposing counsel" in text
+    assert UNIQUE_WORD.lower() not in text.lower()
+    assert matter_search(matter=exhibit.matter, query=UNIQUE_WORD) == []
     with pymupdf.open(storage.derived_dir(exhibit.pk) / "display.pdf") as converted:
         assert all(not page.get_images() for page in converted)
-    assert any("2 link(s)" in note for note in exhibit.notes)  # the image and the field; not the hyperlink
+        assert UNIQUE_WORD not in " ".join(page.get_text() for page in converted)
+    assert (storage.derived_dir(exhibit.pk) / "pages" / "0001.jpg").is_file()
+
+
+@pytest.mark.parametrize("form", sorted(forms(storage.Path("/x"))))
+def test_no_outside_link_brings_another_matters_page_in(form, matter, other_matter_page, ingest, tmp_path):
+    other_exhibit, image = other_matter_page
+    text_target = storage.blob_path(other_exhibit.sha256)
+    spec = forms(text_target if form in {"includetext_field", "sub_document", "alt_chunk"} else image)[form]
+    docx = write_docx(tmp_path / f"{form}.docx", **spec)
+
+    exhibit = ingest(matter, docx)
+
+    _assert_nothing_crossed(exhibit)
+    assert any("link(s)" in note for note in exhibit.notes)
     assert storage.blob_path(exhibit.sha256).read_bytes() == docx.read_bytes()  # the original is untouched
+
+
+def test_page_image_of_the_converted_exhibit_does_not_show_the_word(matter, other_matter_page, ingest, tmp_path):
+    _, image = other_matter_page
+    docx = write_docx(tmp_path / "letter.docx", body=picture('r:link="rIdX"'),
+                      rels=(relationship("rIdX", f"{REL}/hyperlink", f"file://{image}"),))
+    exhibit = ingest(matter, docx)
+    assert exhibit.status == "ready"
+    tesseract = subprocess.run(["tesseract", str(storage.derived_dir(exhibit.pk) / "pages" / "0001.jpg"), "-"],
+                               capture_output=True, text=True, check=True)
+    assert "opposing counsel" in tesseract.stdout.replace("\n", " ")
+    assert UNIQUE_WORD not in tesseract.stdout.upper()
+
+
+def test_links_inside_the_package_are_kept(tmp_path):
+    docx = write_docx(tmp_path / "inside.docx", body=picture('r:embed="rIdImg"'),
+                      rels=(relationship("rIdImg", f"{REL}/image", "media/image1.png#frag", mode=" internal "),
+                            relationship("rIdHere", f"{REL}/image", "/word/media/image1.png", mode=None)),
+                      parts={"word/media/image1.png": "not really a picture"})
+    cleaned = tmp_path / "clean.docx"
+    assert sanitize_docx(docx, cleaned) == 0
+    with zipfile.ZipFile(cleaned) as package:
+        rels = package.read("word/_rels/document.xml.rels").decode()
+    assert "rIdImg" in rels and "rIdHere" in rels
+
+
+def test_safe_fields_keep_their_instructions(tmp_path):
+    body = ('<w:p><w:fldSimple w:instr=" PAGE "><w:r><w:t>1</w:t></w:r></w:fldSimple></w:p>'
+            '<w:p><w:fldSimple w:instr=" HYPERLINK &quot;https://example.com/&quot; "><w:r><w:t>x</w:t></w:r></w:fldSimple></w:p>')
+    docx = write_docx(tmp_path / "fields.docx", body=body)
+    cleaned = tmp_path / "clean.docx"
+    assert sanitize_docx(docx, cleaned) == 1  # HYPERLINK points outside; PAGE does not
+    with zipfile.ZipFile(cleaned) as package:
+        document = package.read("word/document.xml").decode()
+    assert 'w:instr=" PAGE "' in document and "example.com" not in document
+
+
+def test_the_sandbox_keeps_a_conversion_out_of_the_data_directory(data_dir, tmp_path, monkeypatch):
+    """Even with the allowlist switched off, LibreOffice in its sandbox cannot read a file of the data
+    directory that the document links to; the same document converted outside the sandbox does show it."""
+    page = data_dir / "derived" / "7" / "pages" / "0001.png"
+    page.parent.mkdir(parents=True)
+    with pymupdf.open() as doc:
+        doc.new_page(width=300, height=150).insert_text((20, 80), UNIQUE_WORD, fontsize=24)
+        doc[0].get_pixmap().save(page)
+    docx = write_docx(tmp_path / "hostile.docx", body=picture('r:link="rIdX"'),
+                      rels=(relationship("rIdX", f"{REL}/image", f"file://{page}"),))
+
+    # Control: unsandboxed LibreOffice follows the link, so the document really asks for the file.
+    outside = tmp_path / "outside"
+    subprocess.run([shutil.which("soffice"), f"-env:UserInstallation=file://{tmp_path}/profile", "--headless",
+                    "--convert-to", "pdf", "--outdir", str(outside), str(docx)], capture_output=True, check=True,
+                   timeout=300)
+    with pymupdf.open(outside / "hostile.pdf") as pulled:
+        assert any(p.get_images() for p in pulled)
+
+    monkeypatch.setattr(convert, "sanitize_docx", lambda source, target: shutil.copyfile(source, target) and 0)
+    target = tmp_path / "sandboxed.pdf"
+    assert convert.office_to_pdf(docx, target, suffix=".docx", description="Word document",
+                                 hidden=(str(data_dir),)) == 0
+    with pymupdf.open(target) as converted:
+        assert INTRO in converted[0].get_text()
+        assert all(not p.get_images() for p in converted)
+
+
+def test_the_sandbox_shows_no_data_directory_nor_network(data_dir, tmp_path):
+    secret = data_dir / "secrets" / "key"
+    secret.parent.mkdir()
+    secret.write_text("s3cret")
+    (tmp_path / "in.txt").write_text("x")
+    out = tmp_path / "out"
+    out.mkdir()
+    mounts = sandbox.Mounts(tmp_path / "in.txt", out)
+    read = subprocess.run(sandbox.sandboxed(["cat", str(secret)], mounts), capture_output=True, text=True)
+    assert read.returncode != 0 and "s3cret" not in read.stdout
+    listing = subprocess.run(sandbox.sandboxed(["ls", "/sys/class/net"], mounts), capture_output=True, text=True)
+    assert listing.stdout.split() in ([], ["lo"])
+    wrote = subprocess.run(sandbox.sandboxed(["sh", "-c", f"echo y > {mounts.sandbox_input}"], mounts))
+    assert wrote.returncode != 0 and (tmp_path / "in.txt").read_text() == "x"
+
+
+@pytest.mark.parametrize("broken", ["missing", "cannot_start"])
+def test_conversion_is_refused_when_the_sandbox_cannot_start(broken, tmp_path, monkeypatch, data_dir):
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None if broken == "missing" else shutil.which("false"))
+    ran, real_run = [], subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: ran.append(a) or real_run(*a, **k))
+    docx = write_docx(tmp_path / "plain.docx")
+    with pytest.raises(convert.ConversionRefused, match="sandbox") as refused:
+        convert.office_to_pdf(docx, tmp_path / "out.pdf", suffix=".docx", description="Word document",
+                              hidden=(str(data_dir),))
+    assert "bubblewrap" in str(refused.value)
+    assert not any("soffice" in " ".join(map(str, call[0])) for call in ran)  # LibreOffice never ran
+    assert not (tmp_path / "out.pdf").exists()
+
+
+def test_a_data_directory_the_sandbox_would_share_is_refused(tmp_path):
+    mounts = sandbox.Mounts(tmp_path / "in", tmp_path)
+    with pytest.raises(sandbox.SandboxUnavailable, match="data directory"):
+        sandbox.sandboxed(["true"], mounts, hidden=("/usr/share/lawdesk",))
