@@ -15,6 +15,7 @@ from pathlib import Path
 import pymupdf
 from django.conf import settings
 from django.db import transaction
+from PIL import Image
 
 from . import storage
 from .audit import audit_record
@@ -23,9 +24,13 @@ from .incoming.archive import Limits, extract
 from .incoming.encoding import decode_bytes, describe
 from .incoming.loadfiles import Bates, ImageRow, Report, guess_field_map, parse_dat, parse_lfp, parse_opt, read_dat
 from .incoming.stamped import bates_on_page
+from .ingest.assemble import ASSEMBLED_NAME
+from .ingest.child import Spec
+from .ingest.runner import run_child
 from .models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
 from .processing import exhibit_process
 from .services import exhibit_create
+from .sniff import sniff
 
 
 MAX_DOCUMENT_PAGES = 100_000
@@ -58,35 +63,42 @@ def _lookup(index: dict[str, Path], reference: str, base: str) -> Path | None:
     return None
 
 
+class PageFilesRefused(ValueError):
+    """A document's page files could not be assembled; the message names the file and why, for the report."""
+
+
 def _pdf_of_pages(pages: list[tuple[Path, int]], report: Report, first: str) -> tuple[bytes, list[bool]]:
     """A PDF of the given (image file, page within it) pairs, in order; also which pairs gave a page. Image files
-    are TIFF/JPEG/PNG/PDF; a page past the end of its file is reported and left out."""
-    combined = pymupdf.open()
-    converted: dict[Path, pymupdf.Document] = {}
-    used: dict[Path, set[int]] = {}
-    found = []
-    try:
-        for path, index in pages:
-            if path not in converted:
-                with pymupdf.open(path) as image:
-                    converted[path] = pymupdf.open("pdf", image.tobytes() if image.is_pdf else image.convert_to_pdf())
-            source = converted[path]
-            if index >= source.page_count:
-                report.add(f"{first}: the image {path.name} has {source.page_count} page(s); page {index + 1} of it "
+    are TIFF/JPEG/PNG/PDF, judged by content; a page past the end of its file is reported and left out.
+
+    The files are decoded in a child process under the ingest limits (LAWDESK_INGEST_MEMORY_MB,
+    LAWDESK_INGEST_TIMEOUT_S), never in the worker. Raises PageFilesRefused with the child's reason.
+    """
+    with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
+        spec = Spec(source="", kind="images", out_dir=work, images=tuple(str(path) for path, _ in pages),
+                    image_pages=tuple(index for _, index in pages), max_image_pixels=Image.MAX_IMAGE_PIXELS or 0)
+        final = {}
+        for final in run_child(spec, memory_mb=settings.LAWDESK_INGEST_MEMORY_MB,
+                               timeout_s=settings.LAWDESK_INGEST_TIMEOUT_S, job="assemble"):
+            pass
+        if final.get("event") != "assembled":
+            raise PageFilesRefused(final.get("reason") or "the page files could not be read")
+        counts, used = final["page_counts"], final["used"]
+        for (path, index), ok in zip(pages, final["found"]):
+            if not ok:
+                report.add(f"{first}: the image {path.name} has {counts[str(path)]} page(s); page {index + 1} of it "
                            "is named in the image load file but missing.")
-                found.append(False)
-                continue
-            combined.insert_pdf(source, from_page=index, to_page=index)
-            used.setdefault(path, set()).add(index)
-            found.append(True)
-        for path, source in converted.items():
-            if len(used.get(path, ())) < source.page_count:
-                report.add(f"{first}: the image {path.name} holds {source.page_count} pages, but the image load "
-                           f"file numbers {len(used.get(path, ()))} of them; the others were not imported.")
-        return combined.tobytes(garbage=2, deflate=True), found
-    finally:
-        for source in converted.values():
-            source.close()
+        for name, count in counts.items():
+            if used[name] < count:
+                report.add(f"{first}: the image {Path(name).name} holds {count} pages, but the image load "
+                           f"file numbers {used[name]} of them; the others were not imported.")
+        return (Path(work) / ASSEMBLED_NAME).read_bytes(), final["found"]
+
+
+def _is_pdf(path: Path) -> bool:
+    """Whether a native file is a PDF by its content (its name may say anything)."""
+    with open(path, "rb") as stream:
+        return sniff(path, stream.read(8192)).kind == "pdf"
 
 
 def _image_rows(root: Path, report: Report) -> tuple[list[ImageRow], str]:
@@ -273,12 +285,16 @@ def _import_document(incoming, numbers: list[Bates], images: dict[str, tuple[str
             present.append((number, path, page_index))
     native = _lookup(index, native_ref, base) if native_ref else None
     if present:
-        data, found = _pdf_of_pages([(path, page) for _, path, page in present], report, first)
+        try:
+            data, found = _pdf_of_pages([(path, page) for _, path, page in present], report, first)
+        except PageFilesRefused as refused:
+            report.add(f"{first}: {refused}")
+            return
         page_numbers = [number for (number, _, _), ok in zip(present, found) if ok]
         if not page_numbers:
             report.add(f"{first}–{numbers[-1]}: none of its images could be read; the document was not imported.")
             return
-    elif native is not None and native.suffix.lower() == ".pdf":
+    elif native is not None and _is_pdf(native):
         data, page_numbers = native.read_bytes(), numbers
     else:
         reason = "no image or PDF native was found" if images or native_ref else (
@@ -367,8 +383,8 @@ def incoming_receive(*, matter: Matter, uploads: list, origin: str, user) -> Inc
     digests = []
     for index, upload in enumerate(uploads):
         staged = storage.stage_stream(upload)
-        head = staged.head
-        suffix = ".pdf" if b"%PDF-" in head[:1024] else ".zip" if head[:4] == b"PK\x03\x04" else ".bin"
+        kind = sniff(staged.path, staged.head)
+        suffix = ".pdf" if kind.kind == "pdf" else ".zip" if staged.head[:4] == b"PK\x03\x04" else ".bin"
         target = folder / f"{index:04d}{suffix}"
         shutil.copyfile(staged.path, target)
         storage.commit_staged(staged, quarantined=False)

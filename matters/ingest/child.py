@@ -82,6 +82,8 @@ class Spec:
     ocr_lang: str = "eng"
     max_image_pixels: int = 0
     data_dir: str = ""  # hidden from converters' sandbox
+    images: tuple[str, ...] = ()  # page files of a received volume, for the "assemble" job,
+    image_pages: tuple[int, ...] = ()  # and which page (0-based) of each to take
 
 
 def print_event(event: dict) -> None:
@@ -335,11 +337,17 @@ def _classify(exc: BaseException) -> dict:
 
 
 def run(spec: Spec, job: str, emit: Emit) -> int:
-    """Run ``job`` ("ingest" or "previews") and emit its events; never raises. Returns an exit status."""
+    """Run ``job`` ("ingest", "previews" or "assemble") and emit its events; never raises. Returns an exit
+    status."""
     # One Tesseract process per core does better than one process with several OpenMP threads (about 5x here).
     os.environ["OMP_THREAD_LIMIT"] = "1"
     try:
-        (render_previews if job == "previews" else extract)(spec, emit)
+        if job == "assemble":
+            from .assemble import assemble_images  # it imports this module
+
+            assemble_images(spec, emit)
+        else:
+            (render_previews if job == "previews" else extract)(spec, emit)
     except IngestFailure as failure:
         emit({"event": "error", "status": failure.status, "reason": failure.reason})
         return 2
