@@ -14,15 +14,15 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up first)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
+from lawdesk.static_files import StaticFilesHandler  # noqa: E402
 from matters.routing import websocket_urlpatterns  # noqa: E402
 from pipeline.routing import websocket_urlpatterns as pipeline_websockets  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         # One office, one process: Django's static handler is enough and keeps the setup to one command.
-        "http": ASGIStaticFilesHandler(django_asgi_app),
+        "http": StaticFilesHandler(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(pipeline_websockets + websocket_urlpatterns))
         ),

@@ -58,9 +58,14 @@ def generated_match_for(sha256: str) -> GeneratedDocument | None:
 
 
 def hash_match_reason(match: GeneratedDocument, exhibit_matter_id: int) -> str:
-    where = f"“{match.title}”" if match.matter_id == exhibit_matter_id else "a document of another matter"
-    return (f"This file is byte for byte LawDesk's own {match.get_origin_display().lower()} ({where}). It is kept "
-            "but is not evidence; an attorney can override this with a reason.")
+    """The notice for an upload whose bytes LawDesk generated. Within the same matter it names the document;
+    otherwise it says only that LawDesk generated the bytes: neither the other matter nor what kind of document
+    it was is revealed to people who may not be members of it."""
+    if match.matter_id != exhibit_matter_id:
+        return ("LawDesk generated this file itself (its bytes match material LawDesk produced). It is kept but is "
+                "not evidence; an attorney can override this with a reason.")
+    return (f"This file is byte for byte LawDesk's own {match.get_origin_display().lower()} (“{match.title}”). It "
+            "is kept but is not evidence; an attorney can override this with a reason.")
 
 
 def _normalised(text: str) -> str:

@@ -13,7 +13,7 @@ from matters.models import Exhibit, Page
 from matters.productions import production_create, production_files, production_run
 from matters.provenance import exhibit_override_generated, generated_record, page_clear_injection
 from pipeline.packet import DATA_CLOSE, evidence_packet
-from tests.matters.test_docx_links import CONTENT_TYPES, PACKAGE_RELS
+from tests.matters.docx_forms import CONTENT_TYPES, PACKAGE_RELS
 
 pytestmark = pytest.mark.django_db
 
