@@ -13,6 +13,12 @@ import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("LAWDESK_DATA_DIR", BASE_DIR / "var")).resolve()
+# Case material is for the LawDesk user alone: every process that loads these settings (server, workers, commands,
+# the ingest children and the programs they start) creates files 0600 and folders 0700, the SQLite database and
+# its journal included.
+os.umask(0o077)
+DATA_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+os.chmod(DATA_DIR, 0o700)
 
 
 def _env_int(name: str, default: int) -> int:
@@ -27,7 +33,6 @@ def _secret_key() -> str:
     path = DATA_DIR / "secret_key"
     if path.exists():
         return path.read_text().strip()
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
     key = secrets.token_urlsafe(50)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:

@@ -77,7 +77,7 @@ def commit_staged(staged: StagedFile, *, quarantined: bool) -> Path:
         staged.path.unlink(missing_ok=True)
     else:
         os.replace(staged.path, target)
-        os.chmod(target, 0o440)
+        os.chmod(target, 0o400)  # never changed, readable by LawDesk's user alone
     return target
 
 
