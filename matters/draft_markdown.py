@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import nh3
 from markdown_it import MarkdownIt
 
+from .invisible import reveal_in_html
+
 # Formatting only: no links, images, forms, media or attributes of any kind.
 FORMATTING_TAGS = {"p", "br", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "b", "i", "u", "s", "code",
                    "pre", "blockquote", "ul", "ol", "li", "hr", "sup", "sub", "table", "thead", "tbody", "tr",
@@ -84,16 +86,18 @@ def sanitize(html: str) -> str:
                      link_rel=None)
 
 
-def render_html(text: str, *, notes_heading: str = "Notes") -> str:
+def render_html(text: str, *, notes_heading: str = "Notes", reveal: bool = True) -> str:
     """Return safe HTML for ``text`` read as Markdown, footnotes as superscript numbers and a numbered list at the
-    end. Safe to mark_safe: it has been through :func:`sanitize`."""
+    end, and (with ``reveal``, for the review page) zero-width and bidi characters shown as ``U+XXXX`` marks as in
+    the page viewer. Safe to mark_safe: it has been through :func:`sanitize`."""
     parts = split_footnotes(text)
     html = _parser().render(parts.body)
     if parts.notes:
         items = "".join(f"<li>{_parser().renderInline(note)}</li>" for note in parts.notes)
         html += f"<hr><p><strong>{notes_heading}</strong></p><ol>{items}</ol>"
     html = _PLACEHOLDER.sub(lambda m: f"<sup>{m.group(1)}</sup>", html)
-    return sanitize(html)
+    html = sanitize(html)
+    return reveal_in_html(html) if reveal else html
 
 
 @dataclass

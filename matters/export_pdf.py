@@ -67,7 +67,7 @@ def _finish(document: pymupdf.Document, *, title: str, footer: str) -> bytes:
 def draft_pdf_bytes(*, text: str, title: str, footer: str) -> bytes:
     """Return a PDF of ``text`` read as Markdown (footnotes as numbered notes at the end). ``footer`` must be
     ASCII (it is written with a base-14 font): the version's SHA-256 and the audit log's head hash."""
-    html = f"<body>{render_html(text)}</body>"
+    html = f"<body>{render_html(text, reveal=False)}</body>"
     return _finish(_layout(html, _DRAFT_CSS), title=title, footer=footer)
 
 

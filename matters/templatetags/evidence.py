@@ -1,27 +1,15 @@
 """Template filters for showing exhibit text as it is, hidden characters included."""
 
-import unicodedata
-
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-register = template.Library()
+from ..invisible import is_invisible, mark_html
 
-# Zero-width characters and bidirectional controls change what a reader sees without showing themselves.
-_INVISIBLE = {0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060, 0xFEFF, 0x00AD, *range(0x202A, 0x202F),
-              *range(0x2066, 0x206A)}
+register = template.Library()
 
 
 @register.filter
 def reveal_invisible(text: str) -> SafeString:
     """Escape ``text`` and show control, zero-width and bidi-override characters as visible ``U+XXXX`` marks."""
-    out = []
-    for char in text or "":
-        code = ord(char)
-        if code in _INVISIBLE or (unicodedata.category(char) == "Cc" and char not in "\n\t\r"):
-            name = unicodedata.name(char, "control character").lower()
-            out.append(f'<mark class="invisible" title="{escape(name)}">U+{code:04X}</mark>')
-        else:
-            out.append(escape(char))
-    return mark_safe("".join(out))
+    return mark_safe("".join(mark_html(char) if is_invisible(char) else escape(char) for char in text or ""))
