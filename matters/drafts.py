@@ -18,10 +18,8 @@ from .audit import audit_record
 from .permissions import require
 from .models import Draft, DraftVersion, Finding, Matter, Origin, ReviewAttack
 from .provenance import generated_record
+from .validation import clean_reason
 from .verifier.check import verify_text
-
-# A waiver or confirmation is the attorney's record of why; a word or two does not say why.
-MIN_REASON_CHARS = 10
 
 
 def draft_create(*, matter: Matter, title: str, text: str, author_kind: str, kind: str = "",
@@ -117,10 +115,7 @@ def _require_attorney(user: AbstractBaseUser, matter: Matter) -> None:
 def _resolve(finding: Finding, *, user, reason: str, status: str, allowed: set[str], action: str) -> Finding:
     matter = finding.version.draft.matter
     _require_attorney(user, matter)
-    reason = (reason or "").strip()
-    if len(reason) < MIN_REASON_CHARS:
-        raise ValidationError(f"Write the reason (at least {MIN_REASON_CHARS} characters): it goes into the "
-                              "audit log and the verification report.")
+    reason = clean_reason(reason)
     if finding.version.approved_at is not None:
         raise ValidationError("This version is approved; edit the draft to make a new version instead.")
     if finding.status not in allowed:

@@ -31,9 +31,11 @@ from .models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
 from .processing import exhibit_process
 from .services import exhibit_create
 from .sniff import sniff
+from .validation import require_choice
 
 
 MAX_DOCUMENT_PAGES = 100_000
+INCOMING_ORIGINS = ("opposing_party", "third_party")  # who produces volumes to us
 
 
 def _limits() -> Limits:
@@ -166,7 +168,9 @@ def import_production(*, matter: Matter, paths: list[Path], origin: str, user, f
                       incoming: IncomingProduction | None = None) -> IncomingProduction:
     """Import a volume (one ZIP or folder) or stamped PDFs at ``paths`` now; return the IncomingProduction with
     its documents imported and its report: ``done``, or ``failed`` with a reason when no Bates number could be
-    resolved to a page. Raises UnsafeArchive for an archive that breaks the limits."""
+    resolved to a page. Raises UnsafeArchive for an archive that breaks the limits, and ValidationError for an
+    origin other than ``opposing_party`` or ``third_party``."""
+    require_choice(origin, INCOMING_ORIGINS, field="origin")
     if incoming is None:
         first = paths[0]
         incoming = IncomingProduction.objects.create(
@@ -372,9 +376,11 @@ def upload_dir(incoming_id: int) -> Path:
 def incoming_receive(*, matter: Matter, uploads: list, origin: str, user) -> IncomingProduction:
     """Keep the uploaded files (each also stored byte for byte among the originals) and read the volume's DAT
     header, so the user can confirm the field mapping before anything is imported. ``uploads`` are file-like
-    objects with a ``name``. A ZIP that breaks a limit is recorded as failed with the reason. PermissionDenied
-    for a user who may not receive productions in the matter."""
+    objects with a ``name``. A ZIP that breaks a limit is recorded as failed with the reason. Raises
+    PermissionDenied for a user who may not receive productions in the matter, and ValidationError for an origin
+    other than ``opposing_party`` or ``third_party``."""
     require(user, "receive_production", matter)
+    require_choice(origin, INCOMING_ORIGINS, field="origin")
     incoming = IncomingProduction.objects.create(
         matter=matter, origin=origin, source_name=", ".join(u.name for u in uploads)[:500], sha256="",
         created_by=user, status=IncomingProduction.Status.AWAITING_CONFIRMATION)

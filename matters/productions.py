@@ -29,6 +29,7 @@ from .permissions import require
 from .privilege import check_withheld, privilege_entries_create, produced_source, produced_title, production_blockers
 from .provenance import generated_record
 from .selectors import evidence_exhibits
+from .validation import require_choice
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +98,8 @@ def production_create(
             raise ValidationError({"confidentiality": f"“{designation}” has characters no stamp font can show "
                                                       f"({missing}); the stamp fonts cover Latin, Greek, Cyrillic, "
                                                       "Chinese, Japanese and Korean."})
+    require_choice(position, Production.Position, field="position")
+    require_choice(cover_sheets, Production.CoverSheets, field="cover_sheets")
     StampSpec.from_position(position)
     if not exhibits:
         raise ValidationError("Choose at least one exhibit to produce.")

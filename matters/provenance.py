@@ -15,6 +15,7 @@ from rapidfuzz import fuzz
 
 from .audit import audit_record
 from .models import GENERATED_ORIGINS, Exhibit, GeneratedDocument, Matter, Origin, Page
+from .validation import clean_reason
 
 # Phrases that address instructions to a language model rather than state facts. A match flags the page for an
 # attorney; it never deletes anything.
@@ -105,15 +106,13 @@ def exhibit_check_near_duplicate(exhibit: Exhibit) -> bool:
 def exhibit_override_generated(*, exhibit: Exhibit, user, reason: str) -> Exhibit:
     """Count a marked exhibit as evidence after all (an opposing brief quoting ours at length). Attorneys only;
     the reason is recorded in the audit log. Raises ValidationError without a reason or a marking."""
-    reason = reason.strip()
     if not exhibit.matter.members.filter(pk=user.pk).exists():
         raise PermissionDenied("Only a member of the matter may override the generated marking.")
     if not user.has_perm("matters.approve_draft"):
         raise ValidationError("Only an attorney can override the generated marking.")
     if not exhibit.generated_reason:
         raise ValidationError("This exhibit is not marked as generated.")
-    if not reason:
-        raise ValidationError({"reason": "Say why this file is evidence."})
+    reason = clean_reason(reason, what="why this file is evidence")
     with transaction.atomic():
         Exhibit.objects.filter(pk=exhibit.pk).update(generated_override_reason=reason, generated_override_by=user)
         exhibit.refresh_from_db()
@@ -124,13 +123,11 @@ def exhibit_override_generated(*, exhibit: Exhibit, user, reason: str) -> Exhibi
 
 def page_clear_injection(*, page: Page, user, reason: str) -> Page:
     """An attorney's decision that a flagged page is ordinary evidence. Raises ValidationError without a reason."""
-    reason = reason.strip()
     if not page.exhibit.matter.members.filter(pk=user.pk).exists():
         raise PermissionDenied("Only a member of the matter may clear a prompt-injection flag.")
     if not user.has_perm("matters.approve_draft"):
         raise ValidationError("Only an attorney can clear a prompt-injection flag.")
-    if not reason:
-        raise ValidationError({"reason": "Say why this page is safe to use as evidence."})
+    reason = clean_reason(reason, what="why this page is safe to use as evidence")
     with transaction.atomic():
         Page.objects.filter(pk=page.pk).update(injection_cleared_reason=reason, injection_cleared_by=user)
         page.refresh_from_db()

@@ -14,12 +14,11 @@ from django.utils import timezone
 from matters.audit import audit_record
 from matters.models import Exhibit, Matter
 from matters.selectors import evidence_exhibits
+from matters.validation import clean_reason
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
 from .runner import LEASE_S, stage_queue
 from .specs import plan_for
-
-MIN_REASON_CHARS = 10
 
 
 def _require(user, permission: str, matter: Matter, what: str) -> None:
@@ -99,9 +98,7 @@ def stage_retry(*, job: Job, user=None, enqueue: bool = True) -> StageRun:
 def job_continue(*, job: Job, user, reason: str, enqueue: bool = True) -> StageRun:
     """Go on past a gate that found no grounds, on an attorney's written reason (recorded)."""
     _require(user, "approve_draft", job.matter, "override the gate")
-    reason = (reason or "").strip()
-    if len(reason) < MIN_REASON_CHARS:
-        raise ValidationError(f"Write why the job should go on (at least {MIN_REASON_CHARS} characters).")
+    reason = clean_reason(reason, what="why the job should go on")
     last = _latest(job)
     if last is None or last.stage != "gate" or last.status != StageStatus.STOPPED:
         raise ValidationError("Only a job stopped by its gate can be continued.")
