@@ -262,9 +262,7 @@ def page_image(request: HttpRequest, matter_id: int, exhibit_id: int, number: in
     # Page images are case material as much as the page view: audited once per user, exhibit and hour.
     audit_record_once_per(window_s=3600, action="page.image", actor=request.user, matter=page.exhibit.matter,
                           obj=page.exhibit, file_sha256=page.exhibit.sha256, detail={"page": page.number})
-    response = FileResponse(path.open("rb"), content_type="image/jpeg")
-    response["Cache-Control"] = "private, max-age=3600"
-    return response
+    return FileResponse(path.open("rb"), content_type="image/jpeg")  # never cached: see lawdesk.middleware
 
 
 @require_GET
