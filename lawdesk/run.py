@@ -89,7 +89,8 @@ def _start_embedded_model():
     return server
 
 
-def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | None = None) -> list[str]:
+def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | None = None,
+                        tls: tuple[str, str] | None = None) -> list[str]:
     """The ASGI server (uvicorn): it hands a request body to Django as it arrives, which spools it to disk.
     (Daphne, through Twisted, parses a whole multipart body in memory first: about 13 times the upload's size.)
     Lifespan events are off because Channels' router does not take them.
@@ -97,15 +98,22 @@ def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | No
     ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed only from ``trusted_proxies`` (default:
     settings.LAWDESK_TRUSTED_PROXIES, comma-separated addresses or networks). uvicorn by default believes them from
     127.0.0.1, so anyone on the machine could pick the address that login lockouts and the login audit see;
-    with no trusted proxy the headers are ignored and the peer's own address is used."""
-    if trusted_proxies is None:
-        from django.conf import settings
+    with no trusted proxy the headers are ignored and the peer's own address is used.
 
+    ``tls``: (certificate, key) PEM paths for HTTPS; by default LAWDESK_TLS_CERT and LAWDESK_TLS_KEY from the
+    settings, when set."""
+    from django.conf import settings
+
+    if trusted_proxies is None:
         trusted_proxies = settings.LAWDESK_TRUSTED_PROXIES
+    if tls is None and settings.LAWDESK_TLS:
+        tls = (settings.LAWDESK_TLS_CERT, settings.LAWDESK_TLS_KEY)
     proxies = ",".join(part.strip() for part in trusted_proxies.split(",") if part.strip())
     forwarded = ["--proxy-headers", "--forwarded-allow-ips", proxies] if proxies else ["--no-proxy-headers"]
+    secure = ["--ssl-certfile", tls[0], "--ssl-keyfile", tls[1]] if tls else []
     return [sys.executable, "-m", "uvicorn", "lawdesk.asgi:application", "--host", host, "--port", str(port),
-            "--ws", "websockets", "--lifespan", "off", "--no-server-header", "--log-level", "warning", *forwarded]
+            "--ws", "websockets", "--lifespan", "off", "--no-server-header", "--log-level", "warning", *forwarded,
+            *secure]
 
 
 def worker_command(queue: str, interval_s: float) -> list[str]:
@@ -120,7 +128,10 @@ def _serve(host: str, port: str, workers: int, model_workers: int) -> int:
     server = asgi_server_command(host, port)
     commands = [server, *[worker_command("documents", 0.5)] * workers, *[worker_command("models", 0.1)] * model_workers]
     children = [subprocess.Popen(command) for command in commands]
-    print(f"LawDesk is running at http://{host}:{port}/ with {workers} document worker(s) and {model_workers} model "
+    from django.conf import settings
+
+    scheme = "https" if settings.LAWDESK_TLS else "http"
+    print(f"LawDesk is running at {scheme}://{host}:{port}/ with {workers} document worker(s) and {model_workers} model "
           "worker(s). Press Ctrl-C to stop.", flush=True)
 
     stopping = False

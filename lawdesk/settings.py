@@ -206,6 +206,24 @@ else:
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 
+# TLS mode for use across an office network (docs/security.md): uvicorn serves HTTPS with this certificate and
+# key (PEM files), cookies are sent over HTTPS only, and browsers are told by HSTS to use nothing else.
+LAWDESK_TLS_CERT = os.environ.get("LAWDESK_TLS_CERT", "")
+LAWDESK_TLS_KEY = os.environ.get("LAWDESK_TLS_KEY", "")
+if bool(LAWDESK_TLS_CERT) != bool(LAWDESK_TLS_KEY):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("Set both LAWDESK_TLS_CERT and LAWDESK_TLS_KEY for the TLS mode, or neither.")
+LAWDESK_TLS = bool(LAWDESK_TLS_CERT)
+if LAWDESK_TLS:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = True
+    SECURE_HSTS_SECONDS = 365 * 24 * 3600
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    # HSTS preload asks browser makers to hard-code a public domain name; an office server's name is not one.
+    SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
