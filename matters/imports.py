@@ -7,12 +7,12 @@ it is consistent, and the report lists every discrepancy. The uploaded volume it
 """
 
 import io
+import json
 import re
 import shutil
 import tempfile
 from pathlib import Path
 
-import pymupdf
 from django.conf import settings
 from django.db import transaction
 from PIL import Image
@@ -23,8 +23,7 @@ from .permissions import require
 from .incoming.archive import Limits, extract
 from .incoming.encoding import decode_bytes, describe
 from .incoming.loadfiles import Bates, ImageRow, Report, guess_field_map, parse_dat, parse_lfp, parse_opt, read_dat
-from .incoming.stamped import bates_on_page
-from .ingest.assemble import ASSEMBLED_NAME
+from .ingest.assemble import ASSEMBLED_NAME, OCR_TEXTS_NAME
 from .ingest.child import Spec
 from .ingest.runner import run_child
 from .models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
@@ -79,10 +78,8 @@ def _pdf_of_pages(pages: list[tuple[Path, int]], report: Report, first: str) -> 
     with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
         spec = Spec(source="", kind="images", out_dir=work, images=tuple(str(path) for path, _ in pages),
                     image_pages=tuple(index for _, index in pages), max_image_pixels=Image.MAX_IMAGE_PIXELS or 0)
-        final = {}
-        for final in run_child(spec, memory_mb=settings.LAWDESK_INGEST_MEMORY_MB,
-                               timeout_s=settings.LAWDESK_INGEST_TIMEOUT_S, job="assemble"):
-            pass
+        final = _last_event(run_child(spec, memory_mb=settings.LAWDESK_INGEST_MEMORY_MB,
+                                      timeout_s=settings.LAWDESK_INGEST_TIMEOUT_S, job="assemble"))
         if final.get("event") != "assembled":
             raise PageFilesRefused(final.get("reason") or "the page files could not be read")
         counts, used = final["page_counts"], final["used"]
@@ -342,23 +339,48 @@ def _import_stamped(incoming, pdfs: list[Path], report: Report) -> None:
             report.add(f"{path.name}: could not be read ({exhibit.reason}).")
             continue
         found, previous = [], None
-        with pymupdf.open(storage.display_pdf(exhibit)) as doc:
-            for page, record in zip(doc, exhibit.pages.order_by("number")):
-                text = bates_on_page(page, record.text if record.source == Page.Source.OCR else "")
-                if text is None:
-                    report.add(f"{path.name}, page {record.number}: no Bates number found at its edges.")
-                    continue
-                parsed = Bates.parse(text)
-                if text in seen:
-                    report.add(f"{path.name}, page {record.number}: {text} was already used on an earlier page; "
-                               "this page was left unnumbered.")
-                    continue
-                if previous is not None and parsed and parsed.number != previous.number + 1:
-                    report.add(f"{path.name}, page {record.number}: {text} does not follow {previous}.")
-                previous = parsed
-                seen.add(text)
-                found.append(IncomingBatesPage(incoming=incoming, page=record, bates=text))
+        records = list(exhibit.pages.order_by("number"))
+        try:
+            stamps = _stamps_of(exhibit, records)
+        except PageFilesRefused as refused:
+            report.add(f"{path.name}: {refused}")
+            continue
+        for text, record in zip(stamps, records):
+            if text is None:
+                report.add(f"{path.name}, page {record.number}: no Bates number found at its edges.")
+                continue
+            parsed = Bates.parse(text)
+            if text in seen:
+                report.add(f"{path.name}, page {record.number}: {text} was already used on an earlier page; "
+                           "this page was left unnumbered.")
+                continue
+            if previous is not None and parsed and parsed.number != previous.number + 1:
+                report.add(f"{path.name}, page {record.number}: {text} does not follow {previous}.")
+            previous = parsed
+            seen.add(text)
+            found.append(IncomingBatesPage(incoming=incoming, page=record, bates=text))
         IncomingBatesPage.objects.bulk_create(found)
+
+
+def _stamps_of(exhibit: Exhibit, records: list[Page]) -> list[str | None]:
+    """The Bates number stamped on each page of a produced PDF, read in the limited child (the PDF comes from
+    the other side). Raises PageFilesRefused with the child's reason."""
+    with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
+        ocr_texts = [record.text if record.source == Page.Source.OCR else "" for record in records]
+        (Path(work) / OCR_TEXTS_NAME).write_text(json.dumps(ocr_texts))
+        spec = Spec(source=str(storage.display_pdf(exhibit)), kind="pdf", out_dir=work)
+        final = _last_event(run_child(spec, memory_mb=settings.LAWDESK_INGEST_MEMORY_MB,
+                                      timeout_s=settings.LAWDESK_INGEST_TIMEOUT_S, job="stamps"))
+        if final.get("event") != "stamps":
+            raise PageFilesRefused(final.get("reason") or "the Bates numbers could not be read")
+        return final["numbers"]
+
+
+def _last_event(events) -> dict:
+    final: dict = {}
+    for final in events:
+        pass
+    return final
 
 
 def store_upload(upload_path: Path) -> str:

@@ -1,4 +1,5 @@
-"""Assemble a received volume's page images into one PDF, inside the limited ingest child.
+"""Read a received production's files inside the limited ingest child: assemble a volume's page images into one
+PDF, and read the Bates numbers stamped on a produced PDF's pages.
 
 A production volume lists page images in its OPT load file; they come from the other side and are decoded here,
 in the child process that :func:`matters.ingest.runner.run_child` starts with an address-space and a wall-clock
@@ -6,19 +7,24 @@ limit, never in the worker. Each file's type is judged by its content (:func:`ma
 its extension: a page image must be a PDF, TIFF, JPEG or PNG, and past the pixel limit it is refused before any
 decoder allocates it. Events: ``{"event": "assembled", "found": [whether each asked page exists], "page_counts":
 {file: pages it holds}, "used": {file: pages of it taken}}`` with the PDF written to ``out_dir/assembled.pdf``,
-or an ``error`` event whose reason names the file.
+or an ``error`` event whose reason names the file. The "stamps" job reads ``spec.source`` (a PDF) and
+``out_dir/ocr_texts.json`` (the OCR text of each page, "" where it has a text layer) and emits
+``{"event": "stamps", "numbers": [Bates number or null, per page]}``.
 
 This module imports nothing from Django.
 """
 
+import json
 from pathlib import Path
 
 import pymupdf
 
+from ..incoming.stamped import bates_on_page
 from ..sniff import sniff
 from .child import Emit, IngestFailure, Spec, _check_image_pixels
 
 ASSEMBLED_NAME = "assembled.pdf"
+OCR_TEXTS_NAME = "ocr_texts.json"
 HEAD_BYTES = 8192
 
 
@@ -79,3 +85,15 @@ def assemble_images(spec: Spec, emit: Emit) -> None:
             source.close()
     emit({"event": "assembled", "found": found, "page_counts": page_counts,
           "used": {name: len(used.get(name, ())) for name in opened}})
+
+
+def read_stamps(spec: Spec, emit: Emit) -> None:
+    """Emit the Bates number stamped at the top or bottom edge of each page of the PDF ``spec.source``."""
+    ocr_texts = json.loads((Path(spec.out_dir) / OCR_TEXTS_NAME).read_text())
+    try:
+        with pymupdf.open(spec.source, filetype="pdf") as doc:
+            numbers = [bates_on_page(page, ocr_texts[index] if index < len(ocr_texts) else "")
+                       for index, page in enumerate(doc)]
+    except Exception as exc:  # PyMuPDF raises several types for damaged files
+        raise IngestFailure(f"The Bates numbers could not be read from the PDF ({exc}).") from exc
+    emit({"event": "stamps", "numbers": numbers})

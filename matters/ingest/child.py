@@ -337,15 +337,15 @@ def _classify(exc: BaseException) -> dict:
 
 
 def run(spec: Spec, job: str, emit: Emit) -> int:
-    """Run ``job`` ("ingest", "previews" or "assemble") and emit its events; never raises. Returns an exit
+    """Run ``job`` ("ingest", "previews", "assemble" or "stamps") and emit its events; never raises. Returns an exit
     status."""
     # One Tesseract process per core does better than one process with several OpenMP threads (about 5x here).
     os.environ["OMP_THREAD_LIMIT"] = "1"
     try:
-        if job == "assemble":
-            from .assemble import assemble_images  # it imports this module
+        if job in ("assemble", "stamps"):
+            from .assemble import assemble_images, read_stamps  # it imports this module
 
-            assemble_images(spec, emit)
+            (assemble_images if job == "assemble" else read_stamps)(spec, emit)
         else:
             (render_previews if job == "previews" else extract)(spec, emit)
     except IngestFailure as failure:

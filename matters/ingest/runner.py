@@ -29,8 +29,8 @@ def _error(reason: str) -> dict:
 
 
 def run_child(spec: Spec, *, memory_mb: int, timeout_s: int, job: str = "ingest") -> Iterator[dict]:
-    """Yield the events of ``job`` ("ingest", "previews" or "assemble") on ``spec``; the last one is a final
-    event (``done``, ``previews``, ``assembled`` or ``error``).
+    """Yield the events of ``job`` ("ingest", "previews", "assemble" or "stamps") on ``spec``; the last one is a
+    final event (``done``, ``previews``, ``assembled``, ``stamps`` or ``error``).
 
     Limits: ``memory_mb`` of address space for the child and each program it starts (RLIMIT_AS), ``timeout_s``
     seconds of wall clock for the whole job. On either, the child's process group is killed.
@@ -59,7 +59,7 @@ def run_child(spec: Spec, *, memory_mb: int, timeout_s: int, job: str = "ingest"
             if event["event"] == "error" and event.get("reason") == "memory":
                 event = _error(_memory_reason(memory_mb))
             yield event
-            if event["event"] in ("done", "previews", "assembled", "error"):
+            if event["event"] in ("done", "previews", "assembled", "stamps", "error"):
                 # Everything the job makes is written before its final event; the child's own exit adds nothing
                 # but time, so the finally clause ends its process group now.
                 return

@@ -109,3 +109,25 @@ def test_a_zip_whose_first_member_is_a_stored_pdf_is_a_zip(matter, attorney, tmp
     exhibit = exhibit_create(matter=matter, stream=io.BytesIO(data), original_name="letter.pdf", origin="client",
                              uploaded_by=attorney, enqueue=False)
     assert exhibit.status == "rejected" and "ZIP archive" in exhibit.reason
+
+
+def test_the_worker_itself_never_opens_a_received_file(matter, attorney, tmp_path, monkeypatch):
+    """Volume images and stamped PDFs are read only in child processes: PyMuPDF in this process is made to fail."""
+    from matters.bates.stamp import StampSpec, stamp_page
+
+    stamped = tmp_path / "stamped.pdf"
+    with pymupdf.open() as doc:
+        doc.new_page().insert_text((72, 100), "Letter from the defendant's insurer about the claim, March 2021.")
+        stamp_page(doc[0], "DEF000101", StampSpec.from_position("bottom-right"))
+        doc.save(stamped)
+    volume = _volume(tmp_path / "VOL001.zip", {"DEF000001": ("DEF000001.png", _png((0, 0), "Lease renewal"))})
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a received file was opened in the worker process")
+
+    monkeypatch.setattr(pymupdf, "open", refuse)
+    monkeypatch.setattr(pymupdf, "Document", refuse)
+    first = import_production(matter=matter, paths=[stamped], origin="opposing_party", user=attorney)
+    second = import_production(matter=matter, paths=[volume], origin="opposing_party", user=attorney)
+    assert first.report == [] and second.report == []
+    assert pages_for_bates(matter, "DEF000101") and pages_for_bates(matter, "DEF000001")
