@@ -100,6 +100,11 @@ def _is_pdf(path: Path) -> bool:
         return sniff(path, stream.read(8192)).kind == "pdf"
 
 
+def _is_zip(path: Path) -> bool:
+    with open(path, "rb") as stream:
+        return stream.read(4) == b"PK\x03\x04"
+
+
 def _image_rows(root: Path, report: Report) -> tuple[list[ImageRow], str]:
     """The rows of the volume's image load file: an OPT, else an IPRO LFP. A file whose encoding is uncertain
     is reported."""
@@ -197,10 +202,10 @@ def import_production(*, matter: Matter, paths: list[Path], origin: str, user, f
 
 
 def _import_paths(incoming, paths: list[Path], field_map: dict | None, report: Report) -> None:
-    if len(paths) > 1 and not all(p.is_file() and p.suffix.lower() == ".pdf" for p in paths):
+    if len(paths) > 1 and not all(p.is_file() and _is_pdf(p) for p in paths):
         raise ValueError("Import one volume (a ZIP or a folder) at a time, or only stamped PDFs together.")
     with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
-        if all(p.is_file() and p.suffix.lower() == ".pdf" for p in paths):
+        if all(p.is_file() and _is_pdf(p) for p in paths):
             _import_stamped(incoming, paths, report)
         else:
             path = paths[0]
@@ -209,10 +214,13 @@ def _import_paths(incoming, paths: list[Path], field_map: dict | None, report: R
             if dats:
                 _import_volume(incoming, root, dats[0], field_map, report)
             else:
-                pdfs = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".pdf")
+                files = sorted(p for p in root.rglob("*") if p.is_file())
+                pdfs = [p for p in files if _is_pdf(p)]
+                for named in (p for p in files if p.suffix.lower() == ".pdf" and p not in pdfs):
+                    report.add(f"{named.name} is named as a PDF but its content is not one; it was not imported.")
                 report.add("No DAT load file: documents were read as stamped PDFs.")
                 _import_stamped(incoming, pdfs, report)
-            for nested in sorted(p for p in root.rglob("*") if p.suffix.lower() == ".zip"):
+            for nested in sorted(p for p in root.rglob("*") if p.is_file() and _is_zip(p)):
                 report.add(f"{nested.name} is an archive inside the archive; nested archives are not unpacked.")
 
 

@@ -131,3 +131,19 @@ def test_the_worker_itself_never_opens_a_received_file(matter, attorney, tmp_pat
     second = import_production(matter=matter, paths=[volume], origin="opposing_party", user=attorney)
     assert first.report == [] and second.report == []
     assert pages_for_bates(matter, "DEF000101") and pages_for_bates(matter, "DEF000001")
+
+
+def test_a_volume_without_load_files_finds_its_pdfs_by_content(matter, attorney, tmp_path):
+    with zipfile.ZipFile(tmp_path / "VOL002.zip", "w") as archive:
+        with pymupdf.open() as doc:
+            doc.new_page().insert_text((72, 100), "Produced letter about the roof repairs of July 2021, unit 4B.")
+            from matters.bates.stamp import StampSpec, stamp_page
+
+            stamp_page(doc[0], "DEF000201", StampSpec.from_position("bottom-right"))
+            archive.writestr("VOL002/DOC0001", doc.tobytes())  # no extension at all
+        archive.writestr("VOL002/readme.pdf", b"<!DOCTYPE html><html><body>not a PDF</body></html>")
+    incoming = import_production(matter=matter, paths=[tmp_path / "VOL002.zip"], origin="opposing_party",
+                                 user=attorney)
+    assert pages_for_bates(matter, "DEF000201")
+    assert "readme.pdf is named as a PDF but its content is not one; it was not imported." in incoming.report
+    assert matter.exhibits.count() == 1
