@@ -32,3 +32,18 @@ def test_bytes_generated_in_the_same_matter_are_named(matter, attorney):
     exhibit = exhibit_create(matter=matter, stream=io.BytesIO(content), original_name="ours.pdf", origin="client",
                              uploaded_by=attorney, enqueue=False)
     assert "SMITH-VOL001 combined" in exhibit.generated_reason
+
+
+def test_notices_kept_from_before_are_rewritten(matter, attorney):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    exhibit = exhibit_create(matter=matter, stream=io.BytesIO(b"%PDF-1.4\n% old\n"), original_name="old.pdf",
+                             origin="client", uploaded_by=attorney, enqueue=False)
+    old = ("This file is byte for byte LawDesk's own production (a document of another matter). It is kept but is "
+           "not evidence; an attorney can override this with a reason.")
+    type(exhibit).objects.filter(pk=exhibit.pk).update(generated_reason=old)
+    import_module("matters.migrations.0010_generated_notice_reveals_no_matter").rewrite(apps, None)
+    exhibit.refresh_from_db()
+    assert exhibit.generated_reason.startswith("LawDesk generated this file itself")
