@@ -115,11 +115,29 @@ def _clean_fields(root: etree._Element) -> int:
     return cut
 
 
-def _clean_part(data: bytes) -> tuple[bytes, int]:
+def _is_xml_type(content_type: str | None) -> bool:
+    return _normalised(content_type).endswith("xml")  # application/xml, text/xml, ...+xml
+
+
+def _xml_parts(package: zipfile.ZipFile, members: set[str]) -> set[str]:
+    """The parts that are XML: named ``.xml`` or declared with an XML content type in ``[Content_Types].xml``
+    (ECMA-376 Part 2, section 10.1.2). Pictures, fonts and orphan HTML chunks are not; LibreOffice reads no links
+    from them once their relationships are gone."""
+    xml = {name for name in members if name.lower().endswith(".xml")}
     try:
-        root = etree.fromstring(data, _PARSER)
-    except etree.XMLSyntaxError:
-        return data, 0  # not XML (a picture, a font): nothing in it is a link LibreOffice follows
+        types = etree.fromstring(package.read("[Content_Types].xml"), _PARSER)
+    except KeyError:
+        return xml
+    extensions = {_normalised(d.get("Extension")) for d in types.iterfind("{*}Default")
+                  if _is_xml_type(d.get("ContentType"))}
+    overrides = {(o.get("PartName") or "").lstrip("/") for o in types.iterfind("{*}Override")
+                 if _is_xml_type(o.get("ContentType"))}
+    return xml | overrides | {name for name in members if name.rpartition(".")[2].lower() in extensions}
+
+
+def _clean_part(data: bytes) -> tuple[bytes, int]:
+    # An XML part that does not parse here is not passed on: LibreOffice's own parser might still read it.
+    root = etree.fromstring(data, _PARSER)
     cut = _clean_fields(root)
     for chunk in root.iter(f"{_W}altChunk"):
         chunk.getparent().remove(chunk)
@@ -139,17 +157,21 @@ def sanitize_docx(source: Path, target: Path) -> int:
     """Write a copy of the OOXML package at ``source`` to ``target`` keeping only what lies inside it; return
     how many links, fields and imported chunks were cut.
 
-    Raises zipfile.BadZipFile or lxml's XMLSyntaxError (for a damaged relationships part) on a damaged package.
+    Raises zipfile.BadZipFile, or lxml's XMLSyntaxError for any XML part (by name or declared type) that does not
+    parse.
     """
     cut = 0
     with zipfile.ZipFile(source) as package, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
         members = {info.filename for info in package.infolist() if not info.is_dir()}
+        xml_parts = _xml_parts(package, members)
         for member in package.infolist():
             data = package.read(member)
             if member.filename.lower().endswith(".rels"):
                 data, removed = _clean_relationships(member.filename, data, members)
-            else:
+            elif member.filename in xml_parts:
                 data, removed = _clean_part(data)
+            else:
+                removed = 0
             cut += removed
             copy.writestr(member, data)
     return cut

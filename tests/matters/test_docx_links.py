@@ -162,3 +162,18 @@ def test_a_data_directory_the_sandbox_would_share_is_refused(tmp_path):
     mounts = sandbox.Mounts(tmp_path / "in", tmp_path)
     with pytest.raises(sandbox.SandboxUnavailable, match="data directory"):
         sandbox.sandboxed(["true"], mounts, hidden=("/usr/share/lawdesk",))
+
+
+def test_a_part_that_looks_like_xml_but_does_not_parse_is_refused(tmp_path):
+    docx = write_docx(tmp_path / "broken.docx", parts={"word/header1.xml": "<w:hdr><w:p>INCLUDETEXT unclosed"})
+    with pytest.raises(convert.ConversionRefused, match="damaged"):
+        convert.office_to_pdf(docx, tmp_path / "out.pdf", suffix=".docx", description="Word document")
+
+
+def test_pictures_and_fonts_inside_the_package_pass_unchanged(tmp_path):
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    docx = write_docx(tmp_path / "media.docx", parts={"word/media/image1.png": png})
+    cleaned = tmp_path / "clean.docx"
+    sanitize_docx(docx, cleaned)
+    with zipfile.ZipFile(cleaned) as package:
+        assert package.read("word/media/image1.png") == png
