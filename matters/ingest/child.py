@@ -133,16 +133,24 @@ def _check_image_pixels(path: str, limit: int) -> None:
         raise IngestFailure(f"The image could not be read: it is damaged or truncated ({exc}).") from exc
 
 
-def _docx_to_pdf(source: str, out_dir: Path, notes: list[str], hidden: tuple[str, ...] = ()) -> Path:
-    """Convert a Word file with LibreOffice in its sandbox; see README ("Word documents") for why LibreOffice."""
+# Exhibit kinds LibreOffice converts: kind -> (file suffix it expects, what people call the file). Every one goes
+# through the same sandboxed conversion (matters.ingest.convert.office_to_pdf).
+OFFICE_KINDS = {"docx": (".docx", "Word document")}
+
+
+def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str]) -> Path:
+    """Convert an office document with LibreOffice in its sandbox; see README ("Word documents") for why
+    LibreOffice."""
+    suffix, description = OFFICE_KINDS[spec.kind]
     target = out_dir / "display.pdf"
+    hidden = (spec.data_dir,) if spec.data_dir else ()
     try:
-        cut = office_to_pdf(Path(source), target, suffix=".docx", description="Word document", hidden=hidden)
+        cut = office_to_pdf(Path(spec.source), target, suffix=suffix, description=description, hidden=hidden)
     except ConversionRefused as exc:
         raise IngestFailure(str(exc)) from exc
     if cut:
         notes.append(
-            f"{cut} link(s) to files or web addresses outside the Word document were removed before "
+            f"{cut} link(s) to files or web addresses outside the {description} were removed before "
             "conversion; linked content is not shown."
         )
     return target
@@ -160,8 +168,8 @@ def open_document(spec: Spec, out_dir: Path, notes: list[str]) -> pymupdf.Docume
         target = out_dir / "display.pdf"
         target.write_bytes(pdf_bytes)
         return pymupdf.open(target)
-    if spec.kind == "docx":
-        return pymupdf.open(_docx_to_pdf(spec.source, out_dir, notes, (spec.data_dir,) if spec.data_dir else ()))
+    if spec.kind in OFFICE_KINDS:
+        return pymupdf.open(_office_to_pdf(spec, out_dir, notes))
     try:
         doc = pymupdf.open(spec.source, filetype="pdf")
     except Exception as exc:
