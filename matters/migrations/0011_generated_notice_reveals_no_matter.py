@@ -14,5 +14,5 @@ def rewrite(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("matters", "0009_version_provenance")]
+    dependencies = [("matters", "0010_production_keep_forms")]
     operations = [migrations.RunPython(rewrite, migrations.RunPython.noop)]
