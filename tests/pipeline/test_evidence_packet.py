@@ -81,7 +81,7 @@ def test_reuploaded_draft_same_bytes_and_as_docx_is_marked_and_excluded(matter, 
     assert "% the same as LawDesk's own draft" in as_docx.generated_reason
     assert {p.exhibit for p in evidence_packet(matter).pages} == {e.pk for e in evidence}
 
-    with pytest.raises(ValidationError, match="Say why"):
+    with pytest.raises(ValidationError, match="Write why this file is evidence"):
         exhibit_override_generated(exhibit=as_docx, user=attorney, reason=" ")
     exhibit_override_generated(exhibit=as_docx, user=attorney, reason="Opposing brief quoting our motion at length")
     assert as_docx.pk in {p.exhibit for p in evidence_packet(matter).pages}
@@ -160,5 +160,5 @@ def test_viewer_shows_the_flag_and_hidden_characters(client, attorney, matter, t
                            {"reason": "fine"}, follow=True)
     assert "Only an attorney" in response.content.decode()
     client.force_login(attorney)
-    client.post(reverse("matters:page_clear_injection", args=[matter.pk, exhibit.pk, 1]), {"reason": "read it"})
+    client.post(reverse("matters:page_clear_injection", args=[matter.pk, exhibit.pk, 1]), {"reason": "Read it: a ledger, no instructions."})
     assert not exhibit.pages.get().injection_open
