@@ -14,5 +14,5 @@ def rewrite(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("matters", "0010_production_keep_forms")]
+    dependencies = [("matters", "0011_production_served")]
     operations = [migrations.RunPython(rewrite, migrations.RunPython.noop)]
