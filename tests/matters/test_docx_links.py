@@ -13,7 +13,8 @@ from matters.ingest import convert, sandbox
 from matters.ingest.docx_safety import sanitize_docx
 from matters.models import Exhibit
 from matters.search import matter_search
-from matters.services import matter_create
+from matters.processing import exhibit_process
+from matters.services import exhibit_create, matter_create
 
 from .docx_forms import INTRO, forms, picture, relationship, write_docx, REL
 
@@ -23,7 +24,7 @@ UNIQUE_WORD = "QUOKKAVELLUM"
 
 
 @pytest.fixture
-def other_matter_page(make_user, ingest, tmp_path):
+def other_matter_page(make_user, tmp_path):
     """Matter 2, which matter 1's members cannot open, holding a page with a unique word (text and page image)."""
     bob = make_user("bob", "attorney")
     other = matter_create(name="Doe v. Roe", created_by=bob)
@@ -32,7 +33,10 @@ def other_matter_page(make_user, ingest, tmp_path):
         page = doc.new_page(width=612, height=792)
         page.insert_text((72, 200), f"{UNIQUE_WORD} privileged settlement terms", fontsize=30)
         doc.save(pdf)
-    exhibit = ingest(other, pdf)
+    with open(pdf, "rb") as stream:
+        uploaded = exhibit_create(matter=other, stream=stream, original_name=pdf.name, origin="client",
+                                  uploaded_by=bob, enqueue=False)
+    exhibit = exhibit_process(exhibit_id=uploaded.pk, previews="inline")
     assert exhibit.status == "ready"
     image = storage.derived_dir(exhibit.pk) / "pages" / "0001.jpg"
     assert image.is_file()
