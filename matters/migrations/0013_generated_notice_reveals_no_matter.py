@@ -14,5 +14,5 @@ def rewrite(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("matters", "0011_production_served")]
+    dependencies = [("matters", "0012_audit_entry_scheme_and_legacy_seal")]
     operations = [migrations.RunPython(rewrite, migrations.RunPython.noop)]
