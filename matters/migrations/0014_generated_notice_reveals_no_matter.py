@@ -14,5 +14,5 @@ def rewrite(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("matters", "0012_audit_entry_scheme_and_legacy_seal")]
+    dependencies = [("matters", "0013_privilege_redaction")]
     operations = [migrations.RunPython(rewrite, migrations.RunPython.noop)]
