@@ -44,6 +44,6 @@ def test_notices_kept_from_before_are_rewritten(matter, attorney):
     old = ("This file is byte for byte LawDesk's own production (a document of another matter). It is kept but is "
            "not evidence; an attorney can override this with a reason.")
     type(exhibit).objects.filter(pk=exhibit.pk).update(generated_reason=old)
-    import_module("matters.migrations.0014_generated_notice_reveals_no_matter").rewrite(apps, None)
+    import_module("matters.migrations.0016_generated_notice_reveals_no_matter").rewrite(apps, None)
     exhibit.refresh_from_db()
     assert exhibit.generated_reason.startswith("LawDesk generated this file itself")

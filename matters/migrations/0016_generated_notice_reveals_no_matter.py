@@ -14,5 +14,5 @@ def rewrite(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("matters", "0013_privilege_redaction")]
+    dependencies = [("matters", "0015_exhibit_cites_as")]
     operations = [migrations.RunPython(rewrite, migrations.RunPython.noop)]
