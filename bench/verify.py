@@ -61,6 +61,7 @@ def build_matter(name: str, pages: int, texts: list[str]):
 
     from matters.models import BatesPage, Exhibit, Matter, Page, Production, ProductionDocument
     from matters.services import matter_create
+    from matters.reading import reading_form
 
     user = get_user_model().objects.get_or_create(username="bench")[0]
     matter = matter_create(name=name, created_by=user)
@@ -84,7 +85,8 @@ def build_matter(name: str, pages: int, texts: list[str]):
                 month = 1 + (i // 28) % 12
                 year = 2000 + (i // 336) % 25
                 ledger = f"\nLedger entry {i}: posted {month}/{day}/{year} for ${1000 + i * 7.25:,.2f}."
-                rows.append(Page(exhibit=exhibit, number=n, text=texts[i % len(texts)] + ledger, source="pdf",
+                text = texts[i % len(texts)] + ledger
+                rows.append(Page(exhibit=exhibit, number=n, text=text, reading_text=reading_form(text), source="pdf",
                                  width_pt=612, height_pt=792))
             Page.objects.bulk_create(rows)
             BatesPage.objects.bulk_create(

@@ -28,6 +28,7 @@ from .ingest.child import Spec
 from .ingest.runner import run_child
 from .models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
 from .processing import exhibit_process
+from .reading import reading_form
 from .services import exhibit_create
 from .sniff import sniff
 from .validation import require_choice
@@ -328,7 +329,8 @@ def _import_document(incoming, numbers: list[Bates], images: dict[str, tuple[str
         texts = decoded.text.replace("\x00", "").split("\f")
         if len(texts) == len(pages):
             for page, text in zip(pages, texts):
-                Page.objects.filter(pk=page.pk).update(text=text.strip(), source=Page.Source.LOAD_FILE)
+                Page.objects.filter(pk=page.pk).update(text=text.strip(), reading_text=reading_form(text.strip()),
+                                                       source=Page.Source.LOAD_FILE)
             Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="")  # the verifier re-reads the new text
         else:
             report.add(f"{first}: the text file has {len(texts)} pages and the document {len(pages)}; the "

@@ -8,6 +8,7 @@ from django.db import models
 from django.urls import reverse
 
 from .audit_schemes import SCHEME_KEYED, SCHEMES
+from .reading import reading_form
 
 
 class Origin(models.TextChoices):
@@ -205,6 +206,8 @@ class Page(models.Model):
     exhibit = models.ForeignKey(Exhibit, on_delete=models.CASCADE, related_name="pages")
     number = models.PositiveIntegerField()
     text = models.TextField(blank=True)
+    # The text in reading form (matters.reading), what search indexes; written with ``text``, never edited.
+    reading_text = models.TextField(blank=True, default="", editable=False)
     source = models.CharField(max_length=10, choices=Source.choices)
     ocr_confidence = models.FloatField(null=True, blank=True)
     ocr_rotation_deg = models.SmallIntegerField(default=0)
@@ -215,6 +218,14 @@ class Page(models.Model):
     injection_cleared_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+
+    def save(self, *args, **kwargs) -> None:
+        """Save, with ``reading_text`` made from ``text``. Code that updates ``text`` in a queryset sets
+        ``reading_text=reading_form(text)`` with it (search indexes it)."""
+        self.reading_text = reading_form(self.text)
+        if "update_fields" in kwargs and kwargs["update_fields"] is not None and "text" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "reading_text"}
+        super().save(*args, **kwargs)
 
     @property
     def injection_open(self) -> bool:

@@ -17,6 +17,7 @@ from django.utils.safestring import SafeString, mark_safe
 from . import storage
 from .draft_models import Finding
 from .models import Exhibit, Matter, Page
+from .reading import HYPHENATED, hyphen_forms, reading_form, reading_form_with_offsets
 from .templatetags.evidence import reveal_invisible
 
 _QUOTE_MARKS = "\"“”'‘’«»„"
@@ -169,16 +170,31 @@ def page_boxes(exhibit: Exhibit, number: int, needles: list[str]) -> tuple[list[
 
 
 def _needle_pattern(needle: str) -> str:
-    return r"\s+".join(re.escape(word) for word in needle.split())
+    """A needle in reading form as a pattern over the page's reading form: words separated by any whitespace, a
+    hyphenated word in either of its forms (``non-compete`` or ``noncompete``)."""
+    words = []
+    for word in reading_form(needle).split():
+        forms = hyphen_forms(word) if HYPHENATED.search(word) else [word]
+        words.append("(?:" + "|".join(re.escape(f) for f in forms) + ")" if len(forms) > 1 else re.escape(word))
+    return r"\s+".join(words)
 
 
 def marked_text(text: str, needles: list[str]) -> tuple[SafeString, int]:
     """``text`` escaped (hidden characters shown as ``U+XXXX``) with every occurrence of ``needles`` wrapped in
-    ``<mark>``, matching case-insensitively across line breaks; returns the HTML and the number of marks."""
+    ``<mark>``, matching case-insensitively across line breaks in the page's reading form
+    (:mod:`matters.reading`: ligatures, curly quotes, dashes, line-end hyphenation, transcript line numbers), so
+    what the verifier matched is what is marked; the marks are placed on the stored text. Returns the HTML and
+    the number of marks."""
     spans: list[tuple[int, int]] = []
+    needles = [n for n in needles if n.strip()]
     if needles:
+        form, offsets = reading_form_with_offsets(text)
         pattern = re.compile("|".join(_needle_pattern(n) for n in sorted(needles, key=len, reverse=True)), re.I)
-        spans = [(m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start()]
+        for match in pattern.finditer(form):
+            start, end = offsets[match.start()], offsets[match.end() - 1] + 1
+            # Two matches of the reading form can fall in one original character (a ligature): mark it once.
+            if match.end() > match.start() and (not spans or start >= spans[-1][1]):
+                spans.append((start, end))
     out, position = [], 0
     for start, end in spans:
         out.append(reveal_invisible(text[position:start]))

@@ -11,6 +11,7 @@ other difference of words is a misquotation; punctuation and capitalisation are 
 import re
 from dataclasses import dataclass
 
+from ..reading import HYPHENATED, reading_form
 from .text import Spans, match_words
 
 _PAIRS = [re.compile(r"“([^“”]{2,2000}?)”"), re.compile(r'(?<![\w"])"([^"\n]{2,2000}?)"(?![\w"])')]
@@ -79,10 +80,26 @@ def _variants(segment: str) -> list[str]:
     return list(dict.fromkeys(["".join(kept), "".join(dropped), segment]))
 
 
-def _pattern(words: list[str]) -> re.Pattern | None:
+def _tokens(segment: str) -> list[str | tuple[str, ...]]:
+    """Match words of ``segment``; a hyphenated word is a tuple of its two forms (``("non compete",
+    "noncompete")``), since a compound broken at its own hyphen at a line end reads joined in the source."""
+    form = reading_form(segment)
+    tokens: list[str | tuple[str, ...]] = []
+    position = 0
+    for match in HYPHENATED.finditer(form):
+        tokens += match_words(form[position:match.start()]).split()
+        spaced = match_words(match.group(0))
+        tokens.append((spaced, spaced.replace(" ", "")) if " " in spaced else spaced)
+        position = match.end()
+    return tokens + match_words(form[position:]).split()
+
+
+def _pattern(words: list[str | tuple[str, ...]]) -> re.Pattern | None:
     parts: list[str] = []
     for word in words:
-        if word == _GAP:
+        if isinstance(word, tuple):
+            parts.append("(?:" + "|".join(re.escape(w) for w in word) + ") ")
+        elif word == _GAP:
             parts.append(f"(?:\\S+ ){{0,{_GAP_WORDS}}}")
         else:
             parts.append(re.escape(word) + " ")
@@ -128,7 +145,7 @@ def prepare(inner: str) -> QuoteSearch:
     segments, plain = [], []
     for segment in _ELLIPSIS.split(inner):
         variants = _variants(segment)
-        patterns = [p for p in (_pattern(match_words(v).split()) for v in variants) if p is not None]
+        patterns = [p for p in (_pattern(_tokens(v)) for v in variants) if p is not None]
         words = [w for w in match_words(variants[0]).split() if w != _GAP]
         if patterns and words:
             segments.append(patterns)

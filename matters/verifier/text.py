@@ -6,6 +6,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ..reading import reading_form
+
 _FLATTEN = {ord("\n"): " ", ord("\r"): " ", ord("\t"): " ", ord("\f"): " ", ord("\v"): " ", 0xA0: " ", 0x2028: " "}
 
 
@@ -15,22 +17,20 @@ def flatten(text: str) -> str:
     return text.translate(_FLATTEN)
 
 
-_QUOTE_CHARS = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'", "‚": "'",
-                              "–": "-", "—": "-", "‑": "-", "−": "-"})
-_HYPHEN_BREAK = re.compile(r"(\w)[-\u00ad]\s*\n\s*(\w)")
 _WORD = re.compile(r"[0-9a-z§$%]+")
 
 
 def match_words(text: str) -> str:
-    """Words of ``text`` for matching quotations: NFKC, lower case, soft hyphens and end-of-line hyphenation
-    joined, apostrophes dropped, every other punctuation mark a word break; words joined by single spaces.
+    """Words of ``text`` for matching quotations: the reading form (:func:`matters.reading.reading_form`:
+    ligatures, NFC, one quotation mark and one dash, line-end hyphenation joined, transcript line numbers
+    dropped), then NFKC, lower case, apostrophes dropped, every other punctuation mark a word break; words
+    joined by single spaces.
 
     ``“The Court’s holding—”`` becomes ``the courts holding``. Punctuation is not compared: a quotation's
     commas and quotation marks are rendered differently by every PDF and OCR engine, while a changed word is
     what misquotes a source.
     """
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTE_CHARS)
-    text = _HYPHEN_BREAK.sub(r"\1\2", text).replace("\u00ad", "").replace("'", "")
+    text = unicodedata.normalize("NFKC", reading_form(text)).replace("'", "")
     return " ".join(_WORD.findall(text.lower()))
 
 

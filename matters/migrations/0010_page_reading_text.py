@@ -1,0 +1,20 @@
+"""Page text in its reading form (matters.reading), indexed for search in place of the stored text."""
+
+from django.db import migrations, models
+
+from matters.search_index import index_reading_text
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("matters", "0009_version_provenance"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="page",
+            name="reading_text",
+            field=models.TextField(blank=True, default="", editable=False),
+        ),
+        migrations.RunPython(index_reading_text, migrations.RunPython.noop),
+    ]
