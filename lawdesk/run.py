@@ -19,9 +19,9 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def _check_programs() -> None:
-    for program, purpose in (("tesseract", "OCR of scanned pages"), ("soffice", "Word (DOCX) documents")):
-        if shutil.which(program) is None:
-            print(f"warning: {program} is not installed; {purpose} will fail with a reason until it is.", flush=True)
+    if shutil.which("soffice") is None:
+        print("warning: soffice is not installed; Word (DOCX) documents will fail with a reason until it is.",
+              flush=True)
     from matters.ingest.sandbox import SandboxUnavailable, probe
 
     try:
@@ -36,6 +36,12 @@ def _prepare() -> None:
     from django.core.management import call_command
 
     django.setup()
+    from django.conf import settings
+
+    from matters.ingest.ocr_check import ocr_problems
+
+    for problem in ocr_problems(settings.LAWDESK_OCR_LANG):
+        print(f"warning: {problem}", flush=True)
     call_command("migrate", interactive=False, verbosity=0)
     from lawdesk.accounts import WeakPassword, ensure_first_attorney
 

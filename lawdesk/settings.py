@@ -174,6 +174,9 @@ LAWDESK_INGEST_TIMEOUT_S = _env_int("LAWDESK_INGEST_TIMEOUT_S", 1800)
 LAWDESK_OCR_DPI = _env_int("LAWDESK_OCR_DPI", 300)
 LAWDESK_OCR_WORKERS = _env_int("LAWDESK_OCR_WORKERS", os.cpu_count() or 1)
 LAWDESK_OCR_LANG = os.environ.get("LAWDESK_OCR_LANG", "eng")
+# A page whose OCR mean word confidence (Tesseract, 0-100) is below this is flagged, and so is a finding grounded
+# only on such pages (docs/reading.md).
+LAWDESK_OCR_LOW_CONFIDENCE = float(os.environ.get("LAWDESK_OCR_LOW_CONFIDENCE", "60"))
 # Limits on a production ZIP: members, total uncompressed MiB, and compression ratio of any member.
 LAWDESK_ZIP_MAX_MEMBERS = _env_int("LAWDESK_ZIP_MAX_MEMBERS", 50_000)
 LAWDESK_ZIP_MAX_MB = _env_int("LAWDESK_ZIP_MAX_MB", 20_480)

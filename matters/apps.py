@@ -1,3 +1,6 @@
+import logging
+import sys
+
 from django.apps import AppConfig
 
 
@@ -8,3 +11,13 @@ class MattersConfig(AppConfig):
     def ready(self) -> None:
         # Audit of logins is a record, not workflow: auth's own signals are the only hook Django offers for it.
         from . import audit_login  # noqa: F401
+
+        # A worker started on its own (``manage.py db_worker``, maybe on another host) checks OCR once, as
+        # ``make run`` does, so a missing language is said at start and not by every scan.
+        if len(sys.argv) > 1 and sys.argv[1] == "db_worker":
+            from django.conf import settings
+
+            from .ingest.ocr_check import ocr_problems
+
+            for problem in ocr_problems(settings.LAWDESK_OCR_LANG):
+                logging.getLogger("matters").warning("%s", problem)

@@ -127,6 +127,9 @@ class Exhibit(models.Model):
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
     reason = models.TextField(blank=True)
     notes = models.JSONField(default=list, blank=True)
+    # A Word file's tracked changes, comments and hidden text, taken out of the text that grounds claims
+    # (matters.ingest.docx_revisions.WordChanges as JSON); {} for any other file or a Word file without them.
+    word_changes = models.JSONField(default=dict, blank=True)
     duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     page_count = models.PositiveIntegerField(default=0)
     pages_pdf = models.PositiveIntegerField(default=0)
@@ -211,6 +214,8 @@ class Page(models.Model):
     source = models.CharField(max_length=10, choices=Source.choices)
     ocr_confidence = models.FloatField(null=True, blank=True)
     ocr_rotation_deg = models.SmallIntegerField(default=0)
+    # Marks on the page (an image, or a text layer dropped as garbled) and no text read from them: flagged.
+    unread_ink = models.BooleanField(default=False)
     width_pt = models.FloatField()
     height_pt = models.FloatField()
     injection_reason = models.CharField("possible prompt injection", max_length=300, blank=True)
@@ -226,6 +231,21 @@ class Page(models.Model):
         if "update_fields" in kwargs and kwargs["update_fields"] is not None and "text" in kwargs["update_fields"]:
             kwargs["update_fields"] = {*kwargs["update_fields"], "reading_text"}
         super().save(*args, **kwargs)
+
+    @property
+    def low_confidence(self) -> bool:
+        """OCR'd with a mean word confidence under ``LAWDESK_OCR_LOW_CONFIDENCE``: its text may be wrong."""
+        return self.ocr_confidence is not None and self.ocr_confidence < settings.LAWDESK_OCR_LOW_CONFIDENCE
+
+    @property
+    def reading_flag(self) -> str:
+        """Why this page's text may not be what it shows ('' when none): low OCR confidence, or marks read as
+        nothing."""
+        if self.unread_ink and not self.text.strip():
+            return "marks on this page were read as no text (a damaged text layer, then nothing from OCR)"
+        if self.low_confidence:
+            return f"OCR confidence {self.ocr_confidence:.0f}% is low; the text may be wrong"
+        return ""
 
     @property
     def injection_open(self) -> bool:

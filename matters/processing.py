@@ -83,15 +83,17 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
             kind = event["event"]
             if kind == "start":
                 notes = list(event.get("notes", []))
-                Exhibit.objects.filter(pk=exhibit.pk).update(page_count=event["pages"], updated_at=timezone.now())
+                Exhibit.objects.filter(pk=exhibit.pk).update(page_count=event["pages"], updated_at=timezone.now(),
+                                                             word_changes=event.get("word_changes", {}))
             elif kind == "page":
                 page = Page.objects.create(
                     exhibit=exhibit,
                     number=event["number"],
-                    text=event["text"],
+                    text=event["text"],  # reading_text is made from it on save
                     source=event["source"],
                     ocr_confidence=event["ocr_confidence"],
                     ocr_rotation_deg=event["ocr_rotation_deg"],
+                    unread_ink=bool(event.get("ink")) and not event["text"].strip(),
                     width_pt=event["width_pt"],
                     height_pt=event["height_pt"],
                     injection_reason=injection_reason_for(event["text"]),

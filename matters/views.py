@@ -111,13 +111,15 @@ def _form_errors(form) -> str:
 @require_GET
 def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    pages = list(exhibit.pages.all())
     return render(
         request,
         "matters/exhibit.html",
         {
             "matter": exhibit.matter,
             "exhibit": exhibit,
-            "pages": exhibit.pages.all(),
+            "pages": pages,
+            "flagged_pages": [page for page in pages if page.reading_flag],
             "edit_form": ExhibitEditForm(initial={"label": exhibit.label, "title": exhibit.title}),
             "cites_as_form": CitesAsForm(initial={"cites_as": exhibit.cites_as}),
             "password_form": PasswordForm(),

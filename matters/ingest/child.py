@@ -4,11 +4,14 @@ This module imports nothing from Django, so a hostile file can only harm the chi
 a fork server that has imported this module once (:mod:`matters.ingest.runner`); for debugging, run it directly as
 ``python -m matters.ingest.child SPEC_JSON [previews]``, which prints the events as JSON lines. Ingest events:
 
-- ``{"event": "start", "pages": n, "notes": [...]}`` once the document is open;
+- ``{"event": "start", "pages": n, "notes": [...], "word_changes": {...}}`` once the document is open
+  (``word_changes`` only for a Word file with tracked changes, comments or hidden text: see
+  :class:`matters.ingest.docx_revisions.WordChanges`);
 - ``{"event": "page", "number": k, "text": ..., "source": "pdf"|"ocr"|"none", "ocr_confidence": float|null,
   "ocr_rotation_deg": int, "width_pt": float, "height_pt": float, "improper_redaction": [{"rect": [x0, y0, x1, y1],
-  "text": ...}]}`` for each page, in page order (``improper_redaction``: dark boxes over readable text, see
-  :mod:`matters.ingest.redaction_check`);
+  "text": ...}], "ink": bool}`` for each page, in page order (``improper_redaction``: dark boxes over readable
+  text, see :mod:`matters.ingest.redaction_check`; ``ink``: the page has marks that no usable text came from
+  before OCR: a dropped text layer or an image);
 - ``{"event": "done", "notes": [...]}`` at the end; or ``{"event": "error", "status": "failed"|"needs_password",
   "reason": ...}`` and exit status 2 when the file cannot be processed.
 
@@ -34,6 +37,7 @@ import numpy
 import pymupdf
 
 from .convert import ConversionRefused, office_to_pdf
+from .docx_revisions import WordChanges
 from .ocr import OcrResult, ocr_page_image
 from .redaction_check import find_hidden_text
 
@@ -105,6 +109,14 @@ def usable_text(text: str) -> str:
     return text
 
 
+def garbled_layer(text: str) -> bool:
+    """Whether ``text`` is a text layer dropped as garbled (fonts with no usable Unicode map): marks on the page
+    that read as nothing."""
+    visible = [ch for ch in _ECF_HEADER.sub("", text) if not ch.isspace()]
+    garbled = sum(1 for ch in visible if ch == "\ufffd" or 0xE000 <= ord(ch) <= 0xF8FF)
+    return bool(visible) and garbled / len(visible) > MAX_GARBLED_SHARE
+
+
 def _check_image_pixels(path: str, limit: int) -> None:
     """Refuse images past Pillow's decompression-bomb limit before any decoder allocates them."""
     from PIL import Image
@@ -138,14 +150,16 @@ def _check_image_pixels(path: str, limit: int) -> None:
 OFFICE_KINDS = {"docx": (".docx", "Word document")}
 
 
-def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str]) -> Path:
+def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str], changes: WordChanges) -> Path:
     """Convert an office document with LibreOffice in its sandbox; see README ("Word documents") for why
-    LibreOffice."""
+    LibreOffice. The file converted reads with tracked changes accepted and comments and hidden text out; what
+    was taken out is recorded in ``changes``."""
     suffix, description = OFFICE_KINDS[spec.kind]
     target = out_dir / "display.pdf"
     hidden = (spec.data_dir,) if spec.data_dir else ()
     try:
-        cut = office_to_pdf(Path(spec.source), target, suffix=suffix, description=description, hidden=hidden)
+        cut = office_to_pdf(Path(spec.source), target, suffix=suffix, description=description, hidden=hidden,
+                           changes=changes)
     except ConversionRefused as exc:
         raise IngestFailure(str(exc)) from exc
     if cut:
@@ -156,8 +170,10 @@ def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str]) -> Path:
     return target
 
 
-def open_document(spec: Spec, out_dir: Path, notes: list[str]) -> pymupdf.Document:
-    """Open the upload as a PDF document, converting images and Word files; raise IngestFailure if impossible."""
+def open_document(spec: Spec, out_dir: Path, notes: list[str],
+                  changes: WordChanges | None = None) -> pymupdf.Document:
+    """Open the upload as a PDF document, converting images and Word files; raise IngestFailure if impossible.
+    A Word file's tracked changes, comments and hidden text are recorded in ``changes``."""
     if spec.kind == "image":
         _check_image_pixels(spec.source, spec.max_image_pixels)
         try:
@@ -169,7 +185,8 @@ def open_document(spec: Spec, out_dir: Path, notes: list[str]) -> pymupdf.Docume
         target.write_bytes(pdf_bytes)
         return pymupdf.open(target)
     if spec.kind in OFFICE_KINDS:
-        return pymupdf.open(_office_to_pdf(spec, out_dir, notes))
+        changes = changes if changes is not None else WordChanges()
+        return pymupdf.open(_office_to_pdf(spec, out_dir, notes, changes))
     try:
         doc = pymupdf.open(spec.source, filetype="pdf")
     except Exception as exc:
@@ -269,14 +286,18 @@ def extract(spec: Spec, emit: Emit) -> None:
     out_dir = Path(spec.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     notes: list[str] = []
-    doc = open_document(spec, out_dir, notes)
+    changes = WordChanges()
+    doc = open_document(spec, out_dir, notes, changes)
     try:
         page_count = doc.page_count
     except Exception as exc:
         raise IngestFailure(f"The document's page tree could not be read ({exc}).") from exc
     if page_count == 0:
         raise IngestFailure("The document contains no pages.")
-    emit({"event": "start", "pages": page_count, "notes": notes})
+    start = {"event": "start", "pages": page_count, "notes": notes}
+    if changes.any:
+        start["word_changes"] = changes.as_json()
+    emit(start)
 
     # Pages are emitted in order; OCR runs on a pool of Tesseract processes (one per core) while the next pages
     # are read and rendered. At most ocr_workers + 1 page images wait on disk at once.
@@ -319,12 +340,15 @@ def extract(spec: Spec, emit: Emit) -> None:
                 "height_pt": round(page.rect.height, 2),
                 # Even a few characters (one account number under a box) are worth the check.
                 "improper_redaction": _improper_redactions(page, number, notes) if raw_text.strip() else [],
+                # Marks on the page that no text came from: a dropped text layer, or an image OCR is run on.
+                "ink": not text and garbled_layer(raw_text),
             }
             future = image_path = None
             if not text and _page_needs_ocr(page):
                 dpi = ocr_dpi_for(page, spec.ocr_dpi)
                 image_path = _render_for_ocr(page, dpi, work, number)
                 if image_path is not None:
+                    record["ink"] = True
                     future = pool.submit(ocr_page_image, image_path, lang=spec.ocr_lang, dpi=dpi)
             pending.append((record, future, image_path))
             flush(keep=max(1, spec.ocr_workers))

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import sandbox
+from .docx_revisions import WordChanges
 from .docx_safety import sanitize_docx
 
 CONVERT_TIMEOUT_S = 300
@@ -26,12 +27,13 @@ class ConversionRefused(Exception):
     """The document was not converted; the message is written for an attorney."""
 
 
-def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, hidden: Sequence[str] = ()
-                  ) -> int:
+def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, hidden: Sequence[str] = (),
+                  changes: WordChanges | None = None) -> int:
     """Convert the document at ``source`` (its type told by ``suffix``, e.g. ``.docx``; ``description`` names it
     for people, e.g. "Word document") to the PDF ``target``; return how many outside links were cut first.
 
-    ``hidden``: host folders the sandbox must not show (the data directory). Raises ConversionRefused when
+    ``hidden``: host folders the sandbox must not show (the data directory). ``changes``: where a Word file's
+    tracked changes, comments and hidden text go; the file converted reads with its changes accepted. Raises ConversionRefused when
     LibreOffice is missing, the sandbox cannot start, the package is damaged, or the conversion fails or takes
     longer than CONVERT_TIMEOUT_S seconds.
     """
@@ -56,7 +58,7 @@ def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, 
         cut = 0
         if suffix.lower() in _OOXML_SUFFIXES:
             try:
-                cut = sanitize_docx(source, input_path)
+                cut = sanitize_docx(source, input_path, changes)
             except Exception as exc:  # zipfile and lxml raise several types for a damaged package
                 raise ConversionRefused(f"The {description} is damaged and could not be read ({exc}).") from exc
         else:

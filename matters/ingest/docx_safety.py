@@ -25,6 +25,8 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
+from .docx_revisions import WordChanges, accept_package
+
 _RELATIONSHIPS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
@@ -153,9 +155,11 @@ def _clean_part(data: bytes) -> tuple[bytes, int]:
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True), cut
 
 
-def sanitize_docx(source: Path, target: Path) -> int:
+def sanitize_docx(source: Path, target: Path, changes: WordChanges | None = None) -> int:
     """Write a copy of the OOXML package at ``source`` to ``target`` keeping only what lies inside it; return
-    how many links, fields and imported chunks were cut.
+    how many links, fields and imported chunks were cut. With ``changes``, the copy also has its tracked changes
+    accepted and its comments and hidden text taken out, each recorded in ``changes``
+    (:mod:`matters.ingest.docx_revisions`).
 
     Raises zipfile.BadZipFile, or lxml's XMLSyntaxError for any XML part (by name or declared type) that does not
     parse.
@@ -170,6 +174,8 @@ def sanitize_docx(source: Path, target: Path) -> int:
                 data, removed = _clean_relationships(member.filename, data, members)
             elif member.filename in xml_parts:
                 data, removed = _clean_part(data)
+                if changes is not None:
+                    data = accept_package(member, data, changes)
             else:
                 removed = 0
             cut += removed

@@ -29,6 +29,7 @@ from .evidence import Evidence
 from .finding import FindingData, Kind, Status, Support
 from .money import AmountMention, find_amounts, find_unreadable_amounts
 from .quotes import find_quotations, prepare
+from .reading_notes import add_reading_notes
 from .record import BatesMention, find_bates, find_docket_cites, find_exhibit_cites, find_pleading_cites
 from .text import Spans, flatten, sentences
 
@@ -191,6 +192,7 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
             self._check_quote(mention, support_of(mention), searches[id(mention)])
 
         self.findings.sort(key=lambda f: (f.start, f.end))
+        add_reading_notes(self.findings, self.matter, self.evidence)
         self._resolve_sources()
         return self.findings
 

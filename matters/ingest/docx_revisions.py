@@ -1,0 +1,169 @@
+"""A Word file as it really reads: tracked changes accepted, comments and hidden text taken out, and each of them
+kept aside so the exhibit page can show them and the verifier can say when a claim is found only there.
+
+LibreOffice prints a document's tracked changes as they are shown on screen, deleted and inserted text run
+together (``$250,000$175,000``), and that text layer was read as evidence. The package copied for conversion is
+rewritten first (ECMA-376 Part 1 section 17.13, "Annotations"):
+
+- ``w:ins`` / ``w:moveTo`` (inserted or moved-in runs) keep their content: the change is accepted;
+- ``w:del`` / ``w:moveFrom`` (deleted or moved-out runs, their text in ``w:delText``) are removed; a paragraph
+  or table row whose mark is deleted is removed when nothing else is left in it;
+- property changes (``w:rPrChange``, ``w:pPrChange`` ...) are dropped: the current formatting stays;
+- comment anchors and references (``w:commentRangeStart``/``End``, ``w:commentReference``) are removed from the
+  text, and the comments' own text (``word/comments.xml``) is read aside;
+- runs marked hidden (``w:vanish`` in their run properties, section 17.3.2.41) are removed.
+
+Django-free: runs in the ingest child.
+"""
+
+import zipfile
+from dataclasses import asdict, dataclass, field
+
+from lxml import etree
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_W = f"{{{W}}}"
+# The parts whose text LibreOffice prints: the body, headers, footers, footnotes and endnotes.
+STORY_PARTS = ("word/document.xml", "word/footnotes.xml", "word/endnotes.xml")
+_STORY_PREFIXES = ("word/header", "word/footer")
+_PROPERTY_CHANGES = ("rPrChange", "pPrChange", "sectPrChange", "tblPrChange", "tblGridChange", "tcPrChange",
+                     "trPrChange", "tblPrExChange", "numberingChange")
+_COMMENT_MARKS = ("commentRangeStart", "commentRangeEnd", "commentReference")
+_MOVE_RANGES = ("moveFromRangeStart", "moveFromRangeEnd", "moveToRangeStart", "moveToRangeEnd")
+# At most this many characters of each kind are kept aside; past it the counts still count.
+MAX_KEPT_CHARS = 200_000
+
+
+@dataclass
+class WordChanges:
+    """What a Word file carries besides its accepted text. Counts are of revision marks as Word stores them (one
+    ``w:ins`` or ``w:del`` element each, one comment each, one hidden run each); the lists hold the text of each
+    (deleted, inserted, comment, hidden), in document order, for the exhibit page and the verifier."""
+
+    insertions: int = 0
+    deletions: int = 0
+    comments: int = 0
+    hidden: int = 0
+    inserted_text: list[str] = field(default_factory=list)
+    deleted_text: list[str] = field(default_factory=list)
+    comment_text: list[dict] = field(default_factory=list)  # {"author": str, "text": str}
+    hidden_text: list[str] = field(default_factory=list)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.insertions or self.deletions or self.comments or self.hidden)
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+def is_story_part(name: str) -> bool:
+    return name in STORY_PARTS or (name.startswith(_STORY_PREFIXES) and name.endswith(".xml"))
+
+
+def _text(element, tags=("t", "delText", "instrText")) -> str:
+    parts = []
+    for node in element.iter():
+        if node.tag in {_W + t for t in tags} and node.text:
+            parts.append(node.text)
+        elif node.tag in (_W + "tab",):
+            parts.append("\t")
+        elif node.tag in (_W + "p",) and parts:
+            parts.append("\n")
+    return "".join(parts).strip()
+
+
+def _remove(element) -> None:
+    """Remove ``element`` (with the whitespace lxml keeps as its tail: text lives only in ``w:t``, section 17.3.3.31)."""
+    parent = element.getparent()
+    if parent is not None:
+        parent.remove(element)
+
+
+def _unwrap(element) -> None:
+    """Replace ``element`` by its children."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    index = parent.index(element)
+    for offset, child in enumerate(list(element)):
+        parent.insert(index + offset, child)
+    parent.remove(element)
+
+
+def _kept(items: list, text) -> None:
+    if sum(len(i if isinstance(i, str) else i.get("text", "")) for i in items) < MAX_KEPT_CHARS:
+        items.append(text)
+
+
+def accept_story(data: bytes, changes: WordChanges) -> bytes:
+    """One story part (``word/document.xml``, a header ...) with changes accepted and comment marks and hidden
+    runs removed; what was taken out is added to ``changes``. Raises lxml's XMLSyntaxError for a damaged part."""
+    root = etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False))
+    for element in list(root.iter(_W + "del", _W + "moveFrom")):
+        parent = element.getparent()
+        if parent is not None and parent.tag == _W + "rPr":  # a deleted paragraph mark, not text
+            continue
+        if parent is not None and parent.tag == _W + "trPr":  # a deleted table row: the row goes
+            element = parent.getparent()
+        changes.deletions += 1
+        text = _text(element)
+        if text:
+            _kept(changes.deleted_text, text)
+        _remove(element)
+    for element in list(root.iter(_W + "ins", _W + "moveTo")):
+        parent = element.getparent()
+        if parent is not None and parent.tag in (_W + "rPr", _W + "trPr"):
+            _remove(element)  # an inserted paragraph mark or row: accepting it keeps the paragraph or row
+            continue
+        changes.insertions += 1
+        text = _text(element)
+        if text:
+            _kept(changes.inserted_text, text)
+        _unwrap(element)
+    for name in _PROPERTY_CHANGES + _COMMENT_MARKS + _MOVE_RANGES:
+        for element in list(root.iter(_W + name)):
+            _remove(element)
+    for vanish in list(root.iter(_W + "vanish")):
+        properties = vanish.getparent()
+        run = properties.getparent() if properties is not None else None
+        if properties is None or properties.tag != _W + "rPr" or run is None or run.tag != _W + "r":
+            continue  # a hidden paragraph mark or a style: the text itself is not hidden
+        changes.hidden += 1
+        text = _text(run)
+        if text:
+            _kept(changes.hidden_text, text)
+        _remove(run)
+    # A paragraph whose mark was deleted and which has no text left is gone once the deletion is accepted.
+    for mark in list(root.iter(_W + "del")):
+        paragraph = mark.getparent().getparent().getparent() if mark.getparent() is not None else None
+        _remove(mark)
+        if paragraph is not None and paragraph.tag == _W + "p" and not _text(paragraph) and \
+                paragraph.getparent() is not None and paragraph.getparent().tag != _W + "tc":
+            _remove(paragraph)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+
+
+def read_comments(data: bytes, changes: WordChanges) -> bytes:
+    """Read ``word/comments.xml`` into ``changes`` and return the part with every comment's text emptied, so no
+    converter can print it."""
+    root = etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True))
+    for comment in root.iter(_W + "comment"):
+        changes.comments += 1
+        text = _text(comment)
+        if text:
+            _kept(changes.comment_text, {"author": comment.get(_W + "author", ""), "text": text})
+        for child in list(comment):
+            comment.remove(child)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+
+
+def accept_package(member: zipfile.ZipInfo, data: bytes, changes: WordChanges) -> bytes:
+    """``data`` of package part ``member`` as it goes to the converter: story parts accepted, comments read
+    aside and emptied, every other part unchanged."""
+    name = member.filename
+    if is_story_part(name):
+        return accept_story(data, changes)
+    if name == "word/comments.xml":
+        return read_comments(data, changes)
+    return data
