@@ -19,6 +19,9 @@ class UploadForm(forms.Form):
 class ExhibitEditForm(forms.Form):
     label = forms.CharField(max_length=40)
     title = forms.CharField(max_length=300)
+    transcript_cite = forms.CharField(
+        max_length=60, required=False, label="Cited as (transcript)",
+        help_text="For a deposition or hearing transcript: the short form a brief cites it by, e.g. Roe Dep.")
 
 
 class CitesAsForm(forms.Form):

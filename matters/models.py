@@ -130,6 +130,9 @@ class Exhibit(models.Model):
     # A Word file's tracked changes, comments and hidden text, taken out of the text that grounds claims
     # (matters.ingest.docx_revisions.WordChanges as JSON); {} for any other file or a Word file without them.
     word_changes = models.JSONField(default=dict, blank=True)
+    # The short form a brief cites this transcript by ("Roe Dep.", "Hr'g Tr."): prefilled from the caption of an
+    # exhibit read as a transcript, set by a person otherwise (matters.verifier.transcripts).
+    transcript_cite = models.CharField("cited as (transcript)", max_length=60, blank=True)
     duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     page_count = models.PositiveIntegerField(default=0)
     pages_pdf = models.PositiveIntegerField(default=0)

@@ -22,7 +22,9 @@ from .privilege import improper_redactions_record
 from .progress import exhibit_changed
 from .provenance import exhibit_check_near_duplicate, injection_reason_for
 from .services import enqueue_ingest, exhibit_prefill_cites_as
+from .reading import is_transcript
 from .verifier.facts import exhibit_index_facts
+from .verifier.transcripts import suggest_transcript_cite
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +142,7 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
         exhibit_check_near_duplicate(exhibit)
         exhibit_index_facts(exhibit)
         exhibit_prefill_cites_as(exhibit=exhibit)
+        _prefill_transcript_cite(exhibit)
     _notify(exhibit)
     if exhibit.status == Exhibit.Status.READY:
         if previews == "inline":
@@ -175,6 +178,18 @@ def exhibit_render_previews(*, exhibit_id: int) -> bool:
     Exhibit.objects.filter(pk=exhibit.pk).update(previews_ready=made)
     _notify(exhibit)
     return made
+
+
+def _prefill_transcript_cite(exhibit: Exhibit) -> None:
+    """An exhibit read as a transcript (a page of lines numbered 1-25 among its first five) gets the short form a
+    brief cites it by, from its caption (``Roe Dep.``), unless a person set one; they may change it."""
+    if exhibit.transcript_cite:
+        return
+    texts = list(exhibit.pages.order_by("number").values_list("text", flat=True)[:5])
+    if not any(is_transcript(text) for text in texts):
+        return
+    exhibit.transcript_cite = suggest_transcript_cite("\n".join(texts[:2]))
+    Exhibit.objects.filter(pk=exhibit.pk).update(transcript_cite=exhibit.transcript_cite)
 
 
 def _notify(exhibit: Exhibit) -> None:

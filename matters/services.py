@@ -175,9 +175,11 @@ def enqueue_ingest(exhibit_id: int) -> None:
     ingest_exhibit.enqueue(exhibit_id)
 
 
-def exhibit_update(*, exhibit: Exhibit, updated_by: AbstractBaseUser, title: str, label: str) -> Exhibit:
-    """Change an exhibit's title and label. Raises ValidationError if the label is empty or taken in the matter;
-    PermissionDenied for a user who may not edit the matter's exhibits."""
+def exhibit_update(*, exhibit: Exhibit, updated_by: AbstractBaseUser, title: str, label: str,
+                   transcript_cite: str | None = None) -> Exhibit:
+    """Change an exhibit's title and label, and the short form it is cited by as a transcript (``Roe Dep.``; None
+    leaves it). Raises ValidationError if the label is empty or taken in the matter; PermissionDenied for a user
+    who may not edit the matter's exhibits."""
     require(updated_by, "upload", exhibit.matter)
     label = label.strip()
     title = title.strip()
@@ -187,18 +189,21 @@ def exhibit_update(*, exhibit: Exhibit, updated_by: AbstractBaseUser, title: str
         raise ValidationError({"label": "An exhibit label cannot be empty."})
     if label and Exhibit.objects.filter(matter=exhibit.matter, label=label).exclude(pk=exhibit.pk).exists():
         raise ValidationError({"label": f"Exhibit {label} already exists in this matter."})
-    before = {"title": exhibit.title, "label": exhibit.label}
+    before = {"title": exhibit.title, "label": exhibit.label, "transcript_cite": exhibit.transcript_cite}
     exhibit.title = title or exhibit.title
     exhibit.label = label
+    if transcript_cite is not None:
+        exhibit.transcript_cite = " ".join(transcript_cite.split())
     exhibit.full_clean()
     with transaction.atomic():
-        exhibit.save(update_fields=["title", "label", "updated_at"])
+        exhibit.save(update_fields=["title", "label", "transcript_cite", "updated_at"])
         audit_record(
             action="exhibit.edit",
             actor=updated_by,
             matter=exhibit.matter,
             obj=exhibit,
-            detail={"before": before, "after": {"title": exhibit.title, "label": exhibit.label}},
+            detail={"before": before, "after": {"title": exhibit.title, "label": exhibit.label,
+                                                "transcript_cite": exhibit.transcript_cite}},
         )
     return exhibit
 

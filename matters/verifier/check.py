@@ -32,6 +32,7 @@ from .quotes import find_quotations, prepare
 from .reading_notes import add_reading_notes
 from .record import BatesMention, find_bates, find_docket_cites, find_exhibit_cites, find_pleading_cites
 from .text import Spans, flatten, sentences
+from .transcripts import check_transcript_cite, find_transcript_cites, narrow_to_lines, supported_facts
 
 __all__ = ["FindingData", "Verification", "verify_text"]
 _SIGNALS = re.compile(
@@ -102,8 +103,9 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         bates = [b for b in find_bates(flat, self.evidence.known_prefixes()) if not taken.overlaps(b.start, b.end)]
         exhibits = [e for e in find_exhibit_cites(flat) if not taken.overlaps(e.start, e.end)]
         records: list = sorted(bates + exhibits + dockets + pleadings, key=lambda r: r.start)
+        transcripts = [t for t in find_transcript_cites(flat) if not taken.overlaps(t.start, t.end)]
         cite_spans = (authority_spans + [(r.start, r.end) for r in records]
-                      + [(u.start, u.end) for u in unreadable_cites])
+                      + [(u.start, u.end) for u in unreadable_cites] + [(t.start, t.end) for t in transcripts])
         skip = Spans(cite_spans + [(q.start, q.end) for q in quotes])
         dates = [d for d in find_dates(flat, self.matter.date_order, yearless=True)
                  if not skip.overlaps(d.start, d.end)]
@@ -143,6 +145,14 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
                     continue
             if not case.in_parenthetical:
                 last_case = case.start
+        cache: dict = {}
+        checks = [check_transcript_cite(t, self.matter, self.evidence.exhibit_ids, cache) for t in transcripts]
+        for check in checks:  # transcript cites (matters.verifier.transcripts)
+            self._finding(Kind.EXHIBIT_CITE, Status(check.status), check.mention.start, check.mention.end, check.message,
+                          check.page_ids, transcript=check.mention.name)
+            if spans:
+                support[sentence_of(check.mention.start)].record_cites.append(check.mention.text)
+                support[sentence_of(check.mention.start)].pages.extend(check.page_ids)
         resolved = self._check_cases(cases)
         for mention, doc in resolved:
             if spans:
@@ -163,8 +173,10 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         for span in cite_spans:
             if spans:
                 cites_in[sentence_of(span[0])].append(span)
+        merged: set[int] = set()
         for i in range(1, len(spans)):
             if cites_in[i] and self._citation_only(spans[i].start, spans[i].end, cites_in[i]):
+                merged.add(i)
                 support[i - 1].record_cites.extend(support[i].record_cites)
                 support[i - 1].pages.extend(support[i].pages)
                 support[i - 1].authorities.extend(support[i].authorities)
@@ -191,6 +203,9 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         for mention in quotes:
             self._check_quote(mention, support_of(mention), searches[id(mention)])
 
+        if checks and spans:
+            narrow_to_lines(self.findings, checks, supported_facts(self.findings, checks, sentence_of, merged),
+                            self.matter)
         self.findings.sort(key=lambda f: (f.start, f.end))
         add_reading_notes(self.findings, self.matter, self.evidence)
         self._resolve_sources()
