@@ -154,10 +154,18 @@ def _model_provenance(version: DraftVersion) -> list[dict]:
             if v.provenance]
 
 
-def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict | None = None) -> DraftVersion:
+# A model's version sharing this share of its 6-word runs with its own prompt's instructions (pipeline's
+# ``prompt_echo_share`` in the version's provenance) is approved only with an attorney's reason.
+PROMPT_ECHO_APPROVAL_SHARE = 0.2
+
+
+def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict | None = None,
+                  override_reason: str = "") -> DraftVersion:
     """Approve ``version``: verify it again (the evidence may have changed), refuse while a blocking finding is
-    open, then record the approval (user, time, the version's SHA-256, ``record`` such as the job's stage
-    records) in the audit log. Raises PermissionDenied or ValidationError."""
+    open, and refuse a model's version that largely repeats its prompt (``provenance["prompt_echo_share"]`` at
+    least PROMPT_ECHO_APPROVAL_SHARE) unless ``override_reason`` says why it is the document; then record the
+    approval (user, time, the version's SHA-256, ``record`` such as the job's stage records, the override) in
+    the audit log. Raises PermissionDenied or ValidationError."""
     matter = version.draft.matter
     _require_attorney(user, matter)
     if version.approved_at is not None:
@@ -173,6 +181,15 @@ def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict
             f"{len(open_blocking)} blocking finding(s) are open; the first is “{first.text}”: {first.message} "
             "Fix the draft, or waive or confirm each with a reason, before approving."
         )
+    echo = float((version.provenance or {}).get("prompt_echo_share") or 0)
+    override_reason = override_reason.strip()
+    if echo >= PROMPT_ECHO_APPROVAL_SHARE and not override_reason:
+        raise ValidationError(
+            f"{echo:.0%} of version {version.number} repeats the instructions its model was given: it may be the "
+            "prompt coming back rather than a draft. Read it, and approve only with a reason why it is the document."
+        )
+    if override_reason:
+        record = {**(record or {}), "prompt_echo_override": override_reason, "prompt_echo_share": echo}
     with transaction.atomic():
         DraftVersion.objects.filter(pk=version.pk).update(approved_at=timezone.now(), approved_by=user)
         version.refresh_from_db()

@@ -12,6 +12,9 @@ from matters.provenance import generated_record
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
 from ..llm.types import Generation
+from .degenerate import extraction_verdict, free_text_verdict
+from .prompts import render
+from .record_fields import extraction_check
 
 
 class StageFailed(Exception):
@@ -36,6 +39,22 @@ def _text(generation: Generation, role: str) -> str:
     return text
 
 
+def _checked_text(run: StageRun, generation: Generation) -> tuple[str, str, float]:
+    """The answer of a free-text stage, the warning to show with it and its echo share; raises StageFailed for an answer that
+    cannot be a document (:mod:`pipeline.stages.degenerate`). The answer is compared with the prompt's own words
+    only: the evidence and the draft under revision may rightly be quoted."""
+    text = _text(generation, run.role)
+    job = run.job
+    own = render(run.prompt_template, matter=str(job.matter), instructions=job.instructions, packet="", draft="",
+                 kind_label=(job.get_kind_display() or "document").lower()) if run.prompt_template else []
+    verdict = free_text_verdict(text, instructions="\n".join(m.content for m in own),
+                                finish_reason=generation.finish_reason or "",
+                                max_tokens=int((run.sampling or {}).get("max_tokens") or 0))
+    if verdict.fail:
+        raise StageFailed(f"The {run.role}'s answer cannot be used. {verdict.fail}")
+    return text, verdict.warning, verdict.echo_share
+
+
 def apply_result(run: StageRun, generation: Generation | None) -> tuple[str, str]:
     """Apply a finished stage's answer; return the stage's final status and reason (``done`` or ``stopped``).
     Raises StageFailed when the answer cannot be used."""
@@ -55,16 +74,18 @@ def apply_result(run: StageRun, generation: Generation | None) -> tuple[str, str
             return StageStatus.STOPPED, reasons
         return StageStatus.DONE, ""
     if stage in ("draft", "summarize"):
-        version = draft_create(matter=job.matter, title=_title(job), text=_text(generation, run.role),
+        text, warning, echo = _checked_text(run, generation)
+        version = draft_create(matter=job.matter, title=_title(job), text=text,
                                author_kind="model", kind=job.kind, model_name=run.model, server_name=run.server_name,
-                               provenance=_provenance(run))
+                               provenance=_provenance(run) | {"prompt_echo_share": echo})
         Job.objects.filter(pk=job.pk).update(draft=version.draft)
         job.draft = version.draft
-        return StageStatus.DONE, ""
+        return StageStatus.DONE, warning
     if stage == "revise":
-        draft_version_create(draft=_draft(job), text=_text(generation, run.role), author_kind="model",
-                             model_name=run.model, server_name=run.server_name, provenance=_provenance(run))
-        return StageStatus.DONE, ""
+        text, warning, echo = _checked_text(run, generation)
+        draft_version_create(draft=_draft(job), text=text, author_kind="model", model_name=run.model,
+                             server_name=run.server_name, provenance=_provenance(run) | {"prompt_echo_share": echo})
+        return StageStatus.DONE, warning
     if stage == "verify":
         findings = draft_verify(version=_draft(job).latest_version)
         counts: dict[str, int] = {}
@@ -77,9 +98,21 @@ def apply_result(run: StageRun, generation: Generation | None) -> tuple[str, str
         draft_add_attacks(version=_draft(job).latest_version, attacks=(generation.parsed or {}).get("attacks", []))
         return StageStatus.DONE, ""
     if stage == "extract":
+        items = (generation.parsed or {}).get("items") or []
+        verdict = extraction_verdict(items, finish_reason=generation.finish_reason or "",
+                                     max_tokens=int((run.sampling or {}).get("max_tokens") or 0))
+        if verdict.fail:
+            raise StageFailed(f"The extractor's answer cannot be used. {verdict.fail}")
+        # Each row verified like a draft's claim; the statuses are stored with the answer and shown in its table.
+        items = extraction_check(matter=job.matter, items=items)
+        if generation.parsed is not None:
+            generation.parsed["items"] = items
+        unsupported = sum(1 for item in items if item["status"] != "grounded")
+        warning = " ".join(w for w in (verdict.warning, f"{unsupported} of {len(items)} rows are not shown "
+                                       "on their source page; see each row's status." if unsupported else "") if w)
         generated_record(matter=job.matter, origin=Origin.EXTRACTION, title=f"Extraction for job {job.pk}",
                          text=json.dumps(generation.parsed, ensure_ascii=False))
-        return StageStatus.DONE, ""
+        return StageStatus.DONE, warning
     raise StageFailed(f"Unknown stage {stage!r}.")
 
 

@@ -37,6 +37,7 @@ from ..models import ModelServer, RoleAssignment
 from ..packet import evidence_packet
 from . import live
 from .prompts import render
+from .record_fields import constrained_schema
 from .results import StageFailed, apply_result, record_job_provenance
 from .specs import STAGES, StageSpec, plan_for
 
@@ -187,7 +188,8 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
                 sampling=run.sampling, prompt=run.prompt, prompt_template=run.prompt_template,
                 packet_sha256=run.packet_sha256, first_request_at=run.first_request_at)
             try:
-                generation = client.generate(messages, sampling=sampling, schema=spec.schema,
+                schema = constrained_schema(spec.schema, [page.cite for page in packet.pages] if packet else [])
+                generation = client.generate(messages, sampling=sampling, schema=schema,
                                              on_token=streamer.on_token, cancel=cancel)
                 break
             except ContextOverflow as overflow:

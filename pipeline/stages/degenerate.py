@@ -1,0 +1,128 @@
+"""Model output that cannot be true: the prompt echoed back, one line or pattern repeated, placeholder values, an
+empty answer, an answer cut at its token budget.
+
+A small model on a long prompt does each of these, and each came through as a ``done`` stage: a "draft" that was
+the revise prompt echoed back, an extraction of twelve rows "amount a, source a". :func:`free_text_verdict` and
+:func:`extraction_verdict` say whether an answer is unusable (the stage fails with the reason) or usable with a
+warning (the stage is ``done`` and the reason is shown with it). Deterministic; no model.
+"""
+
+import re
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+
+# An answer sharing this share of its 6-word runs with the prompt's own instructions is the prompt coming back.
+ECHO_SHARE_FAIL = 0.5
+ECHO_SHARE_WARN = 0.2
+_SHINGLE_WORDS = 6
+# One line making up this share of an answer's lines (and at least this many times) is a loop, not a document.
+REPEATED_LINE_SHARE = 0.5
+REPEATED_LINE_MIN = 3
+# zlib compresses ordinary prose to 35-60 % of its size; a text looping on one pattern goes far under this.
+PATTERN_RATIO = 0.12
+_PATTERN_MIN_CHARS = 400
+_WORD = re.compile(r"[a-z0-9]+")
+# Placeholders a model writes where it has no value: template brackets, lorem ipsum, XX dates, "TBD", "N/A", and
+# single letters or "value"/"source" standing for a value.
+_PLACEHOLDER_TEXT = re.compile(
+    r"\[(?:insert|name|date|amount|party|plaintiff|defendant|client|court|case|citation|cite|page|bates|"
+    r"\.\.\.|x+|tbd)[^\]]{0,40}\]|\{\{[^}]{0,40}\}\}|<(?:insert|placeholder|name|date)[^>]{0,40}>|lorem ipsum|"
+    r"\bxx/xx/xx(?:xx)?\b|\b(?:TBD|TKTK)\b",
+    re.IGNORECASE,
+)
+_PLACEHOLDER_VALUE = re.compile(r"^\s*(?:[a-z]|value|amount|date|party|source|cite|string|example|placeholder|"
+                                r"n/?a|none|null|tbd|unknown|x+|\.\.\.|\?+|-+)\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``fail``: why the answer cannot be used ('' when it can); ``warning``: what to check in a usable one;
+    ``echo_share``: the share of a free-text answer that repeats the prompt's instructions (0-1)."""
+
+    fail: str = ""
+    warning: str = ""
+    echo_share: float = 0.0
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.lower())
+    return {tuple(words[i:i + _SHINGLE_WORDS]) for i in range(max(0, len(words) - _SHINGLE_WORDS + 1))}
+
+
+def echo_share(answer: str, prompt: str) -> float:
+    """The share (0-1) of ``answer``'s 6-word runs found in ``prompt``: 0 for an answer in its own words, near 1
+    for the prompt coming back."""
+    mine = _shingles(answer)
+    if not mine:
+        return 0.0
+    return len(mine & _shingles(prompt)) / len(mine)
+
+
+def _repeated_line(answer: str) -> str:
+    lines = [" ".join(line.split()) for line in answer.splitlines() if line.strip()]
+    if len(lines) < REPEATED_LINE_MIN:
+        return ""
+    line, count = Counter(lines).most_common(1)[0]
+    if count >= REPEATED_LINE_MIN and count / len(lines) >= REPEATED_LINE_SHARE:
+        return f"one line is repeated {count} times out of {len(lines)} (“{line[:80]}”)"
+    return ""
+
+
+def _looping(answer: str) -> str:
+    data = answer.encode("utf-8")
+    if len(data) < _PATTERN_MIN_CHARS:
+        return ""
+    ratio = len(zlib.compress(data, 9)) / len(data)
+    if ratio < PATTERN_RATIO:
+        return f"the text repeats one pattern (it compresses to {ratio:.0%} of its size; prose does not go under 30%)"
+    return ""
+
+
+def free_text_verdict(answer: str, *, instructions: str, finish_reason: str, max_tokens: int) -> Verdict:
+    """Judge a free-text answer (a draft, a revision, a summary). ``instructions``: the prompt's own text (the
+    template and the request, without the evidence packet or the draft being revised, which an answer may rightly
+    quote); ``finish_reason``: the server's (``length`` = cut at the budget, per the OpenAI-compatible API that
+    llama.cpp and Ollama serve); ``max_tokens``: the budget."""
+    if not answer.strip():
+        return Verdict(fail=f"The answer is empty (finish reason: {finish_reason or 'none'}).")
+    share = echo_share(answer, instructions)
+    if share >= ECHO_SHARE_FAIL:
+        return Verdict(fail=f"The answer is the prompt coming back: {share:.0%} of it repeats the instructions.",
+                       echo_share=share)
+    for problem in (_repeated_line(answer), _looping(answer)):
+        if problem:
+            return Verdict(fail=f"The answer is degenerate: {problem}.", echo_share=share)
+    warnings = []
+    if share >= ECHO_SHARE_WARN:
+        warnings.append(f"{share:.0%} of the answer repeats the instructions")
+    placeholders = sorted({m.group(0) for m in _PLACEHOLDER_TEXT.finditer(answer)})
+    if placeholders:
+        warnings.append(f"it holds placeholder text ({', '.join(placeholders[:5])})")
+    if finish_reason == "length":
+        warnings.append(f"it stopped at this stage's budget of {max_tokens} tokens and may be cut off")
+    if not warnings:
+        return Verdict(echo_share=round(share, 3))
+    return Verdict(warning="Check this answer: " + "; ".join(warnings) + ".", echo_share=round(share, 3))
+
+
+def extraction_verdict(items: list[dict], *, finish_reason: str, max_tokens: int) -> Verdict:
+    """Judge an extraction's rows (``{"type", "value", "source"}``): all placeholders or one row repeated fails;
+    some placeholder rows, or a cut answer, warn."""
+    if not items:
+        return Verdict(warning="The extractor listed no amount, date or party.")
+    placeholder = [i for i in items if _PLACEHOLDER_VALUE.match(str(i.get("value", "")))
+                   or _PLACEHOLDER_TEXT.search(str(i.get("value", "")))]
+    rows = Counter((str(i.get("type")), " ".join(str(i.get("value", "")).split()).lower()) for i in items)
+    row, count = rows.most_common(1)[0]
+    if len(placeholder) == len(items):
+        return Verdict(fail=f"Every one of the {len(items)} rows is a placeholder (such as “{items[0].get('value')}”), "
+                            "not a value from the evidence.")
+    if len(items) >= REPEATED_LINE_MIN and count / len(items) >= REPEATED_LINE_SHARE:
+        return Verdict(fail=f"The extraction repeats one row {count} times out of {len(items)} (“{row[1][:60]}”).")
+    warnings = []
+    if placeholder:
+        warnings.append(f"{len(placeholder)} of {len(items)} rows are placeholders")
+    if finish_reason == "length":
+        warnings.append(f"it stopped at this stage's budget of {max_tokens} tokens and may be cut off")
+    return Verdict(warning="Check this answer: " + "; ".join(warnings) + ".") if warnings else Verdict()

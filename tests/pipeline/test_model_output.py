@@ -1,0 +1,128 @@
+"""Model output that cannot be true: the prompt echoed, loops, placeholders, cites outside the packet, extraction
+rows not on their source page, and approval of a version that is mostly its prompt."""
+
+import json
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from matters.drafts import draft_approve, draft_create
+from matters.models import AuditEntry
+from pipeline.stages.control import job_start
+from pipeline.stages.degenerate import echo_share, extraction_verdict, free_text_verdict
+from pipeline.stages.prompts import render
+from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.pipeline.test_jobs import register, run_all, server  # noqa: F401  (fixture)
+from tests.pipeline.stage_server import stage_server
+
+pytestmark = pytest.mark.django_db
+
+REQUEST = "Move to compel repairs of the roof."
+
+
+def revise_prompt_echo() -> str:
+    """What the embedded model gave back: the revise prompt's own instructions and request, as a "draft"."""
+    messages = render("revise.v1.txt", matter="Smith v. Jones", instructions=REQUEST, packet="", draft="")
+    return "\n".join(m.content for m in messages)
+
+
+def test_the_revise_prompt_echoed_back_fails_the_stage_and_makes_no_version(matter, record, server, attorney):
+    stage_server(server, {"revise": revise_prompt_echo()})
+    register(server.url)
+    job = job_start(matter=matter, kind="motion", instructions=REQUEST, user=attorney, enqueue=False)
+    runs = {r.stage: r for r in run_all(job)}
+    assert runs["revise"].status == "failed"
+    assert "the prompt coming back" in runs["revise"].error
+    job.refresh_from_db()
+    assert job.status == "failed" and job.draft.versions.count() == 1  # no "Approve version 2" to offer
+
+
+@pytest.mark.parametrize("answer, reason", [
+    ("MOTION TO COMPEL.\n" + "The roof leaks. SMITH000001.\n" * 8, "one line is repeated 8 times"),
+    ("amount a, source a; " * 60, "repeats one pattern"),
+    ("   ", "returned no text"),
+])
+def test_degenerate_drafts_fail_with_the_reason(matter, record, server, attorney, answer, reason):
+    stage_server(server, {"draft": answer})
+    register(server.url)
+    job = job_start(matter=matter, kind="motion", instructions=REQUEST, user=attorney, enqueue=False)
+    runs = {r.stage: r for r in run_all(job)}
+    assert runs["draft"].status == "failed" and reason in runs["draft"].error, runs["draft"].error
+
+
+def test_a_draft_with_placeholders_is_done_with_a_visible_warning(matter, record, server, attorney):
+    stage_server(server, {"summarize": "The lease was signed on [insert date] by [Name of tenant] (SMITH000001)."})
+    register(server.url)
+    job = job_start(matter=matter, kind="summary", instructions="Summarize the lease.", enqueue=False)
+    summarize = run_all(job)[0]
+    assert summarize.status == "done"
+    assert "placeholder text ([Name of tenant], [insert date])" in summarize.reason
+
+
+def test_record_cite_fields_are_constrained_to_the_packet_cites(matter, record, server, attorney):
+    stage_server(server)
+    register(server.url)
+    bodies = []
+    completion = server.routes["/v1/chat/completions"]
+    server.routes["/v1/chat/completions"] = lambda body: (bodies.append(body), completion(body))[1]
+    job = job_start(matter=matter, kind="extraction", instructions="List the amounts.", enqueue=False)
+    assert run_all(job)[0].status == "done"
+    schema = bodies[0]["response_format"]["json_schema"]["schema"]
+    source = schema["properties"]["items"]["items"]["properties"]["source"]
+    assert source["enum"] == ["SMITH000001", "SMITH000002", "SMITH000003"]
+
+
+def test_every_extraction_row_is_verified_and_its_status_shown(matter, record, server, attorney, client):
+    items = [{"type": "amount", "value": "$1,250.00", "source": "SMITH000001"},
+             {"type": "amount", "value": "$9,999.00", "source": "SMITH000001"},  # it is on SMITH000003
+             {"type": "date", "value": "June 15, 2021", "source": "SMITH000003"},
+             {"type": "party", "value": "Acme Holdings LLC", "source": "SMITH000001"},
+             {"type": "party", "value": "Roofing Partners Inc", "source": "SMITH000002"}]
+    stage_server(server, {"extract": json.dumps({"items": items})})
+    register(server.url)
+    job = job_start(matter=matter, kind="extraction", instructions="List the amounts.", user=attorney,
+                    enqueue=False)
+    extract = run_all(job)[0]
+    assert extract.status == "done"
+    statuses = [(i["value"], i["status"]) for i in extract.parsed["items"]]
+    assert statuses == [("$1,250.00", "grounded"), ("$9,999.00", "ungrounded"), ("June 15, 2021", "grounded"),
+                        ("Acme Holdings LLC", "grounded"), ("Roofing Partners Inc", "ungrounded")]
+    assert "2 of 5 rows are not shown on their source page" in extract.reason
+    client.force_login(attorney)
+    page = client.get(reverse("pipeline:job", args=[job.pk])).content.decode()
+    assert page.count('class="status status-ungrounded"') == 2 and page.count('class="status status-grounded"') == 3
+
+
+def test_twelve_placeholder_rows_fail_the_extraction(matter, record, server, attorney):
+    items = [{"type": "amount", "value": "a", "source": "SMITH000001"}] * 12
+    stage_server(server, {"extract": json.dumps({"items": items})})
+    register(server.url)
+    job = job_start(matter=matter, kind="extraction", instructions="List the amounts.", enqueue=False)
+    extract = run_all(job)[0]
+    assert extract.status == "failed" and "Every one of the 12 rows is a placeholder" in extract.error
+
+
+def test_verdicts_on_their_own():
+    prompt = revise_prompt_echo()
+    assert echo_share(prompt, prompt) == 1.0
+    assert free_text_verdict("The tenant withheld rent because the roof leaked. SMITH000002.", instructions=prompt,
+                             finish_reason="stop", max_tokens=1024).fail == ""
+    assert "cut off" in free_text_verdict("The lease was signed on", instructions=prompt, finish_reason="length",
+                                          max_tokens=64).warning
+    assert extraction_verdict([{"type": "date", "value": "x", "source": "S1"},
+                               {"type": "date", "value": "May 1, 2020", "source": "S1"}], finish_reason="stop",
+                              max_tokens=64).warning == "Check this answer: 1 of 2 rows are placeholders."
+
+
+def test_a_version_mostly_its_prompt_is_approved_only_with_a_reason(matter, record, attorney):
+    text = "The lease was signed on March 3, 2021. SMITH000001."
+    version = draft_create(matter=matter, title="Motion", text=text, author_kind="model",
+                           provenance={"prompt_echo_share": 0.35})
+    with pytest.raises(ValidationError, match="35% of version 1 repeats the instructions"):
+        draft_approve(version=version, user=attorney)
+    draft_approve(version=version, user=attorney, override_reason="Read in full: the request is restated on purpose.")
+    version.refresh_from_db()
+    assert version.approved_at is not None
+    entry = AuditEntry.objects.filter(action="draft.approve").latest("seq")
+    assert entry.detail["prompt_echo_override"].startswith("Read in full")
