@@ -87,7 +87,7 @@ def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[Search
                                || ', MaxWords=30, MinWords=12, MaxFragments=2')
             FROM matters_page p
             JOIN matters_exhibit e ON e.id = p.exhibit_id,
-                 {tsquery} q
+                 (SELECT {tsquery} AS q) AS typed
             WHERE e.matter_id = %s AND e.status = 'ready'
               AND to_tsvector('english', p.reading_text) @@ q
             ORDER BY ts_rank(to_tsvector('english', p.reading_text), q) DESC, e.label_seq, p.number
