@@ -7,7 +7,7 @@ from matters.search_index import index_reading_text
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("matters", "0009_version_provenance"),
+        ("matters", "0010_production_keep_forms"),
     ]
 
     operations = [
