@@ -74,7 +74,7 @@ def _text(element, tags=("t", "delText", "instrText")) -> str:
 
 
 def _remove(element) -> None:
-    """Remove ``element`` (with the whitespace lxml keeps as its tail: text lives only in ``w:t``, section 17.3.3.31)."""
+    """Remove ``element``, with the whitespace lxml keeps as its tail (text lives only in ``w:t``)."""
     parent = element.getparent()
     if parent is not None:
         parent.remove(element)

@@ -40,9 +40,9 @@ def _text(generation: Generation, role: str) -> str:
 
 
 def _checked_text(run: StageRun, generation: Generation) -> tuple[str, str, float]:
-    """The answer of a free-text stage, the warning to show with it and its echo share; raises StageFailed for an answer that
-    cannot be a document (:mod:`pipeline.stages.degenerate`). The answer is compared with the prompt's own words
-    only: the evidence and the draft under revision may rightly be quoted."""
+    """The answer of a free-text stage, the warning to show with it and its echo share; raises StageFailed for an
+    answer that cannot be a document (:mod:`pipeline.stages.degenerate`). The answer is compared with the prompt's
+    own words only: the evidence and the draft under revision may rightly be quoted."""
     text = _text(generation, run.role)
     job = run.job
     own = render(run.prompt_template, matter=str(job.matter), instructions=job.instructions, packet="", draft="",
