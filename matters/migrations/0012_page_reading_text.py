@@ -7,7 +7,7 @@ from matters.search_index import index_reading_text
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("matters", "0010_production_keep_forms"),
+        ("matters", "0011_production_served"),
     ]
 
     operations = [
