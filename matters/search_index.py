@@ -61,3 +61,20 @@ def index_reading_text(apps, schema_editor) -> None:
         """CREATE VIRTUAL TABLE matters_page_fts USING fts5(reading_text, content='matters_page',
            content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""")
     reinstall_page_fts(apps, schema_editor)
+
+
+def index_stored_text(apps, schema_editor) -> None:
+    """Undo :func:`index_reading_text`: the index over ``text`` again, as migration 0002 made it, so that
+    ``reading_text`` can be dropped (SQLite refuses to drop a column a trigger reads)."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("DROP INDEX IF EXISTS matters_page_reading_fts")
+        schema_editor.execute("CREATE INDEX IF NOT EXISTS matters_page_text_fts ON matters_page "
+                              "USING GIN (to_tsvector('english', text))")
+        return
+    for name in _NAMES:
+        schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
+    schema_editor.execute("DROP TABLE IF EXISTS matters_page_fts")
+    schema_editor.execute(
+        """CREATE VIRTUAL TABLE matters_page_fts USING fts5(text, content='matters_page',
+           content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""")
+    reinstall_page_fts(apps, schema_editor)

@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-from matters.search_index import index_reading_text
+from matters.search_index import index_reading_text, index_stored_text
 
 
 class Migration(migrations.Migration):
@@ -16,5 +16,5 @@ class Migration(migrations.Migration):
             name="reading_text",
             field=models.TextField(blank=True, default="", editable=False),
         ),
-        migrations.RunPython(index_reading_text, migrations.RunPython.noop),
+        migrations.RunPython(index_reading_text, index_stored_text),
     ]
