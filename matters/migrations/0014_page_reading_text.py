@@ -7,7 +7,7 @@ from matters.search_index import index_reading_text, index_stored_text
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("matters", "0012_audit_entry_scheme_and_legacy_seal"),
+        ("matters", "0013_privilege_redaction"),
     ]
 
     operations = [
