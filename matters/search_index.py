@@ -2,7 +2,7 @@
 
 SQLite cannot add most columns in place, so Django rebuilds a table to alter it, and the rebuild drops the
 table's triggers. Every migration that alters ``matters_page`` must end with ``RunPython(reinstall_page_fts)``.
-The index reads ``matters_page.reading_text`` (the reading form, :mod:`matters.reading`); before migration 0014
+The index reads ``matters_page.reading_text`` (the reading form, :mod:`matters.reading`); before migration 0017
 it read ``text``, and :func:`reinstall_page_fts` installs the triggers for whichever column the index has.
 """
 

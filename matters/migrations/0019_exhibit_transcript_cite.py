@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("matters", "0015_word_changes_and_unread_ink"),
+        ("matters", "0018_word_changes_and_unread_ink"),
     ]
 
     operations = [

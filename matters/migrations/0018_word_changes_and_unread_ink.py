@@ -7,7 +7,7 @@ from matters.search_index import reinstall_page_fts
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("matters", "0014_page_reading_text"),
+        ("matters", "0017_page_reading_text"),
     ]
 
     operations = [

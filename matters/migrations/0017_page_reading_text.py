@@ -7,7 +7,7 @@ from matters.search_index import index_reading_text, index_stored_text
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("matters", "0013_privilege_redaction"),
+        ("matters", "0016_generated_notice_reveals_no_matter"),
     ]
 
     operations = [
