@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def example():
-    call_command("topology_load_example")
+    call_command("topology_load_example", "--yes")
 
 
 @pytest.fixture
