@@ -106,6 +106,8 @@ class Exhibit(models.Model):
         PDF = "pdf", "PDF"
         IMAGE = "image", "Image"
         DOCX = "docx", "Word document"
+        # DOC, WPD, RTF and ODT: converted by LibreOffice as DOCX is, but with no links cut before (see sniff).
+        DOCUMENT = "document", "Word-processing document"
         OTHER = "other", "Not accepted"
 
     matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="exhibits")

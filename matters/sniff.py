@@ -1,7 +1,9 @@
 """Decide what an upload is from its content, never from its name.
 
-Uses puremagic's signature tables; a ZIP container is only a DOCX when it holds ``word/document.xml``, since every
-Office file and many other formats are ZIPs.
+Uses puremagic's signature tables; a ZIP container is only a DOCX when it holds ``word/document.xml`` (an
+OpenDocument text when its ``mimetype`` member says so), since every Office file and many other formats are ZIPs.
+The word-processing formats LibreOffice converts (legacy Word, WordPerfect, RTF, OpenDocument) are told apart by
+their own signatures, listed in :data:`WORD_PROCESSING` with the source of each.
 """
 
 import zipfile
@@ -10,10 +12,32 @@ from pathlib import Path
 
 import puremagic
 
-ACCEPTED_DESCRIPTION = "PDF, PNG, JPEG, TIFF or Word (DOCX)"
+ACCEPTED_DESCRIPTION = (
+    "PDF, PNG, JPEG, TIFF, Word (DOCX or DOC), WordPerfect (WPD), RTF or OpenDocument text (ODT)"
+)
 
 _IMAGE_TYPES = {"image/png": "PNG image", "image/jpeg": "JPEG image", "image/tiff": "TIFF image"}
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+DOC_MIME = "application/msword"
+WPD_MIME = "application/vnd.wordperfect"
+RTF_MIME = "application/rtf"
+ODT_MIME = "application/vnd.oasis.opendocument.text"
+
+# Word-processing formats converted by LibreOffice, by the file suffix LibreOffice is handed (its filter
+# detection reads the content; the suffix only helps it choose first) and the description shown to people.
+WORD_PROCESSING = {
+    DOC_MIME: (".doc", "Word 97-2003 document (DOC)"),
+    WPD_MIME: (".wpd", "WordPerfect document (WPD)"),
+    RTF_MIME: (".rtf", "Rich Text Format document (RTF)"),
+    ODT_MIME: (".odt", "OpenDocument text (ODT)"),
+}
+# OLE2 compound file signature ([MS-CFB] 2.2); a Word 97-2003 file holds a "WordDocument" stream ([MS-DOC] 2.1.1),
+# whose UTF-16 name appears in the directory sectors. Excel and PowerPoint files are compound files too.
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_WORD_STREAM = "WordDocument".encode("utf-16-le")
+# WordPerfect 5.x-X9 files start with 0xFF "WPC"; byte 8 is the product (1 = WordPerfect) and byte 9 the file
+# type (10 = document) (WordPerfect file format documentation, "Prefix Packet"; libwpd's WP5/6 header readers).
+_WPC = b"\xffWPC"
 
 
 @dataclass(frozen=True)
@@ -25,11 +49,29 @@ class Sniffed:
     description: str
 
 
+def _word_processing(path: Path, head: bytes) -> Sniffed | None:
+    if head.startswith(b"{\\rtf"):
+        return Sniffed("document", RTF_MIME, WORD_PROCESSING[RTF_MIME][1])
+    if head.startswith(_WPC) and len(head) > 9 and head[8] == 1 and head[9] == 10:
+        return Sniffed("document", WPD_MIME, WORD_PROCESSING[WPD_MIME][1])
+    if head.startswith(_OLE2):
+        try:
+            with open(path, "rb") as stream:
+                directory = stream.read(4 * 1024 * 1024)
+        except OSError:
+            directory = head
+        if _WORD_STREAM in directory:
+            return Sniffed("document", DOC_MIME, WORD_PROCESSING[DOC_MIME][1])
+    return None
+
+
 def sniff(path: Path, head: bytes) -> Sniffed:
     """Return what the file at ``path`` is, judged by its first bytes and, for ZIP containers, its member names."""
     if head.lstrip(b"\x00\t\n\r ")[:5] == b"%PDF-" or b"%PDF-" in head[:1024]:
         # PDF readers accept a header anywhere in the first 1024 bytes (ISO 32000-1, annex H.3, note 3).
         return Sniffed("pdf", "application/pdf", "PDF document")
+    if (found := _word_processing(path, head)) is not None:
+        return found
     try:
         matches = puremagic.magic_string(head)
     except puremagic.PureError:
@@ -41,10 +83,13 @@ def sniff(path: Path, head: bytes) -> Sniffed:
         try:
             with zipfile.ZipFile(path) as archive:
                 names = set(archive.namelist())
-        except (zipfile.BadZipFile, OSError):
-            names = set()
+                mimetype = archive.read("mimetype")[:100] if "mimetype" in names else b""
+        except (zipfile.BadZipFile, OSError, KeyError):
+            names, mimetype = set(), b""
         if "word/document.xml" in names:
             return Sniffed("docx", DOCX_MIME, "Word document (DOCX)")
+        if mimetype.strip() == ODT_MIME.encode() and "content.xml" in names:
+            return Sniffed("document", ODT_MIME, WORD_PROCESSING[ODT_MIME][1])
         return Sniffed("other", "application/zip", "ZIP archive")
     if matches:
         return Sniffed("other", mime or "application/octet-stream", matches[0].name or mime)

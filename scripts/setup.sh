@@ -9,6 +9,11 @@ need=()
 command -v tesseract >/dev/null || need+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd)
 [ -f /usr/share/tesseract-ocr/5/tessdata/osd.traineddata ] || need+=(tesseract-ocr-osd)
 command -v soffice >/dev/null || need+=(libreoffice-writer-nogui)
+# Fonts with the metrics of Word's (Liberation: Times New Roman, Arial, Courier New; Carlito: Calibri; Caladea:
+# Cambria), so LibreOffice breaks lines and pages where Word does: pin cites and Bates numbers follow pages.
+fc-list -q "Liberation Serif" 2>/dev/null || need+=(fonts-liberation2)
+fc-list -q "Carlito" 2>/dev/null || need+=(fonts-crosextra-carlito)
+fc-list -q "Caladea" 2>/dev/null || need+=(fonts-crosextra-caladea)
 if [ "$purpose" = test ]; then
   command -v chromium >/dev/null || need+=(chromium)
   command -v qpdf >/dev/null || need+=(qpdf)

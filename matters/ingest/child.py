@@ -36,6 +36,7 @@ import numpy
 import pymupdf
 
 from .docx_safety import sanitize_docx
+from .fonts import document_fonts, font_note, word_processing_suffix
 from .ocr import OcrResult, ocr_page_image
 from .redaction_check import find_hidden_text
 
@@ -132,22 +133,31 @@ def _check_image_pixels(path: str, limit: int) -> None:
         raise IngestFailure(f"The image could not be read: it is damaged or truncated ({exc}).") from exc
 
 
-def _docx_to_pdf(source: str, out_dir: Path, notes: list[str]) -> Path:
-    """Convert with LibreOffice in headless mode; see README ("Word documents") for why LibreOffice."""
+def _docx_to_pdf(source: str, out_dir: Path, notes: list[str], suffix: str = ".docx") -> Path:
+    """Convert a word-processing file (DOCX, or DOC, WPD, RTF, ODT by ``suffix``) with LibreOffice in headless
+    mode; see README ("Word documents") for why LibreOffice. Only DOCX has its external links cut first: the
+    other formats are converted as they are, which is why conversion must stay in its sandbox. Fonts the document
+    names that have no metric-compatible font installed are added to ``notes`` (:mod:`.fonts`)."""
+    what = "Word document" if suffix == ".docx" else "document"
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if soffice is None:
         raise IngestFailure(
-            "Word documents are converted with LibreOffice, which is not installed on this server. "
+            f"Word-processing documents are converted with LibreOffice, which is not installed on this server. "
             "Ask the operator to install it (Debian package libreoffice-writer-nogui), then reprocess."
         )
     with tempfile.TemporaryDirectory(prefix="lawdesk-docx-") as work:
         work_path = Path(work)
         # A private profile per conversion lets several conversions run at once.
-        input_path = work_path / "document.docx"
+        input_path = work_path / f"document{suffix}"
+        cut = 0
         try:
-            cut = sanitize_docx(Path(source), input_path)
+            if suffix == ".docx":
+                cut = sanitize_docx(Path(source), input_path)
+            else:
+                shutil.copyfile(source, input_path)
+            requested = document_fonts(input_path)
         except Exception as exc:  # zipfile and lxml raise several types for a damaged package
-            raise IngestFailure(f"The Word document is damaged and could not be read ({exc}).") from exc
+            raise IngestFailure(f"The {what} is damaged and could not be read ({exc}).") from exc
         command = [
             soffice,
             f"-env:UserInstallation=file://{work_path / 'profile'}",
@@ -162,10 +172,21 @@ def _docx_to_pdf(source: str, out_dir: Path, notes: list[str]) -> Path:
         try:
             subprocess.run(command, capture_output=True, timeout=300, check=False)
         except subprocess.TimeoutExpired as exc:
-            raise IngestFailure("The Word document took longer than 5 minutes to convert to PDF.") from exc
+            raise IngestFailure(f"The {what} took longer than 5 minutes to convert to PDF.") from exc
         produced = work_path / "document.pdf"
         if not produced.exists() or produced.stat().st_size == 0:
-            raise IngestFailure("The Word document could not be converted to PDF: it may be damaged.")
+            raise IngestFailure(
+                f"The {what} could not be converted to PDF: it may be damaged, or in a version of its format "
+                "LibreOffice cannot read. Ask the sender for a PDF or a DOCX."
+            )
+        if _blank(produced):
+            # LibreOffice opens what it cannot parse as an empty document rather than failing; an empty
+            # upload is as unreadable as a damaged one, and saying "ready" would hide that.
+            raise IngestFailure(
+                f"The {what} converted to blank pages: LibreOffice could read no text or images from it, so it "
+                "is damaged, empty, or in a version of its format LibreOffice cannot read (it could not be "
+                "converted to PDF). Ask the sender for a PDF or a DOCX."
+            )
         target = out_dir / "display.pdf"
         shutil.copyfile(produced, target)
         if cut:
@@ -173,7 +194,15 @@ def _docx_to_pdf(source: str, out_dir: Path, notes: list[str]) -> Path:
                 f"{cut} link(s) to files or web addresses outside the Word document were removed before "
                 "conversion; linked content is not shown."
             )
+        if note := font_note(requested, target):
+            notes.append(note)
         return target
+
+
+def _blank(pdf: Path) -> bool:
+    """True when no page of ``pdf`` has text, an image or a drawing."""
+    with pymupdf.open(pdf) as doc:
+        return not any(page.get_text().strip() or page.get_images() or page.get_drawings() for page in doc)
 
 
 def open_document(spec: Spec, out_dir: Path, notes: list[str]) -> pymupdf.Document:
@@ -190,6 +219,8 @@ def open_document(spec: Spec, out_dir: Path, notes: list[str]) -> pymupdf.Docume
         return pymupdf.open(target)
     if spec.kind == "docx":
         return pymupdf.open(_docx_to_pdf(spec.source, out_dir, notes))
+    if spec.kind == "document":
+        return pymupdf.open(_docx_to_pdf(spec.source, out_dir, notes, suffix=word_processing_suffix(spec.source)))
     try:
         doc = pymupdf.open(spec.source, filetype="pdf")
     except Exception as exc:
