@@ -169,6 +169,21 @@ class Exhibit(models.Model):
         return f"Exhibit {self.label}" if self.label else "(no label)"
 
     @property
+    def type_name(self) -> str:
+        """What a lawyer calls this file's detected type ("PDF", "Word document"); see :func:`matters.sniff.type_name`."""
+        from .sniff import type_name
+
+        return type_name(self.mime_type)
+
+    @property
+    def stated_reason(self) -> str:
+        """The reason shown beside the status: the status's own reason, or, for an upload recognised as LawDesk's
+        own output (and not overridden), why it is marked generated. Used by the list and the commands' ``reason``."""
+        if self.reason:
+            return self.reason
+        return self.generated_reason if self.marked_generated else ""
+
+    @property
     def marked_generated(self) -> bool:
         """True when this upload is LawDesk's own output coming back and no attorney has overridden that."""
         return bool(self.generated_reason) and not self.generated_override_reason
@@ -213,6 +228,13 @@ class Page(models.Model):
     injection_cleared_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+
+    @property
+    def source_words(self) -> str:
+        """Where this page's text came from, in words: "text layer", "OCR 94%", "load file text", "no text"."""
+        if self.source == self.Source.OCR:
+            return f"OCR {self.ocr_confidence:.0f}%" if self.ocr_confidence is not None else "OCR"
+        return {self.Source.PDF: "text layer", self.Source.LOAD_FILE: "load file text"}.get(self.source, "no text")
 
     @property
     def injection_open(self) -> bool:

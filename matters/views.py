@@ -17,7 +17,7 @@ from .models import UPLOAD_ORIGINS, Origin
 from .privilege import exhibit_privilege_context, page_privilege_context
 from .provenance import exhibit_override_generated, page_clear_injection
 from .search import matter_search
-from .selectors import exhibit_for_user, exhibits_of_matter, matter_for_user, matters_for_user, page_for_user
+from .selectors import exhibit_for_user, exhibit_counts, exhibits_of_matter, matter_for_user, matters_for_user, page_for_user
 from .services import (
     exhibit_create,
     exhibit_reprocess,
@@ -51,9 +51,11 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     search_form = SearchForm(request.GET or None)
     query = search_form.cleaned_data["q"] if search_form.is_valid() else ""
+    exhibits = list(exhibits_of_matter(matter))
     context = {
         "matter": matter,
-        "exhibits": exhibits_of_matter(matter),
+        "exhibits": exhibits,
+        "counts": exhibit_counts(exhibits),
         "origins": ORIGIN_CHOICES,
         "query": query,
         "hits": matter_search(matter=matter, query=query) if query else None,

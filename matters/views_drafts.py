@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from .audit import audit_record
 from .draft_markdown import render_html
 from .draft_models import Draft, DraftVersion, Finding
-from .drafts import attacks_carry, draft_approve, draft_verify, draft_version_create, finding_confirm, finding_waive
+from .drafts import attacks_carry, draft_approve, draft_rename, draft_verify, draft_version_create, finding_confirm, finding_waive
 from .exports import EXPORT_KINDS, draft_export
 from .review import ATTACK_KIND, ReviewFilter, margin, review_counts, segments, version_diff, version_history
 from .review_sources import source_refs, source_view
@@ -217,6 +217,21 @@ def draft_edit(request: HttpRequest, matter_id: int, draft_id: int, number: int)
     blocking = version.open_blocking().count()
     messages.success(request, f"Saved as version {version.number} and verified: {blocking} blocking finding(s) open.")
     return redirect(_review_url(version))
+
+
+@require_POST
+def draft_rename_view(request: HttpRequest, matter_id: int, draft_id: int) -> HttpResponse:
+    """Rename a draft (attorneys and assistants); back to the version the form was on."""
+    draft = _draft_for(request.user, matter_id, draft_id)
+    try:
+        draft_rename(draft=draft, title=request.POST.get("title", ""), user=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, f"Renamed: “{draft.title}”.")
+    number = request.POST.get("number", "")
+    version = draft.versions.filter(number=number).first() if number.isdigit() else None
+    return redirect(_review_url(version or draft.latest_version))
 
 
 @require_POST

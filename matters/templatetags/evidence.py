@@ -25,3 +25,15 @@ def reveal_invisible(text: str) -> SafeString:
         else:
             out.append(escape(char))
     return mark_safe("".join(out))
+
+
+@register.filter
+def as_quoted(query: str) -> str:
+    """Show a search query in quotation marks once: ``rent`` -> “rent”; a query holding its own quotes
+    (``"Calvary Chapel"``, ``rent "late fee"``) keeps them, turned curly, and gets no second pair."""
+    query = (query or "").strip()
+    if '"' not in query and "“" not in query:
+        return f"“{query}”"
+    parts = query.split('"')
+    # Straight quotes alternate opening and closing, as the search reads them (matters.search._PHRASE).
+    return "".join(part if i == 0 else ("“" if i % 2 else "”") + part for i, part in enumerate(parts))
