@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
@@ -110,11 +111,15 @@ def _review_context(request: HttpRequest, version: DraftVersion, review_filter: 
 def _render_review(request: HttpRequest, version: DraftVersion, review_filter: ReviewFilter,
                    panel: dict | None = None) -> HttpResponse:
     context = _review_context(request, version, review_filter, panel)
-    if request.htmx:
-        return render(request, "matters/draft_review.html#review-body", context)
     context["history"] = version_history(version.draft)
-    context["formatted"] = mark_safe(render_html(version.text))  # sanitized: formatting tags only
     context["provenance_json"] = json.dumps(version.provenance, indent=2, ensure_ascii=False)
+    if request.htmx:
+        # The versions table counts the same findings as the counts above the text: a waiver changes both, so
+        # the table travels with the body as an out-of-band swap.
+        body = render_to_string("matters/draft_review.html#review-body", context, request)
+        versions = render_to_string("matters/draft_review.html#versions", context | {"oob": True}, request)
+        return HttpResponse(body + versions)
+    context["formatted"] = mark_safe(render_html(version.text))  # sanitized: formatting tags only
     return render(request, "matters/draft_review.html", context)
 
 

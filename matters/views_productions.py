@@ -16,6 +16,7 @@ from .privilege_models import PrivilegeBasis
 from .productions import (
     AEO,
     CONFIDENTIAL,
+    PREFIX_HTML_PATTERN,
     default_exhibits,
     production_create,
     production_files,
@@ -89,6 +90,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
         "stamping": matter.productions.filter(status=Production.Status.STAMPING).exists(),
         "can_serve": request.user.has_perm("matters.serve_production"),
         "incoming": matter.incoming_productions.order_by("-created_at"),
+        "prefix_pattern": PREFIX_HTML_PATTERN,
         "suggested_prefix": (matter.client or matter.name).split()[0].upper()[:10] if (matter.client or matter.name) else "",
     }
     if request.htmx:
