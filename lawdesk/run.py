@@ -64,16 +64,19 @@ def _prepare() -> None:
 
 def _start_embedded_model():
     """Start the embedded llama-server when no other model server is enabled; return it (or None)."""
-    from pipeline.embedded import EmbeddedUnavailable, start_embedded_server
+    from pipeline.embedded import EmbeddedUnavailable, embedded_model, start_embedded_server
     from pipeline.servers import needs_embedded, register_embedded
 
     if not needs_embedded():
         return None
-    print("No model server is configured: starting the embedded model (Gemma 3 270M on llama-server)...", flush=True)
-    try:
-        from django.conf import settings
+    from django.conf import settings
 
-        server = start_embedded_server(log_path=settings.DATA_DIR / "llama-server.log")
+    try:
+        model = embedded_model(settings.LAWDESK_EMBEDDED_MODEL)
+        print(f"No model server is configured: starting the embedded model ({model.label} on llama-server)...",
+              flush=True)
+        server = start_embedded_server(model=settings.LAWDESK_EMBEDDED_MODEL,
+                                       log_path=settings.DATA_DIR / "llama-server.log")
     except EmbeddedUnavailable as error:
         print(f"warning: the embedded model did not start: {error} Model stages will wait for a server.", flush=True)
         return None
@@ -85,7 +88,8 @@ def _start_embedded_model():
 def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | None = None) -> list[str]:
     """The ASGI server (uvicorn): it hands a request body to Django as it arrives, which spools it to disk.
     (Daphne, through Twisted, parses a whole multipart body in memory first: about 13 times the upload's size.)
-    Lifespan events are off because Channels' router does not take them.
+    Lifespan events are off because Channels' router does not take them. WebSockets through the ``websockets``
+    library's Sans-I/O implementation: uvicorn deprecates its older ``websockets`` one with a warning at start.
 
     ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed only from ``trusted_proxies`` (default:
     settings.LAWDESK_TRUSTED_PROXIES, comma-separated addresses or networks). uvicorn by default believes them from
@@ -98,7 +102,7 @@ def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | No
     proxies = ",".join(part.strip() for part in trusted_proxies.split(",") if part.strip())
     forwarded = ["--proxy-headers", "--forwarded-allow-ips", proxies] if proxies else ["--no-proxy-headers"]
     return [sys.executable, "-m", "uvicorn", "lawdesk.asgi:application", "--host", host, "--port", str(port),
-            "--ws", "websockets", "--lifespan", "off", "--no-server-header", "--log-level", "warning", *forwarded]
+            "--ws", "websockets-sansio", "--lifespan", "off", "--no-server-header", "--log-level", "warning", *forwarded]
 
 
 def worker_command(queue: str, interval_s: float) -> list[str]:
@@ -113,8 +117,10 @@ def _serve(host: str, port: str, workers: int, model_workers: int) -> int:
     server = asgi_server_command(host, port)
     commands = [server, *[worker_command("documents", 0.5)] * workers, *[worker_command("models", 0.1)] * model_workers]
     children = [subprocess.Popen(command) for command in commands]
+    from django.conf import settings
+
     print(f"LawDesk is running at http://{host}:{port}/ with {workers} document worker(s) and {model_workers} model "
-          "worker(s). Press Ctrl-C to stop.", flush=True)
+          f"worker(s). Press Ctrl-C to stop. Log: {settings.LAWDESK_LOG_FILE}", flush=True)
 
     stopping = False
 

