@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bates_overlaps import production_name
 from ..models import Exhibit, Matter, Page
 from .authorities import AuthorityDoc, authorities_of, match_case, match_statute, volume_conflict
 from .citations import CaseMention, StatuteMention, eyecite_citations, find_case_citations, find_statutes
@@ -286,6 +287,16 @@ class Verification:
                           [p for n in pages_of for p, _ in pages_of[n] if p])
             return [p for n in sorted(pages_of) for p, _ in pages_of[n] if p]
         page_ids = [p for n in sorted(pages_of) for p, _ in pages_of[n] if p]
+        shared = {n: keys for n in sorted(pages_of)
+                  if len(keys := list(dict.fromkeys(doc.rsplit(":", 1)[0] for _, doc in pages_of[n]))) > 1}
+        if shared:
+            n, keys = next(iter(shared.items()))
+            names = " and ".join(production_name(key) for key in keys[:2])
+            self._finding(kind, AMBIGUOUS, mention.start, mention.end,
+                          f"{mention.bates(n)} is a number of more than one production of this matter ({names}): "
+                          "the cite could mean a page of either. Check which is meant and cite it by exhibit and "
+                          "page.", [p for p in page_ids if p in self.evidence.all_pages], productions=len(keys))
+            return [p for p in page_ids if p in self.evidence.all_pages]
         not_evidence = [p for p in page_ids if p not in self.evidence.all_pages]
         if not_evidence:
             self._finding(kind, UNGROUNDED, mention.start, mention.end,
@@ -376,7 +387,7 @@ class Verification:
                 hit = match_case(case, self.authorities)
                 if hit is None:
                     matched[i] = None
-                    name = f"{case.plaintiff} v. {case.defendant}, " if case.plaintiff and case.defendant else ""
+                    name = f"{case.name}, " if case.name else ""
                     self._finding(kind, UNVERIFIED, case.start, case.end,
                                   f"No authority in this matter matches {name}{case.reporter_cite}. Add the opinion "
                                   "to the matter as an authority, or confirm this citation with a reason.")
@@ -452,22 +463,27 @@ class Verification:
                 return UNGROUNDED, (f"{what} is not on the page(s) cited ({cites}); it appears on other pages of "
                                     "the evidence, listed as sources: cite those instead."), sorted(elsewhere)[:20]
             return UNGROUNDED, f"{what} is not on the page(s) cited ({cites}), nor anywhere in the evidence.", []
+        # A fact keeps a fact's status: "unverified authority" belongs to the citation finding itself. A fact
+        # attributed to an authority the matter lacks is judged against the evidence, and the message says the
+        # authority could not be read for it.
+        attributed, where = "", "the evidence"
         if support.authorities:
             if in_authority:
                 return GROUNDED, f"{what} is in the cited authority.", []
             missing = [text for doc, text in support.authorities if doc is None]
             if missing and in_authority is not True:
-                return UNVERIFIED, (f"{what} is attributed to {missing[0]}, which is not among the matter's "
-                                    "authorities, so it cannot be checked. Add the authority or confirm it."), []
+                attributed = (f" It is attributed to {missing[0]}, which is not among the matter's authorities, "
+                              "so the authority could not be checked for it.")
+            else:
+                where = "the cited authority or the evidence"
         ground = found & grounding
         if ground:
             return NEEDS_CITE, (f"{what} appears in the evidence but the sentence cites no record page; cite "
-                                "one of the pages listed as sources."), sorted(ground)[:20]
+                                "one of the pages listed as sources." + attributed), sorted(ground)[:20]
         if found:
             return UNGROUNDED, (f"{what} appears only on page(s) flagged as a possible prompt injection; an "
-                                "attorney must clear the flag before it grounds anything."), sorted(found)
-        where = "the cited authority or the evidence" if support.authorities else "the evidence"
-        return UNGROUNDED, f"{what} is not in {where}.", []
+                                "attorney must clear the flag before it grounds anything." + attributed), sorted(found)
+        return UNGROUNDED, f"{what} is not in {where}.{attributed}", []
 
     def _authority_holds(self, support: _Support, test) -> bool | None:
         docs = [doc for doc, _ in support.authorities if doc is not None]

@@ -47,6 +47,7 @@ class CaseMention:
     defendant: str = ""
     antecedent: int | None = None
     problem: str = ""
+    name: str = ""  # the case name as written in the draft ("Calvary Chapel of Bangor v. Mills"), for messages
 
     @property
     def reporter_cite(self) -> str:
@@ -186,6 +187,10 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
                 _party(citation.metadata.defendant),
             )
             mention.problem = _edition_problem(citation, year)
+            # Messages quote the name as the draft writes it: eyecite's plaintiff and defendant are normalised
+            # for matching and drop words ("Calvary Chapel  Bangor" for "Calvary Chapel of Bangor").
+            written = " ".join(_party(flat[name_start:start]).split()).rstrip(", ")
+            mention.name = written if " v. " in written or " v " in written else ""
         elif isinstance(citation, ShortCaseCitation):
             mention = CaseMention(start, end, flat[start:end], "short", citation.groups.get("volume", ""),
                                   citation.groups.get("reporter", ""), "", citation.metadata.pin_cite or "")
