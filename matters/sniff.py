@@ -140,5 +140,5 @@ def sniff(path: Path, head: bytes) -> Sniffed:
             return Sniffed("document", ODT_MIME, WORD_PROCESSING[ODT_MIME][1])
         return Sniffed("other", "application/zip", "ZIP archive")
     if matches:
-        return Sniffed("other", mime or "application/octet-stream", matches[0].name or mime)
+        return Sniffed("other", mime or "application/octet-stream", matches[0].name or type_name(mime))
     return Sniffed("other", "application/octet-stream", "unrecognised data")

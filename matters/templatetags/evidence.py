@@ -37,3 +37,11 @@ def as_quoted(query: str) -> str:
     parts = query.split('"')
     # Straight quotes alternate opening and closing, as the search reads them (matters.search._PHRASE).
     return "".join(part if i == 0 else ("“" if i % 2 else "”") + part for i, part in enumerate(parts))
+
+
+@register.filter(name="type_name")
+def type_name_filter(mime_type: str) -> str:
+    """What a lawyer calls a file of this detected type (see :func:`matters.sniff.type_name`)."""
+    from matters.sniff import type_name
+
+    return type_name(mime_type)
