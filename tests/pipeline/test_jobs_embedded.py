@@ -1,4 +1,5 @@
-"""Jobs end to end against the real embedded model (llama-server serving Gemma 3 270M on the CPU)."""
+"""Jobs end to end against the real embedded model (llama-server serving the default, SmolLM2-135M-Instruct,
+on the CPU, with its record's sampling settings)."""
 
 import json
 from dataclasses import replace
@@ -93,7 +94,12 @@ def test_a_motion_on_court_filings_completes_every_stage(matter, attorney, court
                                             "error"} == set(lines[0])
     version = job.draft.latest_version
     assert version.number == 2 and version.provenance["stage"] == "revise"
-    assert version.findings.exists() or runs[-3].parsed == {"findings": {}, "blocking": 0}
+    draft_run = next(r for r in runs if r.stage == "draft")
+    assert draft_run.model == "smollm2-135m-instruct" and draft_run.sampling["repeat_penalty"] == 1.3
+    # A draft an attorney can review: text that is not the instructions echoed back, with findings to review.
+    instructions = "Draft a short motion to consolidate the appeals."
+    assert len(version.text.split()) >= 20 and instructions not in version.text
+    assert version.findings.exists(), version.text
 
 
 def test_a_summary_uses_only_the_summarizer_and_no_other_server(matter, court_matter, embedded, short_answers):
