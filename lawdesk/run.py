@@ -19,7 +19,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def _check_programs() -> None:
-    for program, purpose in (("tesseract", "OCR of scanned pages"), ("soffice", "Word-processing documents (DOCX, DOC, WPD, RTF, ODT)")):
+    for program, purpose in (("tesseract", "OCR of scanned pages"),
+                             ("soffice", "Word-processing documents (DOCX, DOC, WPD, RTF, ODT)")):
         if shutil.which(program) is None:
             print(f"warning: {program} is not installed; {purpose} will fail with a reason until it is.", flush=True)
 

@@ -170,7 +170,8 @@ class Exhibit(models.Model):
 
     @property
     def type_name(self) -> str:
-        """What a lawyer calls this file's detected type ("PDF", "Word document"); see :func:`matters.sniff.type_name`."""
+        """What a lawyer calls this file's detected type ("PDF", "Word document"); see
+        :func:`matters.sniff.type_name`."""
         from .sniff import type_name
 
         return type_name(self.mime_type)

@@ -18,7 +18,9 @@ from .models import UPLOAD_ORIGINS, Origin
 from .privilege import exhibit_privilege_context, page_privilege_context
 from .provenance import exhibit_override_generated, page_clear_injection
 from .search import matter_search
-from .selectors import exhibit_counts, exhibit_for_user, exhibits_of_matter, matter_for_user, matters_for_user, page_for_user
+from .selectors import (
+    exhibit_counts, exhibit_for_user, exhibits_of_matter, matter_for_user, matters_for_user, page_for_user,
+)
 from .services import (
     exhibit_create,
     exhibit_reprocess,
