@@ -64,13 +64,18 @@ def short_answers(monkeypatch):
     monkeypatch.setattr(runner, "STAGES", specs.STAGES)
 
 
+# Asks for the kind of claims a motion makes (dates, record cites), so the draft holds claims for the verifier.
+INSTRUCTIONS = ("Draft a short motion to consolidate the appeals, giving the date of the order appealed from and "
+                "citing the record by Bates number.")
+
+
 def test_a_motion_on_court_filings_completes_every_stage(matter, attorney, court_matter, embedded, short_answers,
                                                          capsys):
     register_embedded(embedded, context_tokens=EMBEDDED_CONTEXT_TOKENS)
     filing, _ = court_matter
     try:
         call_command("run_job", "--matter", str(matter.pk), "--kind", "motion", "--exhibit", str(filing.pk),
-                     "--instructions", "Draft a short motion to consolidate the appeals.", "--wait")
+                     "--instructions", INSTRUCTIONS, "--wait")
     except SystemExit:
         pass  # exit status 1: the job did not end done (the CPU model's gate may find no grounds)
     job = Job.objects.get()
@@ -97,8 +102,7 @@ def test_a_motion_on_court_filings_completes_every_stage(matter, attorney, court
     draft_run = next(r for r in runs if r.stage == "draft")
     assert draft_run.model == "smollm2-135m-instruct" and draft_run.sampling["repeat_penalty"] == 1.3
     # A draft an attorney can review: text that is not the instructions echoed back, with findings to review.
-    instructions = "Draft a short motion to consolidate the appeals."
-    assert len(version.text.split()) >= 20 and instructions not in version.text
+    assert len(version.text.split()) >= 20 and INSTRUCTIONS not in version.text
     assert version.findings.exists(), version.text
 
 
