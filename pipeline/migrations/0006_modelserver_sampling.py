@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pipeline', '0004_jobs'),
+        ('pipeline', '0005_server_out_of_service'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matters', '0009_version_provenance'),
+        ('matters', '0011_production_served'),
     ]
 
     operations = [
