@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matters', '0011_production_served'),
+        ('matters', '0013_privilege_redaction'),
     ]
 
     operations = [

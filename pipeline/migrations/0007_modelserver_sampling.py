@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pipeline', '0005_server_out_of_service'),
+        ('pipeline', '0006_server_gguf_header_probe_build'),
     ]
 
     operations = [
