@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO))
 
 import httpx  # noqa: E402
 
-from pipeline.embedded import start_embedded_server  # noqa: E402
+from pipeline.embedded import EMBEDDED_ALIAS, start_embedded_server  # noqa: E402
 from pipeline.llm import Message, ModelClient, Sampling  # noqa: E402
 from pipeline.llm.client import ServerConfig  # noqa: E402
 
@@ -47,7 +47,7 @@ def ours(client: ModelClient, tokens: int) -> tuple[float, float, float]:
 
 def bare(base_url: str, tokens: int) -> float:
     """The same request with a bare httpx stream; return ms to the first content line."""
-    body = {"model": "gemma-3-270m", "messages": [{"role": m.role, "content": m.content} for m in PROMPT],
+    body = {"model": EMBEDDED_ALIAS, "messages": [{"role": m.role, "content": m.content} for m in PROMPT],
             "stream": True, "temperature": 0.0, "seed": 1234, "top_k": 1, "top_p": 1.0, "max_tokens": tokens,
             "ignore_eos": True}
     with httpx.Client(base_url=base_url, timeout=120) as http:
@@ -68,7 +68,7 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=128)
     args = parser.parse_args()
     server = start_embedded_server()
-    client = ModelClient(ServerConfig(base_url=server.base_url, model="gemma-3-270m", name="embedded"))
+    client = ModelClient(ServerConfig(base_url=server.base_url, model=EMBEDDED_ALIAS, name="embedded"))
     try:
         ours(client, 8)  # warm-up: model pages, prompt cache
         bare(server.base_url, 8)

@@ -59,7 +59,7 @@ def build_matter(name: str, pages: int, texts: list[str]):
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from matters.models import BatesPage, Exhibit, Matter, Page, Production, ProductionDocument
+    from matters.models import BatesPage, Exhibit, Page, Production, ProductionDocument
     from matters.services import matter_create
     from matters.reading import reading_form
 

@@ -19,16 +19,17 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def _check_programs() -> None:
-    if shutil.which("soffice") is None:
-        print("warning: soffice is not installed; Word (DOCX) documents will fail with a reason until it is.",
-              flush=True)
+    for program, purpose in (("tesseract", "OCR of scanned pages"),
+                             ("soffice", "Word-processing documents (DOCX, DOC, WPD, RTF, ODT)")):
+        if shutil.which(program) is None:
+            print(f"warning: {program} is not installed; {purpose} will fail with a reason until it is.", flush=True)
     from matters.ingest.sandbox import SandboxUnavailable, probe
 
     try:
         probe()
     except SandboxUnavailable as exc:
-        print(f"warning: Word documents will be refused with a reason until the converter's sandbox starts: {exc}.",
-              flush=True)
+        print(f"warning: word-processing documents will be refused with a reason until the converter's sandbox "
+              f"starts: {exc}.", flush=True)
 
 
 def _prepare() -> None:
@@ -77,16 +78,19 @@ def _prepare() -> None:
 
 def _start_embedded_model():
     """Start the embedded llama-server when no other model server is enabled; return it (or None)."""
-    from pipeline.embedded import EmbeddedUnavailable, start_embedded_server
+    from pipeline.embedded import EmbeddedUnavailable, embedded_model, start_embedded_server
     from pipeline.servers import needs_embedded, register_embedded
 
     if not needs_embedded():
         return None
-    print("No model server is configured: starting the embedded model (Gemma 3 270M on llama-server)...", flush=True)
-    try:
-        from django.conf import settings
+    from django.conf import settings
 
-        server = start_embedded_server(log_path=settings.DATA_DIR / "llama-server.log")
+    try:
+        model = embedded_model(settings.LAWDESK_EMBEDDED_MODEL)
+        print(f"No model server is configured: starting the embedded model ({model.label} on llama-server)...",
+              flush=True)
+        server = start_embedded_server(model=settings.LAWDESK_EMBEDDED_MODEL,
+                                       log_path=settings.DATA_DIR / "llama-server.log")
     except EmbeddedUnavailable as error:
         print(f"warning: the embedded model did not start: {error} Model stages will wait for a server.", flush=True)
         return None
@@ -99,7 +103,8 @@ def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | No
                         tls: tuple[str, str] | None = None) -> list[str]:
     """The ASGI server (uvicorn): it hands a request body to Django as it arrives, which spools it to disk.
     (Daphne, through Twisted, parses a whole multipart body in memory first: about 13 times the upload's size.)
-    Lifespan events are off because Channels' router does not take them.
+    Lifespan events are off because Channels' router does not take them. WebSockets through the ``websockets``
+    library's Sans-I/O implementation: uvicorn deprecates its older ``websockets`` one with a warning at start.
 
     ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed only from ``trusted_proxies`` (default:
     settings.LAWDESK_TRUSTED_PROXIES, comma-separated addresses or networks). uvicorn by default believes them from
@@ -118,8 +123,8 @@ def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | No
     forwarded = ["--proxy-headers", "--forwarded-allow-ips", proxies] if proxies else ["--no-proxy-headers"]
     secure = ["--ssl-certfile", tls[0], "--ssl-keyfile", tls[1]] if tls else []
     return [sys.executable, "-m", "uvicorn", "lawdesk.asgi:application", "--host", host, "--port", str(port),
-            "--ws", "websockets", "--lifespan", "off", "--no-server-header", "--log-level", "warning", *forwarded,
-            *secure]
+            "--ws", "websockets-sansio", "--lifespan", "off", "--no-server-header", "--log-level", "warning",
+            *forwarded, *secure]
 
 
 def worker_command(queue: str, interval_s: float) -> list[str]:
@@ -138,7 +143,7 @@ def _serve(host: str, port: str, workers: int, model_workers: int) -> int:
 
     scheme = "https" if settings.LAWDESK_TLS else "http"
     print(f"LawDesk is running at {scheme}://{host}:{port}/ with {workers} document worker(s) and {model_workers} model "
-          "worker(s). Press Ctrl-C to stop.", flush=True)
+          f"worker(s). Press Ctrl-C to stop. Log: {settings.LAWDESK_LOG_FILE}", flush=True)
 
     stopping = False
 

@@ -183,6 +183,8 @@ LAWDESK_ZIP_MAX_MB = _env_int("LAWDESK_ZIP_MAX_MB", 20_480)
 LAWDESK_ZIP_MAX_RATIO = float(os.environ.get("LAWDESK_ZIP_MAX_RATIO", "200"))
 # An upload whose text is at least this similar (0-1, rapidfuzz ratio) to generated text is marked generated.
 LAWDESK_NEAR_DUPLICATE_RATIO = float(os.environ.get("LAWDESK_NEAR_DUPLICATE_RATIO", "0.9"))
+# The model the embedded server serves when no other server is enabled (pipeline.embedded.EMBEDDED_MODELS).
+LAWDESK_EMBEDDED_MODEL = os.environ.get("LAWDESK_EMBEDDED_MODEL", "smollm2-135m-instruct")
 
 # Where evidence may be sent: model-server hosts (host or host:port, comma-separated) on top of loopback, which is
 # always allowed. Set by whoever installs LawDesk; the admin cannot change it (pipeline.llm.hosts).
@@ -227,12 +229,29 @@ if LAWDESK_TLS:
     # HSTS preload asks browser makers to hard-code a public domain name; an office server's name is not one.
     SILENCED_SYSTEM_CHECKS = ["security.W021"]
 
+# The terminal of `make run` shows startup, the address, errors and warnings a person must act on; everything
+# else (each task's RUNNING / SUCCESSFUL line, worker start-up, requests) goes to the log file in the data
+# directory. Every process (server, workers) appends to the same file.
+LAWDESK_LOG_FILE = DATA_DIR / "lawdesk.log"
+_LOG_LEVEL = os.environ.get("LAWDESK_LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"file": {"format": "%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "level": "WARNING"},
+        "console_errors": {"class": "logging.StreamHandler", "level": "ERROR"},
+        "file": {"class": "logging.FileHandler", "filename": str(LAWDESK_LOG_FILE), "delay": True,
+                 "formatter": "file", "level": "DEBUG"},
+    },
     "loggers": {
-        "lawdesk": {"handlers": ["console"], "level": os.environ.get("LAWDESK_LOG_LEVEL", "INFO")},
-        "matters": {"handlers": ["console"], "level": os.environ.get("LAWDESK_LOG_LEVEL", "INFO")},
+        **{name: {"handlers": ["console", "file"], "level": _LOG_LEVEL, "propagate": False}
+           for name in ("lawdesk", "matters", "pipeline")},
+        # Django Tasks' per-task lines and the db_worker's own (it sets their level from --verbosity).
+        **{name: {"handlers": ["console", "file"], "level": "INFO", "propagate": False}
+           for name in ("django_tasks", "django.tasks", "django_tasks_db")},
+        # 404s and 403s are answers, not problems: the file keeps them; the terminal shows server errors.
+        "django.request": {"handlers": ["console_errors", "file"], "level": "WARNING", "propagate": False},
+        "django": {"handlers": ["console", "file"], "level": "INFO", "propagate": False},
     },
 }

@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 
 from .models import Exhibit
 from .progress import matter_group
-from .selectors import exhibits_of_matter, matters_for_user
+from .selectors import exhibit_counts, exhibits_of_matter, matters_for_user
 from .socket_access import AccessCheckedConsumer
 
 POLL_S = 0.5
@@ -62,7 +62,8 @@ class MatterProgressConsumer(AccessCheckedConsumer):
 
     def _changed_rows(self, initial: bool) -> list[str]:
         rows = []
-        for exhibit in exhibits_of_matter(self.matter):
+        exhibits = list(exhibits_of_matter(self.matter))
+        for exhibit in exhibits:
             state = exhibit_row_state(exhibit)
             previous = self.seen.get(exhibit.pk)
             self.seen[exhibit.pk] = state
@@ -74,6 +75,10 @@ class MatterProgressConsumer(AccessCheckedConsumer):
             )
             # A row this page has never shown (uploaded from another tab) is appended to the table.
             rows.append(row if previous else f'<tbody hx-swap-oob="beforeend:#exhibit-rows">{row}</tbody>')
+        if rows:
+            # The counts above the list come from the same rows and change with them.
+            rows.append(render_to_string("matters/detail.html#exhibit-counts",
+                                         {"counts": exhibit_counts(exhibits), "oob": "true"}))
         return rows
 
     async def _send_changes(self, initial: bool = False) -> None:
@@ -83,4 +88,5 @@ class MatterProgressConsumer(AccessCheckedConsumer):
 
 
 def exhibit_row_state(exhibit: Exhibit) -> tuple:
-    return (exhibit.status, exhibit.progress_page, exhibit.page_count, exhibit.label, exhibit.title)
+    return (exhibit.status, exhibit.progress_page, exhibit.page_count, exhibit.label, exhibit.title,
+            exhibit.marked_generated)

@@ -21,6 +21,44 @@ from .provenance import generated_record
 from .validation import clean_reason
 from .verifier.check import verify_text
 
+# A title made from a job's instructions: long enough to tell drafts apart in a list.
+TITLE_MAX_CHARS = 120
+TITLE_FIELD_CHARS = 300  # Draft.title's max_length
+
+
+def draft_title_from(text: str, *, limit: int = TITLE_MAX_CHARS) -> str:
+    """Return ``text`` on one line as a title of at most ``limit`` characters, cut after a whole word with an
+    ellipsis (never mid-word: "...appeal is pending, re" becomes "...appeal is pending…")."""
+    words = " ".join(text.split())
+    if len(words) <= limit:
+        return words
+    cut = words[: limit - 1]
+    if words[limit - 1] != " " and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:-–—") + "…"
+
+
+def draft_rename(*, draft: Draft, title: str, user: AbstractBaseUser) -> Draft:
+    """Give ``draft`` a new title (whitespace collapsed), recorded in the audit log with the old one. Attorneys
+    and assistants, who may edit drafts, may rename them: raise PermissionDenied for anyone else, ValidationError
+    for an empty title or one past 300 characters."""
+    if not user.has_perm("matters.upload_exhibit"):
+        raise PermissionDenied("Only attorneys and assistants may rename a draft.")
+    title = " ".join(title.split())
+    if not title:
+        raise ValidationError("A draft needs a title; the old one was kept.")
+    if len(title) > TITLE_FIELD_CHARS:
+        raise ValidationError(f"A title has at most {TITLE_FIELD_CHARS} characters; this one has {len(title)}.")
+    if title == draft.title:
+        return draft
+    with transaction.atomic():
+        old = draft.title
+        draft.title = title
+        draft.save(update_fields=["title"])
+        audit_record(action="draft.rename", actor=user, matter=draft.matter, obj=draft,
+                     detail={"from": old, "to": title})
+    return draft
+
 
 def draft_create(*, matter: Matter, title: str, text: str, author_kind: str, kind: str = "",
                  author: AbstractBaseUser | None = None, model_name: str = "", server_name: str = "",

@@ -19,6 +19,7 @@ from PIL import Image
 
 from . import storage
 from .audit import audit_record
+from .bates_overlaps import bates_overlaps
 from .permissions import require
 from .incoming.archive import Limits, extract
 from .incoming.encoding import decode_bytes, describe
@@ -194,6 +195,9 @@ def import_production(*, matter: Matter, paths: list[Path], origin: str, user, f
         first = report.items[0] if report.items else "the upload names no documents"
         more = f" ({len(report.items) - 1} more in the report)" if len(report.items) > 1 else ""
         reason = f"No Bates number could be resolved to a page: {first}{more}"
+    for overlap in bates_overlaps(incoming.matter):
+        if overlap.involves(f"in:{incoming.pk}"):
+            report.add(overlap.message())
     IncomingProduction.objects.filter(pk=incoming.pk).update(status=status, reason=reason, report=report.items)
     incoming.refresh_from_db()
     audit_record(action="incoming_production.import", actor=user, matter=matter, obj=incoming,

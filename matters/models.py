@@ -107,6 +107,8 @@ class Exhibit(models.Model):
         PDF = "pdf", "PDF"
         IMAGE = "image", "Image"
         DOCX = "docx", "Word document"
+        # DOC, WPD, RTF and ODT: converted by LibreOffice as DOCX is, but with no links cut before (see sniff).
+        DOCUMENT = "document", "Word-processing document"
         OTHER = "other", "Not accepted"
 
     matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="exhibits")
@@ -176,6 +178,22 @@ class Exhibit(models.Model):
     @property
     def display_label(self) -> str:
         return f"Exhibit {self.label}" if self.label else "(no label)"
+
+    @property
+    def type_name(self) -> str:
+        """What a lawyer calls this file's detected type ("PDF", "Word document"); see
+        :func:`matters.sniff.type_name`."""
+        from .sniff import type_name
+
+        return type_name(self.mime_type)
+
+    @property
+    def stated_reason(self) -> str:
+        """The reason shown beside the status: the status's own reason, or, for an upload recognised as LawDesk's
+        own output (and not overridden), why it is marked generated. Used by the list and the commands' ``reason``."""
+        if self.reason:
+            return self.reason
+        return self.generated_reason if self.marked_generated else ""
 
     @property
     def marked_generated(self) -> bool:
@@ -249,6 +267,13 @@ class Page(models.Model):
         if self.low_confidence:
             return f"OCR confidence {self.ocr_confidence:.0f}% is low; the text may be wrong"
         return ""
+
+    @property
+    def source_words(self) -> str:
+        """Where this page's text came from, in words: "text layer", "OCR 94%", "load file text", "no text"."""
+        if self.source == self.Source.OCR:
+            return f"OCR {self.ocr_confidence:.0f}%" if self.ocr_confidence is not None else "OCR"
+        return {self.Source.PDF: "text layer", self.Source.LOAD_FILE: "load file text"}.get(self.source, "no text")
 
     @property
     def injection_open(self) -> bool:

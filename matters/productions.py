@@ -34,7 +34,10 @@ from .validation import require_choice
 logger = logging.getLogger(__name__)
 
 # A prefix may not end in a digit: "Q0" + 000001 and "Q" + 0000001 would both read Q0000001.
-PREFIX_PATTERN = re.compile(r"^[A-Za-z](?:[A-Za-z0-9_-]{0,28}[A-Za-z_-])?$")
+# One rule for the server and the form's ``pattern`` attribute. Browsers compile ``pattern`` with the ``v`` flag
+# (HTML Standard, "The pattern attribute"), in which a bare "-" inside a class is a syntax error, so it is escaped.
+PREFIX_HTML_PATTERN = r"[A-Za-z](?:[A-Za-z0-9_\-]{0,28}[A-Za-z_\-])?"
+PREFIX_PATTERN = re.compile(rf"^{PREFIX_HTML_PATTERN}$")
 CONFIDENTIAL = "CONFIDENTIAL"
 AEO = "HIGHLY CONFIDENTIAL - ATTORNEYS' EYES ONLY"
 INDEX_LINES_PER_PAGE = 40

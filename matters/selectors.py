@@ -63,3 +63,24 @@ def evidence_exhibits(matter: Matter) -> QuerySet[Exhibit]:
     return matter.exhibits.filter(status=Exhibit.Status.READY, origin__in=EVIDENCE_ORIGINS).exclude(
         ~Q(generated_reason="") & Q(generated_override_reason="")
     )
+
+
+def exhibit_counts(exhibits) -> dict[str, int]:
+    """Count a matter's exhibits (as listed by :func:`exhibits_of_matter`, so the counts and the list come from
+    the same rows): ``total``, ``evidence`` (ready, counted as evidence), ``generated`` (LawDesk's own output
+    coming back, not overridden), ``authority``, ``in_progress`` (queued or processing) and ``not_processed``
+    (failed, rejected, needs a password, duplicate)."""
+    counts = {"total": 0, "evidence": 0, "generated": 0, "authority": 0, "in_progress": 0, "not_processed": 0}
+    for exhibit in exhibits:
+        counts["total"] += 1
+        if exhibit.status in (Exhibit.Status.QUEUED, Exhibit.Status.PROCESSING):
+            counts["in_progress"] += 1
+        elif exhibit.status != Exhibit.Status.READY:
+            counts["not_processed"] += 1
+        elif exhibit.marked_generated:
+            counts["generated"] += 1
+        elif exhibit.origin in EVIDENCE_ORIGINS:
+            counts["evidence"] += 1
+        elif exhibit.origin == "authority":
+            counts["authority"] += 1
+    return counts

@@ -128,7 +128,7 @@ def _register(matter, staged: storage.StagedFile, sniffed, name: str, origin: st
             exhibit.status = Exhibit.Status.REJECTED
             exhibit.quarantined = True
             exhibit.reason = (
-                f"This file is a {sniffed.description} ({sniffed.mime_type}), which is not accepted: "
+                f"This file is a {sniffed.description}, which is not accepted: "
                 f"upload {ACCEPTED_DESCRIPTION}. The file is kept unchanged in quarantine."
             )
         else:

@@ -38,6 +38,8 @@ urlpatterns = [
     path("matters/<int:matter_id>/audit/", views_audit.matter_audit, name="audit"),
     path("matters/<int:matter_id>/drafts/", views_drafts.draft_list, name="drafts"),
     path("matters/<int:matter_id>/drafts/<int:draft_id>/", views_drafts.draft_review, name="draft"),
+    path("matters/<int:matter_id>/drafts/<int:draft_id>/rename/", views_drafts.draft_rename_view,
+         name="draft_rename"),
     path("matters/<int:matter_id>/drafts/<int:draft_id>/versions/", views_drafts.draft_versions,
          name="draft_versions"),
     path("matters/<int:matter_id>/drafts/<int:draft_id>/v<int:number>/", views_drafts.draft_review,

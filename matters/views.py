@@ -12,12 +12,15 @@ from django.views.decorators.http import require_GET, require_POST
 
 from . import storage
 from .audit import audit_record, audit_record_once_per
+from .downloads import file_response
 from .forms import CitesAsForm, ExhibitEditForm, MatterForm, PasswordForm, SearchForm, UploadForm
 from .models import UPLOAD_ORIGINS, Origin
 from .privilege import exhibit_privilege_context, page_privilege_context
 from .provenance import exhibit_override_generated, page_clear_injection
 from .search import matter_search
-from .selectors import exhibit_for_user, exhibits_of_matter, matter_for_user, matters_for_user, page_for_user
+from .selectors import (
+    exhibit_counts, exhibit_for_user, exhibits_of_matter, matter_for_user, matters_for_user, page_for_user,
+)
 from .services import (
     exhibit_create,
     exhibit_reprocess,
@@ -52,9 +55,11 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     search_form = SearchForm(request.GET or None)
     query = search_form.cleaned_data["q"] if search_form.is_valid() else ""
+    exhibits = list(exhibits_of_matter(matter))
     context = {
         "matter": matter,
-        "exhibits": exhibits_of_matter(matter),
+        "exhibits": exhibits,
+        "counts": exhibit_counts(exhibits),
         "origins": ORIGIN_CHOICES,
         "query": query,
         "hits": matter_search(matter=matter, query=query) if query else None,
@@ -225,7 +230,8 @@ def exhibit_original(request: HttpRequest, matter_id: int, exhibit_id: int) -> F
         obj=exhibit,
         file_sha256=exhibit.sha256,
     )
-    response = FileResponse(
+    response = file_response(
+        request,
         path.open("rb"),
         as_attachment=True,
         filename=exhibit.original_name or f"exhibit-{exhibit.pk}",
@@ -265,7 +271,7 @@ def page_image(request: HttpRequest, matter_id: int, exhibit_id: int, number: in
     # Page images are case material as much as the page view: audited once per user, exhibit and hour.
     audit_record_once_per(window_s=3600, action="page.image", actor=request.user, matter=page.exhibit.matter,
                           obj=page.exhibit, file_sha256=page.exhibit.sha256, detail={"page": page.number})
-    return FileResponse(path.open("rb"), content_type="image/jpeg")  # never cached: see lawdesk.middleware
+    return file_response(request, path.open("rb"), content_type="image/jpeg")  # never cached: lawdesk.middleware
 
 
 @require_GET

@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
@@ -21,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from .audit import audit_record
 from .draft_markdown import render_html
 from .draft_models import Draft, DraftVersion, Finding
-from .drafts import attacks_carry, draft_approve, draft_verify, draft_version_create, finding_confirm, finding_waive
+from .drafts import attacks_carry, draft_approve, draft_rename, draft_verify, draft_version_create, finding_confirm, finding_waive
 from .exports import EXPORT_KINDS, draft_export
 from .review import ATTACK_KIND, ReviewFilter, margin, review_counts, segments, version_diff, version_history
 from .review_sources import source_refs, source_view
@@ -111,11 +112,15 @@ def _review_context(request: HttpRequest, version: DraftVersion, review_filter: 
 def _render_review(request: HttpRequest, version: DraftVersion, review_filter: ReviewFilter,
                    panel: dict | None = None) -> HttpResponse:
     context = _review_context(request, version, review_filter, panel)
-    if request.htmx:
-        return render(request, "matters/draft_review.html#review-body", context)
     context["history"] = version_history(version.draft)
-    context["formatted"] = mark_safe(render_html(version.text))  # sanitized: formatting tags only
     context["provenance_json"] = json.dumps(version.provenance, indent=2, ensure_ascii=False)
+    if request.htmx:
+        # The versions table counts the same findings as the counts above the text: a waiver changes both, so
+        # the table travels with the body as an out-of-band swap.
+        body = render_to_string("matters/draft_review.html#review-body", context, request)
+        versions = render_to_string("matters/draft_review.html#versions", context | {"oob": True}, request)
+        return HttpResponse(body + versions)
+    context["formatted"] = mark_safe(render_html(version.text))  # sanitized: formatting tags only
     return render(request, "matters/draft_review.html", context)
 
 
@@ -218,6 +223,21 @@ def draft_edit(request: HttpRequest, matter_id: int, draft_id: int, number: int)
     blocking = version.open_blocking().count()
     messages.success(request, f"Saved as version {version.number} and verified: {blocking} blocking finding(s) open.")
     return redirect(_review_url(version))
+
+
+@require_POST
+def draft_rename_view(request: HttpRequest, matter_id: int, draft_id: int) -> HttpResponse:
+    """Rename a draft (attorneys and assistants); back to the version the form was on."""
+    draft = _draft_for(request.user, matter_id, draft_id)
+    try:
+        draft_rename(draft=draft, title=request.POST.get("title", ""), user=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, f"Renamed: “{draft.title}”.")
+    number = request.POST.get("number", "")
+    version = draft.versions.filter(number=number).first() if number.isdigit() else None
+    return redirect(_review_url(version or draft.latest_version))
 
 
 @require_POST

@@ -9,6 +9,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .audit import audit_record
+from .bates_overlaps import bates_overlaps
+from .downloads import file_response
 from .imports import incoming_confirm, incoming_receive
 from .incoming.loadfiles import FIELD_ALIASES
 from .models import IncomingProduction, Production
@@ -16,6 +18,7 @@ from .privilege_models import PrivilegeBasis
 from .productions import (
     AEO,
     CONFIDENTIAL,
+    PREFIX_HTML_PATTERN,
     default_exhibits,
     production_create,
     production_files,
@@ -82,6 +85,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
             messages.error(request, "Order, digits and start must be whole numbers.")
         except ValidationError as error:
             messages.error(request, " ".join(error.messages))
+    overlaps = bates_overlaps(matter)
     context = {
         "matter": matter, "rows": ranges_report(matter), "candidates": candidates, "designations": DESIGNATIONS,
         "positions": Production.Position.choices, "cover_choices": Production.CoverSheets.choices,
@@ -89,6 +93,9 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
         "stamping": matter.productions.filter(status=Production.Status.STAMPING).exists(),
         "can_serve": request.user.has_perm("matters.serve_production"),
         "incoming": matter.incoming_productions.order_by("-created_at"),
+        "prefix_pattern": PREFIX_HTML_PATTERN,
+        "overlaps": overlaps,
+        "overlapping": {int(key[4:]) for o in overlaps for key in (o.a[0], o.b[0]) if key.startswith("out:")},
         "suggested_prefix": (matter.client or matter.name).split()[0].upper()[:10] if (matter.client or matter.name) else "",
     }
     if request.htmx:
@@ -106,7 +113,7 @@ def production_download(request: HttpRequest, matter_id: int, production_id: int
     audit_record(action="production.download", actor=request.user, matter=matter, obj=production,
                  file_sha256=production.pdf_sha256 if kind == "pdf" else production.zip_sha256, detail={"kind": kind})
     content_type = "application/pdf" if kind == "pdf" else "application/zip"
-    response = FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type=content_type)
+    response = file_response(request, path.open("rb"), as_attachment=True, filename=path.name, content_type=content_type)
     response["X-Content-Type-Options"] = "nosniff"
     return response
 
@@ -157,7 +164,10 @@ def incoming_detail(request: HttpRequest, matter_id: int, incoming_id: int) -> H
         incoming_confirm(incoming=incoming, field_map=mapping, user=request.user)
         return redirect(reverse("matters:incoming", args=[matter.pk, incoming.pk]))
     documents = (matter.exhibits.filter(pages__incoming_bates__incoming=incoming).distinct().order_by("label_seq"))
-    context = {"matter": matter, "incoming": incoming, "fields": CANONICAL_FIELDS, "documents": documents}
+    # Numbers shared with a production made or received after this one was imported are found now.
+    shared = [o.message() for o in bates_overlaps(matter) if o.involves(f"in:{incoming.pk}")]
+    context = {"matter": matter, "incoming": incoming, "fields": CANONICAL_FIELDS, "documents": documents,
+               "discrepancies": list(dict.fromkeys([*incoming.report, *shared]))}
     if request.htmx:
         return render(request, "matters/incoming.html#incoming-status", context)
     return render(request, "matters/incoming.html", context)

@@ -261,7 +261,7 @@ class ModelServerAdmin(TopologyAdmin):
         (None, {"fields": ["name", "host", "backend", "base_url", "model_name", "model_path", "enabled",
                            "out_of_service_reason"]}),
         ("Serving", {"fields": ["quantization", "kv_cache_type", "flash_attention", "context_tokens",
-                                "parallel_slots", "gpu_layers", "extra_args", "gpus", "decode_floor_tok_s"]}),
+                                "parallel_slots", "gpu_layers", "extra_args", "gpus", "decode_floor_tok_s", "sampling"]}),
         ("GGUF header, forecast and memory", {"fields": ["gguf_header_file", "header", "forecast",
                                                          "enable_despite_forecast"]}),
         ("API key", {"fields": ["api_key_status", "api_key", "clear_api_key"]}),

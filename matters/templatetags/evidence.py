@@ -13,3 +13,23 @@ register = template.Library()
 def reveal_invisible(text: str) -> SafeString:
     """Escape ``text`` and show control, zero-width and bidi-override characters as visible ``U+XXXX`` marks."""
     return mark_safe("".join(mark_html(char) if is_invisible(char) else escape(char) for char in text or ""))
+
+
+@register.filter
+def as_quoted(query: str) -> str:
+    """Show a search query in quotation marks once: ``rent`` -> “rent”; a query holding its own quotes
+    (``"Calvary Chapel"``, ``rent "late fee"``) keeps them, turned curly, and gets no second pair."""
+    query = (query or "").strip()
+    if '"' not in query and "“" not in query:
+        return f"“{query}”"
+    parts = query.split('"')
+    # Straight quotes alternate opening and closing, as the search reads them (matters.search._PHRASE).
+    return "".join(part if i == 0 else ("“" if i % 2 else "”") + part for i, part in enumerate(parts))
+
+
+@register.filter(name="type_name")
+def type_name_filter(mime_type: str) -> str:
+    """What a lawyer calls a file of this detected type (see :func:`matters.sniff.type_name`)."""
+    from matters.sniff import type_name
+
+    return type_name(mime_type)

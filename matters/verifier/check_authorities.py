@@ -52,7 +52,7 @@ class AuthorityChecks:
                 hit = match_case(case, self.authorities)
                 if hit is None:
                     matched[i] = None
-                    name = f"{case.plaintiff} v. {case.defendant}, " if case.plaintiff and case.defendant else ""
+                    name = f"{case.name}, " if case.name else ""
                     within = case_cited_within(case, self.authorities)
                     if within:
                         doc, number = within

@@ -43,22 +43,29 @@ class FactChecks:
                 return Status.UNGROUNDED, (f"{what} is not on the page(s) cited ({cites}); it appears on other pages of "
                                     "the evidence, listed as sources: cite those instead."), sorted(elsewhere)[:20]
             return Status.UNGROUNDED, f"{what} is not on the page(s) cited ({cites}), nor anywhere in the evidence.", []
+        # A fact keeps a fact's status: "unverified authority" belongs to the citation finding itself. A fact
+        # attributed to an authority the matter lacks is judged against the evidence, and the message says the
+        # authority could not be read for it.
+        attributed, where = "", "the evidence"
         if support.authorities:
             if in_authority:
                 return Status.GROUNDED, f"{what} is in the cited authority.", []
             missing = [text for doc, text in support.authorities if doc is None]
             if missing and in_authority is not True:
-                return Status.UNVERIFIED_AUTHORITY, (f"{what} is attributed to {missing[0]}, which is not among the matter's "
-                                    "authorities, so it cannot be checked. Add the authority or confirm it."), []
+                attributed = (f" It is attributed to {missing[0]}, which is not among the matter's authorities, "
+                              "so the authority could not be checked for it.")
+            else:
+                where = "the cited authority or the evidence"
         ground = found & grounding
         if ground:
-            return Status.NEEDS_RECORD_CITE, (f"{what} appears in the evidence but the sentence cites no record page; cite "
-                                "one of the pages listed as sources."), sorted(ground)[:20]
+            return Status.NEEDS_RECORD_CITE, (f"{what} appears in the evidence but the sentence cites no record "
+                                              "page; cite one of the pages listed as sources." + attributed
+                                              ), sorted(ground)[:20]
         if found:
             return Status.UNGROUNDED, (f"{what} appears only on page(s) flagged as a possible prompt injection; an "
-                                "attorney must clear the flag before it grounds anything."), sorted(found)
-        where = "the cited authority or the evidence" if support.authorities else "the evidence"
-        return Status.UNGROUNDED, f"{what} is not in {where}.", []
+                                       "attorney must clear the flag before it grounds anything." + attributed
+                                       ), sorted(found)
+        return Status.UNGROUNDED, f"{what} is not in {where}.{attributed}", []
 
     def _authority_holds(self, support: Support, test) -> bool | None:
         docs = [doc for doc, _ in support.authorities if doc is not None]

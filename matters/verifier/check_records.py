@@ -5,6 +5,7 @@
 import re
 from dataclasses import replace
 
+from ..bates_overlaps import production_name
 from ..models import Exhibit, Page
 from ..search import page_ids_with_words
 from .finding import Kind, Status
@@ -95,6 +96,16 @@ class RecordChecks:
                           [p for n in pages_of for p, _ in pages_of[n] if p])
             return [p for n in sorted(pages_of) for p, _ in pages_of[n] if p]
         page_ids = [p for n in sorted(pages_of) for p, _ in pages_of[n] if p]
+        shared = {n: keys for n in sorted(pages_of)
+                  if len(keys := list(dict.fromkeys(doc.rsplit(":", 1)[0] for _, doc in pages_of[n]))) > 1}
+        if shared:
+            n, keys = next(iter(shared.items()))
+            names = " and ".join(production_name(key) for key in keys[:2])
+            self._finding(kind, Status.AMBIGUOUS, mention.start, mention.end,
+                          f"{mention.bates(n)} is a number of more than one production of this matter ({names}): "
+                          "the cite could mean a page of either. Check which is meant and cite it by exhibit and "
+                          "page.", [p for p in page_ids if p in self.evidence.all_pages], productions=len(keys))
+            return [p for p in page_ids if p in self.evidence.all_pages]
         not_evidence = [p for p in page_ids if p not in self.evidence.all_pages]
         if not_evidence:
             self._finding(kind, Status.UNGROUNDED, mention.start, mention.end,

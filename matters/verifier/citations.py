@@ -48,6 +48,7 @@ class CaseMention:
     antecedent: int | None = None
     problem: str = ""
     in_parenthetical: bool = False
+    name: str = ""  # the case name as written in the draft ("Calvary Chapel of Bangor v. Mills"), for messages
 
     @property
     def reporter_cite(self) -> str:
@@ -195,6 +196,10 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
                 _party(citation.metadata.defendant),
             )
             mention.problem = _edition_problem(citation, year)
+            # Messages quote the name as the draft writes it: eyecite's plaintiff and defendant are normalised
+            # for matching and drop words ("Calvary Chapel  Bangor" for "Calvary Chapel of Bangor").
+            written = " ".join(_party(flat[name_start:start]).split()).rstrip(", ")
+            mention.name = written if " v. " in written or " v " in written else ""
         elif isinstance(citation, FullJournalCitation):
             # A law review article: checked like an opinion (an authority that is the article grounds it).
             year, pin, end = _year_and_end(flat, end)

@@ -223,20 +223,21 @@ class Evidence:
 
     def bates_pages(self, numbers: list[str]) -> dict[str, list[tuple[int | None, str]]]:
         """For each Bates number found, its pages as ``(page_id or None for a cover sheet, document key)``; the
-        document key tells one produced document from another."""
+        document key tells one produced document from another and names its production first
+        (``out:<production>:<document>``, ``in:<incoming production>:<exhibit>``)."""
         found: dict[str, list[tuple[int | None, str]]] = defaultdict(list)
         batches = _batches(dict.fromkeys(numbers))
         for batch in batches:
-            for bates, page_id, document_id, exhibit_id in BatesPage.objects.filter(
+            for bates, page_id, document_id, exhibit_id, production_id in BatesPage.objects.filter(
                 production__matter=self.matter, production__status=Production.Status.DONE, bates__in=batch
-            ).values_list("bates", "page_id", "document_id", "document__exhibit_id"):
-                found[bates].append((page_id, f"out:{document_id}"))
+            ).values_list("bates", "page_id", "document_id", "document__exhibit_id", "production_id"):
+                found[bates].append((page_id, f"out:{production_id}:{document_id}"))
                 if page_id:
                     self.note(page_id, exhibit_id)
         for batch in batches:
-            for bates, page_id, exhibit_id in IncomingBatesPage.objects.filter(
+            for bates, page_id, exhibit_id, incoming_id in IncomingBatesPage.objects.filter(
                 incoming__matter=self.matter, bates__in=batch
-            ).values_list("bates", "page_id", "page__exhibit_id"):
-                found[bates].append((page_id, f"in:{exhibit_id}"))
+            ).values_list("bates", "page_id", "page__exhibit_id", "incoming_id"):
+                found[bates].append((page_id, f"in:{incoming_id}:{exhibit_id}"))
                 self.note(page_id, exhibit_id)
         return found

@@ -278,6 +278,8 @@ class ModelClient:
                 "num_predict": sampling.max_tokens,
                 "num_ctx": self.server.context_tokens,
             }
+            if sampling.repeat_penalty is not None:
+                options["repeat_penalty"] = sampling.repeat_penalty
             body = {"model": self.server.model, "messages": chat, "stream": True, "options": options}
             if schema is not None:
                 body["format"] = schema
@@ -294,6 +296,8 @@ class ModelClient:
         }
         if self.server.backend == LLAMA_CPP:
             body["top_k"] = sampling.top_k
+            if sampling.repeat_penalty is not None:
+                body["repeat_penalty"] = sampling.repeat_penalty
         if schema is not None:
             body["response_format"] = {"type": "json_schema", "json_schema": {"name": "stage", "schema": schema}}
         return "/v1/chat/completions", body

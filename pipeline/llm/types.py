@@ -15,13 +15,16 @@ class Message:
 @dataclass(frozen=True)
 class Sampling:
     """Sampling settings, recorded with every request. Stages default to greedy decoding with a fixed seed, so a
-    re-run on the same server and evidence gives the same output. ``max_tokens`` is the completion budget."""
+    re-run on the same server and evidence gives the same output. ``max_tokens`` is the completion budget.
+    ``repeat_penalty`` (llama.cpp and Ollama ``repeat_penalty``; 1.0 is none) is sent only when set: a server's
+    record may set it for a model that loops under greedy decoding (:attr:`ModelServer.sampling`)."""
 
     temperature: float = 0.0
     seed: int = 1234
     top_k: int = 1
     top_p: float = 1.0
     max_tokens: int = 512
+    repeat_penalty: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

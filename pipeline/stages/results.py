@@ -6,7 +6,7 @@ status are written together or not at all: a worker killed in between leaves not
 
 import json
 
-from matters.drafts import draft_add_attacks, draft_create, draft_verify, draft_version_create
+from matters.drafts import draft_add_attacks, draft_create, draft_title_from, draft_verify, draft_version_create
 from matters.models import Origin
 from matters.provenance import generated_record
 
@@ -29,7 +29,7 @@ def _provenance(run: StageRun) -> dict:
 
 def _title(job: Job) -> str:
     kind = JobKind(job.kind).label if job.kind else "Draft"
-    return f"{kind}: {' '.join(job.instructions.split())[:120]}"
+    return draft_title_from(f"{kind}: {job.instructions}")
 
 
 def _text(generation: Generation, role: str) -> str:

@@ -32,7 +32,6 @@ from ..llm.errors import (
     ServerLoading,
     ServerUnavailable,
 )
-from ..llm.types import Sampling
 from ..models import ModelServer, RoleAssignment
 from ..packet import evidence_packet
 from . import live
@@ -169,7 +168,7 @@ def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
 def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Event):
     server = _server_for(spec.role)
     client = ModelClient(server.client_config(), read_timeout_s=READ_TIMEOUT_S, loading_wait_s=min(LEASE_S, 10))
-    sampling = Sampling(max_tokens=spec.max_tokens)
+    sampling = server.sampling_for(spec.max_tokens)
     streamer = _Streamer(run, owner)
     try:
         context_tokens = client.context_tokens() if spec.packet else None

@@ -49,7 +49,7 @@ def servers_with_latest_probe():
 def topology_overview(*, nvml=None) -> dict:
     """Everything the topology page shows: ``hosts`` (svg HostBands), ``servers`` (ServerRows), ``problems``
     (rules.Problem list), ``gpu_note`` (why live GPU figures are missing, or "")."""
-    from pipeline.models import Board, Host, NVLink, ProbeResult, RoleAssignment
+    from pipeline.models import Host, NVLink, ProbeResult, RoleAssignment
 
     stats, gpu_note = gpu_stats(nvml)
     snapshot = snapshot_load()

@@ -75,6 +75,11 @@ def test_run_starts_server_and_worker_and_ctrl_c_stops_them(tmp_path):
     with pytest.raises(httpx.TransportError):  # the embedded llama-server went with it
         httpx.get(f"{embedded.group(1)}/health", timeout=2)
     assert log.read_text().count(password) == 1  # shown once, on the terminal only
+    terminal = log.read_text()
+    for noise in ("Task id=", "RUNNING", "SUCCESSFUL", "Starting worker", "DeprecationWarning", "deprecated",
+                  "StreamingHttpResponse"):
+        assert noise not in terminal, terminal
+    assert f"Log: {tmp_path / 'data' / 'lawdesk.log'}" in terminal
 
 
 @pytest.mark.django_db

@@ -40,3 +40,33 @@ def test_ingest_prints_one_json_line_per_file_and_exhibit_text_prints_pages(matt
     text = run("exhibit_text", str(ready["exhibit"]))
     assert text.count("\f") == ready["pages"]
     assert "Seventh Circuit" in text or "SEVENTH CIRCUIT" in text
+
+
+def test_bates_produce_takes_several_exhibit_ids_after_one_flag(matter, corpus, ingest):
+    first = ingest(matter, corpus("court/ca7_3.pdf"))
+    second = ingest(matter, corpus("court/ca10_010110462922.pdf"))
+    line = json.loads(run("bates_produce", "--matter", str(matter.pk), "--prefix", "SMITH",
+                          "--exhibit", str(second.pk), str(first.pk)))
+    assert line["status"] == "done"
+    assert line["pages"] == first.page_count + second.page_count
+    # In the order given: the second exhibit's first page carries the first number.
+    assert second.pages.get(number=1).bates_numbers.get().bates == "SMITH000001"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("command", ["exhibit_text", "evidence_packet"])
+def test_piping_into_head_ends_quietly(command, matter, corpus, ingest, tmp_path):
+    import os
+    import subprocess
+
+    from matters.models import Page
+    from tests.conftest import BASE_DIR, database_url
+
+    exhibit = ingest(matter, corpus("court/ca7_3.pdf"))
+    # Far more than a pipe holds (64 KiB), so the writer is still writing when head goes away.
+    Page.objects.filter(exhibit=exhibit).update(text="a line of the exhibit\n" * 20000)
+    args = {"exhibit_text": str(exhibit.pk), "evidence_packet": f"--matter {matter.pk}"}[command]
+    env = dict(os.environ, DATABASE_URL=database_url(), DJANGO_SETTINGS_MODULE="lawdesk.test_settings")
+    done = subprocess.run(["bash", "-c", f"{BASE_DIR}/.venv/bin/python manage.py {command} {args} | head -1"],
+                          cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120)
+    assert done.stdout and done.stderr == ""

@@ -283,3 +283,15 @@ def test_the_page_links_the_job_that_wrote_the_version_and_shows_its_records(log
     html = logged_in.get(review_url(version)).content.decode()
     assert 'href="/jobs/7/"' in html and "Job #7" in html
     assert "&quot;server&quot;: &quot;embedded&quot;" in html
+
+
+def test_a_waiver_updates_the_versions_table_with_the_counts(logged_in, version, matter):
+    before = logged_in.get(review_url(version)).content.decode()
+    assert "(2 blocking)" in before and 'id="count-blocking">2 blocking open<' in before
+    date = version.findings.get(text="July 1, 2021")
+    url = reverse("matters:finding_resolve", args=[matter.pk, version.draft_id, 1, date.pk, "waive"])
+    html = logged_in.post(url, {"reason": "Inspection date from the client's calendar."},
+                          headers={"HX-Request": "true"}).content.decode()
+    assert 'id="count-blocking">1 blocking open<' in html
+    versions = html[html.index('id="versions" hx-swap-oob="true"'):]
+    assert "(1 blocking)" in versions and "(2 blocking)" not in versions

@@ -34,19 +34,20 @@ def page_image(number: int) -> bytes:
     return out.getvalue()
 
 
-def build_volume(root, *, missing: int | None = None, repeat: int | None = None):
-    """Three documents, seven pages: DAT (vendor field names) + OPT + TEXT + single-page TIFF images."""
+def build_volume(root, *, missing: int | None = None, repeat: int | None = None, prefix: str = "DEF"):
+    """Three documents, seven pages: DAT (vendor field names) + OPT + TEXT + single-page TIFF images, numbered
+    ``prefix``000001-7."""
     volume = root / "VOL001"
     for folder in ("DATA", "IMAGES", "TEXT"):
         (volume / folder).mkdir(parents=True)
     rows, opt, number = [], [], 1
     for count in PAGES_PER_DOCUMENT:
         numbers = list(range(number, number + count))
-        first, last = f"DEF{numbers[0]:06d}", f"DEF{numbers[-1]:06d}"
+        first, last = f"{prefix}{numbers[0]:06d}", f"{prefix}{numbers[-1]:06d}"
         rows.append({"BEGBATES": first, "ENDBATES": last, "TEXTPATH": f"TEXT\\{first}.txt"})
         (volume / "TEXT" / f"{first}.txt").write_text("\f".join(page_text(n) for n in numbers))
         for index, n in enumerate(numbers):
-            bates = f"DEF{n:06d}"
+            bates = f"{prefix}{n:06d}"
             if n != missing:
                 (volume / "IMAGES" / f"{bates}.tif").write_bytes(page_image(n))
             opt.append(f"{bates},VOL001,IMAGES\\{bates}.tif,{'Y' if index == 0 else ''},,,{count if index == 0 else ''}")

@@ -16,7 +16,7 @@ def test_form_starts_a_production_in_the_chosen_order_and_downloads_follow(clien
     client.force_login(attorney)
     url = reverse("matters:productions", args=[matter.pk])
     page = client.get(url).content.decode()
-    assert "<title>Productions – Smith v. Jones</title>" in page
+    assert "<title>Productions – Smith v. Jones – LawDesk</title>" in page
     assert page.count("Productions received") == 1
     assert f'name="include-{first.pk}" checked' in page
     response = client.post(url, {

@@ -133,13 +133,27 @@ def test_budget_keeps_the_relevant_pages_and_lists_the_rest(matter, corpus, inge
     assert len(packet.omitted) == long_filing.page_count - len(packet.pages)
 
 
-def test_command_prints_pages_then_the_hash(matter, evidence):
+def test_command_prints_what_a_stage_receives_then_the_hash(matter, evidence):
     out = io.StringIO()
     call_command("evidence_packet", "--matter", str(matter.pk), stdout=out)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert set(lines[0]) == {"exhibit", "page", "bates", "origin", "chars", "injection_flag"}
-    assert lines[-1]["sha256"] == evidence_packet(matter).sha256
+    packet = evidence_packet(matter)
+    assert set(lines[0]) == {"exhibit", "label", "title", "origin", "page", "bates", "ocr_confidence",
+                             "injection_flag", "text"}
+    first = packet.pages[0]
+    assert (lines[0]["label"], lines[0]["title"], lines[0]["text"]) == (first.label, first.title, first.text)
+    assert lines[0]["text"].strip() and lines[0]["origin"] == "client"
+    assert lines[-1]["sha256"] == packet.sha256
     assert lines[-1]["pages"] == len(lines) - 1
+
+
+def test_command_summary_prints_one_short_line_per_page(matter, evidence):
+    out = io.StringIO()
+    call_command("evidence_packet", "--matter", str(matter.pk), "--summary", stdout=out)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert set(lines[0]) == {"exhibit", "page", "bates", "origin", "chars", "injection_flag"}
+    assert lines[0]["chars"] == len(evidence_packet(matter).pages[0].text)
+    assert lines[-1]["sha256"] == evidence_packet(matter).sha256
 
 
 def test_viewer_shows_the_flag_and_hidden_characters(client, attorney, matter, tmp_path, ingest, make_user):

@@ -51,3 +51,15 @@ def test_cancel_from_the_page_cancels_a_queued_job(client, matter, record, attor
     client.post(reverse("pipeline:job_cancel", args=[job.pk]))
     job.refresh_from_db()
     assert job.status == "cancelled" and job.stage_runs.get().status == "cancelled"
+
+
+def test_a_finished_job_draws_no_empty_actions_card(client, matter, record, attorney):
+    from tests.html_checks import empty_cards
+
+    job = job_start(matter=matter, kind="extraction", instructions="List amounts.", user=attorney, enqueue=False)
+    client.force_login(attorney)
+    url = reverse("pipeline:job", args=[job.pk])
+    assert "job-actions" in client.get(url).content.decode()  # queued: Cancel is offered
+    type(job).objects.filter(pk=job.pk).update(status="done")
+    page = client.get(url).content.decode()
+    assert "job-actions" not in page and empty_cards(page) == []

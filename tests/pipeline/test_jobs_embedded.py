@@ -1,4 +1,5 @@
-"""Jobs end to end against the real embedded model (llama-server serving Gemma 3 270M on the CPU)."""
+"""Jobs end to end against the real embedded model (llama-server serving the default, SmolLM2-135M-Instruct,
+on the CPU, with its record's sampling settings)."""
 
 import json
 from dataclasses import replace
@@ -63,13 +64,18 @@ def short_answers(monkeypatch):
     monkeypatch.setattr(runner, "STAGES", specs.STAGES)
 
 
+# Asks for the kind of claims a motion makes (dates, record cites), so the draft holds claims for the verifier.
+INSTRUCTIONS = ("Draft a short motion to consolidate the appeals, giving the date of the order appealed from and "
+                "citing the record by Bates number.")
+
+
 def test_a_motion_on_court_filings_completes_every_stage(matter, attorney, court_matter, embedded, short_answers,
                                                          capsys):
     register_embedded(embedded, context_tokens=EMBEDDED_CONTEXT_TOKENS)
     filing, _ = court_matter
     try:
         call_command("run_job", "--matter", str(matter.pk), "--kind", "motion", "--exhibit", str(filing.pk),
-                     "--instructions", "Draft a short motion to consolidate the appeals.", "--wait")
+                     "--instructions", INSTRUCTIONS, "--wait")
     except SystemExit:
         pass  # exit status 1: the job did not end done (the CPU model's gate may find no grounds)
     job = Job.objects.get()
@@ -93,6 +99,12 @@ def test_a_motion_on_court_filings_completes_every_stage(matter, attorney, court
                                             "error"} == set(lines[0])
     version = job.draft.latest_version
     assert version.number == 2 and version.provenance["stage"] == "revise"
+    draft_run = next(r for r in runs if r.stage == "draft")
+    assert draft_run.model == "smollm2-135m-instruct" and draft_run.sampling["repeat_penalty"] == 1.3
+    # A draft an attorney can read: text of its own, not the instructions echoed back. Under this test's short
+    # budget (120 tokens) SmolLM2 does not always write a claim the verifier reads (a date, a cite), so the
+    # verify stage may find nothing; it must then say so.
+    assert len(version.text.split()) >= 20 and INSTRUCTIONS not in version.text
     assert version.findings.exists() or runs[-3].parsed == {"findings": {}, "blocking": 0}
 
 

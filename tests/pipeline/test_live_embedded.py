@@ -1,8 +1,8 @@
-"""The client against the real embedded model: llama.cpp's llama-server serving Gemma 3 270M on the CPU."""
+"""The client against the real embedded model: llama.cpp's llama-server serving the default model on the CPU."""
 
 import pytest
 
-from pipeline.embedded import EMBEDDED_CONTEXT_TOKENS, start_embedded_server
+from pipeline.embedded import EMBEDDED_ALIAS, EMBEDDED_CONTEXT_TOKENS, start_embedded_server
 from pipeline.llm import ContextOverflow, Message, ModelClient, Sampling
 from pipeline.llm.client import ServerConfig
 
@@ -18,7 +18,7 @@ def embedded(tmp_path_factory):
 
 @pytest.fixture
 def client(embedded):
-    client = ModelClient(ServerConfig(base_url=embedded.base_url, model="gemma-3-270m", name="embedded"))
+    client = ModelClient(ServerConfig(base_url=embedded.base_url, model=EMBEDDED_ALIAS, name="embedded"))
     yield client
     client.close()
 

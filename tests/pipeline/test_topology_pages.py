@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def example():
-    call_command("topology_load_example")
+    call_command("topology_load_example", "--yes")
 
 
 @pytest.fixture
@@ -185,3 +185,13 @@ def test_page_shows_live_memory_and_utilization_of_this_machines_gpus(client, op
     page = client.get(reverse("pipeline:topology")).content.decode()
     assert "10.5 GiB used, 37% busy" in page  # GPU 4, read through NVML
     assert page.count("GiB used") == 12 and "Live GPU memory" not in page
+
+
+def test_with_no_host_the_page_says_so_draws_no_empty_picture_and_labels_every_input(client, operator):
+    from tests.html_checks import empty_cards, unlabelled_controls
+
+    client.force_login(operator)
+    page = client.get(reverse("pipeline:topology")).content.decode()
+    assert "topology-picture" not in page and "No host is recorded yet" in page
+    assert unlabelled_controls(page) == [] and empty_cards(page) == []
+    assert "<label>Record the GPUs under host <input" in page

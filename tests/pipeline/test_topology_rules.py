@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def example():
-    call_command("topology_load_example")
+    call_command("topology_load_example", "--yes")
 
 
 def gpus(host: str, *indexes: int) -> list[GPU]:
@@ -37,7 +37,7 @@ def rules_broken(server: ModelServer) -> set[str]:
 
 def test_example_is_the_deployment_and_loads_twice_the_same(example):
     first = (GPU.objects.count(), Board.objects.count(), NVLink.objects.count(), ModelServer.objects.count())
-    call_command("topology_load_example")
+    call_command("topology_load_example", "--yes")
     assert (GPU.objects.count(), Board.objects.count(), NVLink.objects.count(), ModelServer.objects.count()) == first
     boards = {b.name: (b.kind, sorted(g.index for g in b.gpus.all()))
               for b in Board.objects.filter(host__name="threadripper")}

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from lawdesk.cli import quiet_broken_pipe
 from matters.models import Exhibit
 
 
@@ -9,6 +10,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("exhibit", type=int)
 
+    @quiet_broken_pipe
     def handle(self, *args, **options) -> None:
         exhibit = Exhibit.objects.filter(pk=options["exhibit"]).first()
         if exhibit is None:

@@ -36,5 +36,5 @@ class Command(BaseCommand):
             numbers = by_exhibit[exhibit.pk]
             self.stdout.write(json.dumps({"exhibit": exhibit.pk, "label": exhibit.label, "first": numbers[0],
                                           "last": numbers[-1], "pages": exhibit.page_count,
-                                          "status": exhibit.status, "reason": exhibit.reason}))
+                                          "status": exhibit.status, "reason": exhibit.stated_reason}))
         self.stdout.write(json.dumps({"discrepancies": incoming.report}))

@@ -46,7 +46,7 @@ class Command(BaseCommand):
                         "label": exhibit.label,
                         "title": exhibit.title,
                         "status": exhibit.status,
-                        "reason": exhibit.reason,
+                        "reason": exhibit.stated_reason,
                         "pages": exhibit.page_count,
                         "pages_pdf": exhibit.pages_pdf,
                         "pages_ocr": exhibit.pages_ocr,

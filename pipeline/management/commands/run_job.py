@@ -21,7 +21,8 @@ class Command(BaseCommand):
         parser.add_argument("--kind", choices=["motion", "summary", "extraction"], default="",
                             help="blank: the router role classifies the instructions")
         parser.add_argument("--instructions", required=True)
-        parser.add_argument("--exhibit", type=int, action="append", default=[], help="exhibit id (repeatable)")
+        parser.add_argument("--exhibit", type=int, nargs="+", action="extend", default=[], metavar="ID",
+                            help="exhibit ids (several after one flag, or the flag repeated)")
         parser.add_argument("--wait", action="store_true")
 
     def handle(self, *args, **options) -> None:

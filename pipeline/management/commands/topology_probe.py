@@ -1,6 +1,6 @@
 import json
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.models import ModelServer
 from pipeline.tasks import PROBE_INTERVAL_S, probe_schedule
@@ -19,6 +19,9 @@ class Command(BaseCommand):
                                  f"now {PROBE_INTERVAL_S} s)")
 
     def handle(self, *args, server: list[str], schedule: bool, **options) -> None:
+        if unknown := sorted(set(server) - set(ModelServer.objects.filter(name__in=server).values_list("name", flat=True))):
+            known = ", ".join(ModelServer.objects.order_by("name").values_list("name", flat=True)) or "none yet"
+            raise CommandError(f"No model server named {', '.join(unknown)}. The servers are: {known}.")
         servers = ModelServer.objects.filter(name__in=server) if server else ModelServer.objects.filter(enabled=True)
         for record in servers.order_by("name"):
             # One line as each server answers, so a slow server does not hold back the others' lines.
