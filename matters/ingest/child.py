@@ -186,7 +186,7 @@ def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str], changes: WordCha
             "conversion; linked content is not shown."
         )
     try:
-        requested = document_fonts(Path(spec.source))
+        requested = document_fonts(Path(spec.source), suffix)
     except Exception:  # zipfile and lxml raise several types; the conversion itself already succeeded
         requested = None
     if note := font_note(requested, target):

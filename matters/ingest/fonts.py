@@ -50,10 +50,11 @@ def word_processing_suffix(source: str) -> str:
     return WORD_PROCESSING[found.mime_type][0]
 
 
-def document_fonts(path: Path) -> list[str] | None:
+def document_fonts(path: Path, suffix: str | None = None) -> list[str] | None:
     """Return the font families ``path`` names for its text (DOCX ``w:rFonts``, ODT ``svg:font-family``, RTF
-    font table), or None for formats whose fonts are not read here (DOC, WPD)."""
-    suffix = path.suffix.lower()
+    font table), or None for formats whose fonts are not read here (DOC, WPD). ``suffix`` (``.docx`` ...) gives
+    the format of a file stored without one, as originals are; by default the path's own."""
+    suffix = (suffix or path.suffix).lower()
     names: list[str] = []
     if suffix == ".docx":
         with zipfile.ZipFile(path) as package:

@@ -123,7 +123,7 @@ def test_the_sandbox_keeps_a_conversion_out_of_the_data_directory(data_dir, tmp_
     with pymupdf.open(outside / "hostile.pdf") as pulled:
         assert any(p.get_images() for p in pulled)
 
-    monkeypatch.setattr(convert, "sanitize_docx", lambda source, target: shutil.copyfile(source, target) and 0)
+    monkeypatch.setattr(convert, "sanitize_docx", lambda source, target, changes=None: shutil.copyfile(source, target) and 0)
     target = tmp_path / "sandboxed.pdf"
     assert convert.office_to_pdf(docx, target, suffix=".docx", description="Word document",
                                  hidden=(str(data_dir),)) == 0
