@@ -181,6 +181,7 @@ def read_statutes(flat: str, citations: list | None = None) -> tuple[list[Statut
 
         citations = eyecite_citations(flat)
     found: list[StatuteMention] = []
+    unreadable: list[UnreadableCite] = []
     taken = Spans()
 
     def add(mention: StatuteMention) -> None:
@@ -236,9 +237,25 @@ def read_statutes(flat: str, citations: list | None = None) -> tuple[list[Statut
             elif name == "L.R.":
                 rule = match.group("rule")
                 if not (groups.get("court") or _LOCAL_RULE_WORDS.match(rule)):
-                    continue  # "Rule 12" alone names no set of rules
-                court = " ".join((groups.get("court") or "").split())
-                code = f"{court} L.R.".strip()
+                    if taken.overlaps(match.start(), match.end()):
+                        continue
+                    # "Rule 12(b)(6)" names no set of rules itself. Briefs name the set once ("Federal Rule of
+                    # Civil Procedure 12(b)(6)") and then write "Rule 12(c)": read it as the set named last before
+                    # it; with none named, it is reported as unreadable, never dropped.
+                    named = [s for s in found if s.form == "rule" and s.start < match.start()
+                             and not s.code.endswith("L.R.")]
+                    if not named:
+                        end = _trim(flat, match.start(), match.end())
+                        unreadable.append(UnreadableCite(
+                            match.start(), end, flat[match.start():end],
+                            "names no set of rules and none is cited before it: say which (for example "
+                            "Fed. R. Civ. P. 12(b)(6), or the state's or the court's local rule)"))
+                        taken.add(match.start(), match.end())
+                        continue
+                    code = max(named, key=lambda s: s.start).code
+                else:
+                    court = " ".join((groups.get("court") or "").split())
+                    code = f"{court} L.R.".strip()
             elif name == "ILCS":
                 title, form, section = match.group("title"), "state", f"{match.group('act')}/{section}"
             elif name == "N.Y. C.P.L.R.":
@@ -246,7 +263,6 @@ def read_statutes(flat: str, citations: list | None = None) -> tuple[list[Statut
             end = _trim(flat, match.start(), match.end())
             add(StatuteMention(match.start(), end, flat[match.start():end], title, code, section, subs, form))
 
-    unreadable: list[UnreadableCite] = []
     found.sort(key=lambda s: s.start)
     starts = [s.start for s in found]
     for match in _BARE_SECTION.finditer(flat):

@@ -58,6 +58,16 @@ def test_a_section_sign_with_no_code_is_unreadable_and_blocks(matter, record):
     assert not [f for f in again if f.kind == "case_citation"]  # the Id. is the statute's, not a case's
 
 
+def test_a_rule_named_without_its_set_reads_the_set_named_before_it_or_is_unreadable(matter, record):
+    lone = by_text(verify_text(matter=matter, text="The complaint fails under Rule 12(b)(6)."), "Rule 12(b)(6)")
+    assert lone.status == "unreadable" and lone.blocking and "names no set of rules" in lone.message
+    findings = verify_text(matter=matter, text="Fed. R. Civ. P. 12(b)(6) applies. Rule 12(c) does too. "
+                                               "Fed. R. Evid. 801(d)(2). Rule 803(6) as well.")
+    later = by_text(findings, "Rule 12(c)")
+    assert later.kind == "statute_citation" and "Fed. R. Civ. P. 12(c)" in later.message
+    assert "Fed. R. Evid. 803(6)" in by_text(findings, "Rule 803(6)").message
+
+
 @pytest.mark.django_db
 def test_rules_are_grounded_by_the_rules_themselves(matter, record, ingest, tmp_path, attorney):
     rules = ingest(matter, pdf_pages(["FEDERAL RULES OF CIVIL PROCEDURE\nRule 12. Defenses and Objections\n"
