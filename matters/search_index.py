@@ -49,32 +49,27 @@ def index_reading_text(apps, schema_editor) -> None:
     Page = apps.get_model("matters", "Page")
     for page in Page.objects.only("id", "text").iterator(chunk_size=500):
         Page.objects.filter(pk=page.pk).update(reading_text=reading_form(page.text))
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("DROP INDEX IF EXISTS matters_page_text_fts")
-        schema_editor.execute("CREATE INDEX matters_page_reading_fts ON matters_page "
-                              "USING GIN (to_tsvector('english', reading_text))")
-        return
-    for name in _NAMES:
-        schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
-    schema_editor.execute("DROP TABLE IF EXISTS matters_page_fts")
-    schema_editor.execute(
-        """CREATE VIRTUAL TABLE matters_page_fts USING fts5(reading_text, content='matters_page',
-           content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""")
-    reinstall_page_fts(apps, schema_editor)
+    _index_column(apps, schema_editor, "reading_text", drop="matters_page_text_fts", create="matters_page_reading_fts")
 
 
 def index_stored_text(apps, schema_editor) -> None:
     """Undo :func:`index_reading_text`: the index over ``text`` again, as migration 0002 made it, so that
     ``reading_text`` can be dropped (SQLite refuses to drop a column a trigger reads)."""
+    _index_column(apps, schema_editor, "text", drop="matters_page_reading_fts", create="matters_page_text_fts")
+
+
+def _index_column(apps, schema_editor, column: str, *, drop: str, create: str) -> None:
+    """Make the full-text index read ``column`` of matters_page: on PostgreSQL the GIN index ``create`` over its
+    ``tsvector`` in place of ``drop``; on SQLite the FTS5 table and its triggers rebuilt over it."""
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("DROP INDEX IF EXISTS matters_page_reading_fts")
-        schema_editor.execute("CREATE INDEX IF NOT EXISTS matters_page_text_fts ON matters_page "
-                              "USING GIN (to_tsvector('english', text))")
+        schema_editor.execute(f"DROP INDEX IF EXISTS {drop}")
+        schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {create} ON matters_page "
+                              f"USING GIN (to_tsvector('english', {column}))")
         return
     for name in _NAMES:
         schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
     schema_editor.execute("DROP TABLE IF EXISTS matters_page_fts")
     schema_editor.execute(
-        """CREATE VIRTUAL TABLE matters_page_fts USING fts5(text, content='matters_page',
+        f"""CREATE VIRTUAL TABLE matters_page_fts USING fts5({column}, content='matters_page',
            content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""")
     reinstall_page_fts(apps, schema_editor)
