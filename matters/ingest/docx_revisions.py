@@ -11,7 +11,9 @@ rewritten first (ECMA-376 Part 1 section 17.13, "Annotations"):
 - property changes (``w:rPrChange``, ``w:pPrChange`` ...) are dropped: the current formatting stays;
 - comment anchors and references (``w:commentRangeStart``/``End``, ``w:commentReference``) are removed from the
   text, and the comments' own text (``word/comments.xml``) is read aside;
-- runs marked hidden (``w:vanish`` in their run properties, section 17.3.2.41) are removed.
+- runs marked hidden (``w:vanish`` in their run properties, section 17.3.2.41, unless ``w:val`` turns it off) are
+  removed, and so are runs hidden through a style: a character style (``w:rStyle``) or the paragraph's style
+  (``w:pStyle``) whose run properties, or those of a style it is based on (``w:basedOn``), hide text.
 
 Django-free: runs in the ingest child.
 """
@@ -96,9 +98,59 @@ def _kept(items: list, text) -> None:
         items.append(text)
 
 
-def accept_story(data: bytes, changes: WordChanges) -> bytes:
+def _turned_on(toggle) -> bool:
+    """Whether an on/off property element (``<w:vanish/>``, ``<w:vanish w:val="false"/>``) is on (17.17.4)."""
+    return toggle.get(_W + "val", "true").lower() not in ("0", "false", "off")
+
+
+def hidden_styles(data: bytes) -> frozenset[str]:
+    """The ids of the styles in ``word/styles.xml`` (``data``) that hide their text: ``w:vanish`` in the style's
+    run properties, or inherited through ``w:basedOn`` unless the style turns it off. Raises lxml's
+    XMLSyntaxError for a damaged part."""
+    root = etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False))
+    own: dict[str, bool | None] = {}
+    parent: dict[str, str] = {}
+    for style in root.iter(_W + "style"):
+        style_id = style.get(_W + "styleId")
+        if not style_id:
+            continue
+        vanish = style.find(f"{_W}rPr/{_W}vanish")
+        own[style_id] = None if vanish is None else _turned_on(vanish)
+        if (based := style.find(_W + "basedOn")) is not None and based.get(_W + "val"):
+            parent[style_id] = based.get(_W + "val")
+
+    def hides(style_id: str) -> bool:
+        seen = set()
+        while style_id and style_id not in seen:  # a basedOn loop ends the walk
+            seen.add(style_id)
+            if own.get(style_id) is not None:
+                return bool(own[style_id])
+            style_id = parent.get(style_id, "")
+        return False
+
+    return frozenset(style_id for style_id in own if hides(style_id))
+
+
+def _run_hidden(run, hidden: frozenset[str]) -> bool:
+    """Whether run ``run`` is hidden: by its own ``w:vanish``, else by its character style, else by its
+    paragraph's style (the order in which Word applies them, 17.7.2)."""
+    properties = run.find(_W + "rPr")
+    if properties is not None:
+        vanish = properties.find(_W + "vanish")
+        if vanish is not None:
+            return _turned_on(vanish)
+        style = properties.find(_W + "rStyle")
+        if style is not None and style.get(_W + "val") in hidden:
+            return True
+    paragraph = next((a for a in run.iterancestors(_W + "p")), None)
+    style = paragraph.find(f"{_W}pPr/{_W}pStyle") if paragraph is not None else None
+    return style is not None and style.get(_W + "val") in hidden
+
+
+def accept_story(data: bytes, changes: WordChanges, hidden: frozenset[str] = frozenset()) -> bytes:
     """One story part (``word/document.xml``, a header ...) with changes accepted and comment marks and hidden
-    runs removed; what was taken out is added to ``changes``. Raises lxml's XMLSyntaxError for a damaged part."""
+    runs removed; what was taken out is added to ``changes``. ``hidden``: the ids of styles that hide their text
+    (:func:`hidden_styles`). Raises lxml's XMLSyntaxError for a damaged part."""
     root = etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False))
     for element in list(root.iter(_W + "del", _W + "moveFrom")):
         parent = element.getparent()
@@ -124,11 +176,9 @@ def accept_story(data: bytes, changes: WordChanges) -> bytes:
     for name in _PROPERTY_CHANGES + _COMMENT_MARKS + _MOVE_RANGES:
         for element in list(root.iter(_W + name)):
             _remove(element)
-    for vanish in list(root.iter(_W + "vanish")):
-        properties = vanish.getparent()
-        run = properties.getparent() if properties is not None else None
-        if properties is None or properties.tag != _W + "rPr" or run is None or run.tag != _W + "r":
-            continue  # a hidden paragraph mark or a style: the text itself is not hidden
+    for run in list(root.iter(_W + "r")):
+        if not _run_hidden(run, hidden):
+            continue
         changes.hidden += 1
         text = _text(run)
         if text:
@@ -158,12 +208,14 @@ def read_comments(data: bytes, changes: WordChanges) -> bytes:
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
 
 
-def accept_package(member: zipfile.ZipInfo, data: bytes, changes: WordChanges) -> bytes:
-    """``data`` of package part ``member`` as it goes to the converter: story parts accepted, comments read
-    aside and emptied, every other part unchanged."""
+def accept_package(member: zipfile.ZipInfo, data: bytes, changes: WordChanges,
+                   hidden: frozenset[str] = frozenset()) -> bytes:
+    """``data`` of package part ``member`` as it goes to the converter: story parts accepted (``hidden``: the
+    ids of styles that hide text, :func:`hidden_styles`), comments read aside and emptied, every other part
+    unchanged."""
     name = member.filename
     if is_story_part(name):
-        return accept_story(data, changes)
+        return accept_story(data, changes, hidden)
     if name == "word/comments.xml":
         return read_comments(data, changes)
     return data

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
-from .docx_revisions import WordChanges, accept_package
+from .docx_revisions import WordChanges, accept_package, hidden_styles
 
 _RELATIONSHIPS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -168,6 +168,9 @@ def sanitize_docx(source: Path, target: Path, changes: WordChanges | None = None
     with zipfile.ZipFile(source) as package, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
         members = {info.filename for info in package.infolist() if not info.is_dir()}
         xml_parts = _xml_parts(package, members)
+        # Styles can hide text as a run's own property does; they are read before the story parts that use them.
+        hidden = hidden_styles(package.read("word/styles.xml")) \
+            if changes is not None and "word/styles.xml" in members else frozenset()
         for member in package.infolist():
             data = package.read(member)
             if member.filename.lower().endswith(".rels"):
@@ -175,7 +178,7 @@ def sanitize_docx(source: Path, target: Path, changes: WordChanges | None = None
             elif member.filename in xml_parts:
                 data, removed = _clean_part(data)
                 if changes is not None:
-                    data = accept_package(member, data, changes)
+                    data = accept_package(member, data, changes, hidden)
             else:
                 removed = 0
             cut += removed

@@ -6,7 +6,7 @@ import zipfile
 import pytest
 from django.urls import reverse
 
-from matters.ingest.docx_revisions import WordChanges, accept_story
+from matters.ingest.docx_revisions import WordChanges, accept_story, hidden_styles
 from matters.verifier.check import verify_text
 
 pytestmark = pytest.mark.django_db
@@ -64,6 +64,38 @@ def test_accepting_changes_keeps_inserted_text_and_sets_the_rest_aside():
     assert (changes.insertions, changes.deletions, changes.hidden) == (1, 2, 1)
     assert changes.deleted_text == ["$250,000", "Closing on June 30, 2021."]
     assert changes.inserted_text == ["$175,000"] and changes.hidden_text == ["Walk-away figure $90,000."]
+
+
+STYLES = f"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:styles {W}>
+<w:style w:type="character" w:styleId="Secret"><w:name w:val="Secret"/><w:rPr><w:vanish/></w:rPr></w:style>
+<w:style w:type="character" w:styleId="SecretBold"><w:basedOn w:val="Secret"/><w:rPr><w:b/></w:rPr></w:style>
+<w:style w:type="character" w:styleId="Shown"><w:basedOn w:val="Secret"/><w:rPr><w:vanish w:val="0"/></w:rPr></w:style>
+<w:style w:type="paragraph" w:styleId="HiddenNote"><w:rPr><w:vanish w:val="true"/></w:rPr></w:style>
+</w:styles>"""
+STYLED = f"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:document {W}><w:body>
+<w:p><w:r><w:t xml:space="preserve">The price is $175,000. </w:t></w:r>
+<w:r><w:rPr><w:rStyle w:val="Secret"/></w:rPr><w:t>Floor $90,000.</w:t></w:r>
+<w:r><w:rPr><w:rStyle w:val="SecretBold"/></w:rPr><w:t>Ceiling $310,000.</w:t></w:r>
+<w:r><w:rPr><w:rStyle w:val="Shown"/></w:rPr><w:t>Deposit $5,000.</w:t></w:r>
+<w:r><w:rPr><w:vanish w:val="false"/></w:rPr><w:t>Escrow $2,500.</w:t></w:r></w:p>
+<w:p><w:pPr><w:pStyle w:val="HiddenNote"/></w:pPr><w:r><w:t>Walk away at $80,000.</w:t></w:r></w:p>
+<w:p><w:pPr><w:pStyle w:val="HiddenNote"/></w:pPr><w:r><w:rPr><w:vanish w:val="0"/></w:rPr><w:t>Signed.</w:t></w:r></w:p>
+</w:body></w:document>"""
+
+
+def test_text_hidden_through_a_style_is_set_aside_and_text_shown_is_kept():
+    changes = WordChanges()
+    hidden = hidden_styles(STYLES.encode())
+    assert hidden == {"Secret", "SecretBold", "HiddenNote"}  # "Shown" turns its base style's hiding off
+    accepted = accept_story(STYLED.encode(), changes, hidden).decode()
+    for shown in ("$175,000", "$5,000", "$2,500", "Signed."):
+        assert shown in accepted
+    for secret in ("$90,000", "$310,000", "$80,000"):
+        assert secret not in accepted
+    assert changes.hidden == 3
+    assert changes.hidden_text == ["Floor $90,000.", "Ceiling $310,000.", "Walk away at $80,000."]
 
 
 def test_a_word_exhibit_reads_with_changes_accepted_and_says_what_it_carries(matter, tmp_path, ingest, client,
