@@ -2,13 +2,25 @@
 bytes per token, the bandwidth table and NVML's figures, the ranking the deployment observed on V100-SXM2, the
 efficiency factor learned from probes, and the memory fit from the header."""
 
+import io
+
 import pytest
 from django.core.management import call_command
 
 from pipeline.models import GPU, ModelServer, ProbeResult
 from pipeline.topology import discover
-from pipeline.topology.bandwidth import board_bandwidth, gpu_bandwidth, nvml_bandwidth_gbs, table_bandwidth
-from pipeline.topology.forecast import DEFAULT_EFFICIENCY, bytes_per_token, forecast, memory_need
+from pipeline.topology.bandwidth import (
+    board_bandwidth,
+    gpu_bandwidth,
+    nvml_bandwidth_gbs,
+    table_bandwidth,
+)
+from pipeline.topology.forecast import (
+    DEFAULT_EFFICIENCY,
+    bytes_per_token,
+    forecast,
+    memory_need,
+)
 from pipeline.topology.foresight import server_foresight
 from pipeline.topology.gguf_header import GgufHeaderError, header_read
 from pipeline.topology.rules import server_problems
@@ -116,7 +128,7 @@ def test_discovery_records_nvmls_bandwidth_for_a_gpu_missing_from_the_table(monk
 
 @pytest.fixture
 def example(db):
-    call_command("topology_load_example")
+    call_command("topology_load_example", yes=True, stdout=io.StringIO())
 
 
 def with_header(name: str, path) -> ModelServer:

@@ -2,6 +2,8 @@
 shows the forecast beside the last measured decode, and asks before enabling a server forecast under its floor;
 the topology page shows forecast, ceiling and last measured for each server."""
 
+import io
+
 import pynvml
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -25,7 +27,7 @@ def no_gpu_here(monkeypatch):
 
 @pytest.fixture
 def example():
-    call_command("topology_load_example")
+    call_command("topology_load_example", yes=True, stdout=io.StringIO())
 
 
 @pytest.fixture
