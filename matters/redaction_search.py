@@ -3,13 +3,14 @@ social security number. Words and their boxes come from the PDF text layer, or f
 Tesseract's word boxes (``image_to_data``) on the page image rendered as the viewer shows it.
 """
 
-import re
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
 import pytesseract
+import regex as _regex
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
@@ -20,6 +21,44 @@ from .privilege_models import Redaction, RedactionReason
 
 SEARCH_MARGIN_PT = 1.0
 MAX_PATTERN_CHARS = 200
+# A pattern typed by a user runs in the web server: one with catastrophic backtracking ("(.*?)*Q{5}") would hold
+# the process, and every other user's requests, for as long as it runs. All its matching in one request gets
+# this many seconds, through the ``regex`` package's own timeout (the standard library's ``re`` has none).
+PATTERN_BUDGET_S = 5.0
+
+
+class TimedPattern:
+    """A compiled search pattern whose matching, all calls together, stops at a deadline.
+
+    Raises ValidationError (with a message for the user) once the budget of PATTERN_BUDGET_S seconds is spent."""
+
+    def __init__(self, compiled: "_regex.Pattern", budget_s: float = PATTERN_BUDGET_S):
+        self.compiled = compiled
+        self.deadline = time.monotonic() + budget_s
+        self.budget_s = budget_s
+
+    def _left(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self._timed_out()
+        return left
+
+    def _timed_out(self):
+        raise ValidationError(
+            f"The pattern took more than {self.budget_s:g} seconds to search this exhibit and was stopped: it "
+            "backtracks too much (nested repeats such as (.*)*). Write a simpler pattern; no box was added.")
+
+    def search(self, text: str):
+        try:
+            return self.compiled.search(text, timeout=self._left())
+        except TimeoutError:
+            self._timed_out()
+
+    def finditer(self, text: str):
+        try:
+            return list(self.compiled.finditer(text, timeout=self._left()))
+        except TimeoutError:
+            self._timed_out()
 
 
 @dataclass(frozen=True)
@@ -61,7 +100,7 @@ def page_words(page: Page, pdf_page: pymupdf.Page) -> list[Word]:
     return words
 
 
-def match_boxes(words: list[Word], pattern: re.Pattern) -> list[tuple[tuple[float, float, float, float], str]]:
+def match_boxes(words: list[Word], pattern: TimedPattern) -> list[tuple[tuple[float, float, float, float], str]]:
     """Boxes (with the matched text) over every match of ``pattern`` in the lines of ``words``; a match that
     spans several words of a line gets one box over them."""
     lines: dict[tuple, list[Word]] = {}
@@ -87,15 +126,16 @@ def match_boxes(words: list[Word], pattern: re.Pattern) -> list[tuple[tuple[floa
     return found
 
 
-def compile_pattern(query: str, *, regex: bool) -> re.Pattern:
-    """The search a user typed as a pattern: literal words (case-insensitive) or a regular expression.
-    Raises ValidationError for an empty, too long or invalid pattern."""
+def compile_pattern(query: str, *, regex: bool) -> TimedPattern:
+    """The search a user typed as a pattern: literal words (case-insensitive) or a regular expression (the
+    standard library's syntax: ``regex`` in its VERSION0 mode), with its matching limited in time
+    (:class:`TimedPattern`). Raises ValidationError for an empty, too long or invalid pattern."""
     query = query.strip()
     if not query or len(query) > MAX_PATTERN_CHARS:
         raise ValidationError(f"Type the words or pattern to redact (up to {MAX_PATTERN_CHARS} characters).")
     try:
-        return re.compile(query if regex else re.escape(query), re.IGNORECASE)
-    except re.error as error:
+        return TimedPattern(_regex.compile(query if regex else _regex.escape(query), _regex.IGNORECASE | _regex.V0))
+    except _regex.error as error:
         raise ValidationError(f"The pattern is not a valid regular expression: {error}.") from error
 
 

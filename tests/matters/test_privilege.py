@@ -279,6 +279,18 @@ def test_social_security_numbers_are_found_by_pattern(matter, attorney, tmp_path
     assert assert_redactions_hold(production) == 3
 
 
+def test_a_pattern_that_backtracks_without_end_is_stopped_with_a_reason(matter, attorney, tmp_path, ingest):
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 100), "Ref " + "a" * 60 + " on file with the insurer of record.")
+    path = tmp_path / "aaa.pdf"
+    doc.save(path)
+    exhibit = ingest(matter, path)
+    with pytest.raises(ValidationError, match="took more than .* seconds .* no box was added"):
+        redactions_from_search(exhibit=exhibit, query=r"(?:(a+)\1)+b", reason="PII", user=attorney, regex=True)
+    assert not Redaction.objects.filter(page__exhibit=exhibit).exists()
+    assert len(redactions_from_search(exhibit=exhibit, query="insurer", reason="PII", user=attorney)) == 1
+
+
 def test_redaction_on_a_turned_page_covers_the_words_where_the_viewer_shows_them(matter, attorney, tmp_path,
                                                                                  ingest):
     doc = pymupdf.open()
