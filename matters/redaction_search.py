@@ -13,6 +13,7 @@ import pytesseract
 import regex as _regex
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db import transaction
 
 from . import storage
 from .models import Exhibit, Page
@@ -146,7 +147,8 @@ def redactions_from_search(*, exhibit: Exhibit, query: str, reason: str, user, r
     if reason not in RedactionReason.values:
         raise ValidationError(f"Choose a reason code ({', '.join(RedactionReason.values)}).")
     added = []
-    with pymupdf.open(storage.display_pdf(exhibit)) as doc:
+    # All or nothing: a pattern stopped on a later page leaves no boxes from the earlier ones.
+    with transaction.atomic(), pymupdf.open(storage.display_pdf(exhibit)) as doc:
         for page in exhibit.pages.order_by("number"):
             if page.source == Page.Source.NONE or (page.source != Page.Source.OCR and not pattern.search(page.text)):
                 continue
