@@ -110,6 +110,17 @@ def usable_text(text: str) -> str:
     return text
 
 
+def short_layer(text: str) -> str:
+    """The text layer of a page that holds real but few characters (``Page 1``, one account number): readable,
+    not garbled, some letters or digits beyond court ECF header lines, yet under MIN_USABLE_CHARS; else ''.
+    Such a layer is kept as the page's text when OCR has nothing better, never dropped for a blank page."""
+    text = text.replace("\x00", "")
+    body = _ECF_HEADER.sub("", text)
+    if not any(ch.isalnum() for ch in body) or garbled_layer(text):
+        return ""
+    return text
+
+
 def garbled_layer(text: str) -> bool:
     """Whether ``text`` is a text layer dropped as garbled (fonts with no usable Unicode map): marks on the page
     that read as nothing."""
@@ -349,6 +360,10 @@ def extract(spec: Spec, emit: Emit) -> None:
                         ocr_rotation_deg=result.rotation_deg,
                     )
                     image_path.unlink(missing_ok=True)
+                layer = record.pop("short_layer", "")
+                if layer and not record["text"].strip():
+                    # OCR read nothing where the page's own text layer holds a few real characters: keep them.
+                    record.update(text=layer, source="pdf", ocr_confidence=None)
                 emit(record)
 
         for index in range(page_count):
@@ -372,6 +387,7 @@ def extract(spec: Spec, emit: Emit) -> None:
                 "improper_redaction": _improper_redactions(page, number, notes) if raw_text.strip() else [],
                 # Marks on the page that no text came from: a dropped text layer, or an image OCR is run on.
                 "ink": not text and garbled_layer(raw_text),
+                "short_layer": "" if text else short_layer(raw_text),
             }
             future = image_path = None
             if not text and _page_needs_ocr(page):

@@ -107,3 +107,19 @@ def test_the_start_up_check_says_what_to_install():
     assert "zzz" in missing and "apt-get install tesseract-ocr-zzz" in missing
     [absent] = ocr_problems("eng", tesseract="no-such-tesseract")
     assert "Tesseract is not installed" in absent and "tesseract-ocr-osd" in absent
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("size_pt", [12, 40])
+def test_a_page_with_a_few_real_characters_keeps_them(matter, tmp_path, ingest, size_pt):
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 120), "SSN 123-45-6789", fontsize=size_pt)
+    with_drawing = doc.new_page()  # a rule on the page sends it to OCR first; the layer stays if OCR reads less
+    with_drawing.insert_text((72, 120), "Ex. 4 p. 2", fontsize=size_pt)
+    with_drawing.draw_line((72, 700), (300, 700))
+    path = tmp_path / "short.pdf"
+    doc.save(path)
+    exhibit = ingest(matter, path)
+    first, second = exhibit.pages.order_by("number")
+    assert "123-45-6789" in first.text and first.source == Page.Source.PDF and not first.unread_ink
+    assert "Ex.4" in second.text.replace(" ", "") and not second.unread_ink
