@@ -402,6 +402,15 @@ def extract(spec: Spec, emit: Emit) -> None:
     emit({"event": "done", "notes": notes})
 
 
+def _without_paths(reason: str, spec: Spec) -> str:
+    """``reason`` as members may read it: a reader's error names the stored file's path, which shows the data
+    directory's layout; say "the file" instead."""
+    for path in (spec.source, spec.data_dir):
+        if path:
+            reason = reason.replace(str(path), "the file" if path == spec.source else "the data directory")
+    return reason
+
+
 def _classify(exc: BaseException) -> dict:
     message = str(exc)
     if isinstance(exc, MemoryError) or "malloc" in message or "out of memory" in message.lower():
@@ -427,10 +436,12 @@ def run(spec: Spec, job: str, emit: Emit) -> int:
         else:
             (render_previews if job == "previews" else extract)(spec, emit)
     except IngestFailure as failure:
-        emit({"event": "error", "status": failure.status, "reason": failure.reason})
+        emit({"event": "error", "status": failure.status, "reason": _without_paths(failure.reason, spec)})
         return 2
     except BaseException as exc:  # a hostile file may break the parser in any way; report it, never hang
-        emit(_classify(exc))
+        error = _classify(exc)
+        error["reason"] = _without_paths(error["reason"], spec)
+        emit(error)
         return 3
     return 0
 

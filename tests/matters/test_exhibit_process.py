@@ -274,3 +274,14 @@ def test_failed_exhibit_can_be_processed_again(matter, corpus, attorney, ingest,
     assert exhibit_process(exhibit_id=exhibit.pk, previews="skip").status == Exhibit.Status.READY
     with pytest.raises(Exception, match="Only a failed exhibit"):
         exhibit_reprocess(exhibit=exhibit, requested_by=attorney)
+
+
+@pytest.mark.django_db
+def test_a_failure_reason_names_no_stored_path(matter, tmp_path, ingest):
+    from django.conf import settings
+
+    broken = tmp_path / "scan.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x01" * 40)
+    exhibit = ingest(matter, broken)
+    assert exhibit.status == "failed" and exhibit.reason
+    assert str(settings.DATA_DIR) not in exhibit.reason and "originals/" not in exhibit.reason
