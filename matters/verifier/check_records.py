@@ -223,6 +223,9 @@ class RecordChecks:
                     return exhibit_id
         return None
 
+    def _label_of(self, exhibit_id: int) -> str:
+        return self.matter.exhibits.filter(pk=exhibit_id).values_list("label", flat=True).first()
+
     def _check_docket(self, mention: DocketMention) -> list[int]:
         kind = Kind.EXHIBIT_CITE
         exhibit_id = self._docket_exhibit(mention)
@@ -232,16 +235,16 @@ class RecordChecks:
                           f"“ECF No. {mention.key}” and no evidence page carries the court's header for it. Add "
                           "the filing, or set “cites as” on its exhibit.")
             return []
-        label = self.matter.exhibits.filter(pk=exhibit_id).values_list("label", flat=True).first()
+        label = self._label_of(exhibit_id)
         pages = self._pages_of(exhibit_id)
         by_number = dict(pages)
         if mention.first_id is not None:
             wanted_ids = range(mention.first_id, (mention.last_id or mention.first_id) + 1)
-            texts = dict(Page.objects.filter(pk__in=[pid for _, pid in pages]).values_list("id", "text"))
+            texts = _texts_of(pages)
             found = []
             for page_id_stamp in wanted_ids:
                 stamp = re.compile(rf"Page\s?ID(?:\.|\s*#:?\s*){page_id_stamp}\b", re.IGNORECASE)
-                hit = next((pid for _, pid in pages if stamp.search(texts.get(pid, ""))), None)
+                hit = _first_page_with(stamp, pages, texts)
                 if hit is None:
                     self._finding(kind, Status.UNGROUNDED, mention.start, mention.end,
                                   f"No page of Exhibit {label} (docket entry {mention.key}) carries PageID "
@@ -280,13 +283,13 @@ class RecordChecks:
                           f"“{mention.text}” names nothing LawDesk can check. Set “cites as” on that document's "
                           "exhibit.")
             return []
-        label = self.matter.exhibits.filter(pk=exhibit_id).values_list("label", flat=True).first()
+        label = self._label_of(exhibit_id)
         pages = self._pages_of(exhibit_id)
-        texts = dict(Page.objects.filter(pk__in=[pid for _, pid in pages]).values_list("id", "text"))
+        texts = _texts_of(pages)
         found = []
         for paragraph in range(mention.first, mention.last + 1):
             marker = re.compile(rf"(?m)(?:^\s*|¶\s*){paragraph}\.?(?=\s)")
-            hit = next((pid for _, pid in pages if marker.search(texts.get(pid, ""))), None)
+            hit = _first_page_with(marker, pages, texts)
             if hit is None:
                 self._finding(kind, Status.UNGROUNDED, mention.start, mention.end,
                               f"Exhibit {label} (“{mention.document}”) has no numbered paragraph {paragraph}.")
@@ -297,3 +300,13 @@ class RecordChecks:
                       f"Exhibit {label} (“{mention.document}”), the page(s) holding ¶ {mention.first}"
                       + (f"–{mention.last}" if mention.last != mention.first else "") + ".", found)
         return found
+
+
+def _texts_of(pages: list[tuple[int, int]]) -> dict[int, str]:
+    """The stored text of each of ``pages`` (``(number, page id)`` pairs), by page id; one query."""
+    return dict(Page.objects.filter(pk__in=[pid for _, pid in pages]).values_list("id", "text"))
+
+
+def _first_page_with(pattern: re.Pattern, pages: list[tuple[int, int]], texts: dict[int, str]) -> int | None:
+    """The id of the first of ``pages``, in page order, whose text ``pattern`` finds, or None."""
+    return next((pid for _, pid in pages if pattern.search(texts.get(pid, ""))), None)
