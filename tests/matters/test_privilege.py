@@ -4,6 +4,7 @@ import csv
 import io
 import re
 import subprocess
+import time
 import zipfile
 
 import numpy
@@ -15,7 +16,7 @@ from matters.models import BatesPage, ImproperRedaction, PrivilegeLogEntry, Prod
 from matters.privilege import improper_open, improper_redaction_confirm, production_blockers, redaction_add
 from matters.privilege_log import log_csv_bytes, log_pdf_bytes
 from matters.productions import production_create, production_files, production_run
-from matters.redaction_search import page_words, redactions_from_search
+from matters.redaction_search import compile_pattern, page_words, redactions_from_search
 
 pytestmark = pytest.mark.django_db
 
@@ -289,6 +290,17 @@ def test_a_pattern_that_backtracks_without_end_is_stopped_with_a_reason(matter, 
         redactions_from_search(exhibit=exhibit, query=r"(?:(a+)\1)+b", reason="PII", user=attorney, regex=True)
     assert not Redaction.objects.filter(page__exhibit=exhibit).exists()
     assert len(redactions_from_search(exhibit=exhibit, query="insurer", reason="PII", user=attorney)) == 1
+
+
+def test_the_pattern_budget_counts_matching_only_not_the_reading_of_pages_between_matches():
+    # Reading a scanned page by OCR between two searches can take longer than the budget on a slow machine;
+    # the pattern that then searches it in microseconds must not be reported as backtracking.
+    pattern = compile_pattern("insurer", regex=False)
+    pattern.budget_s = 0.2
+    assert pattern.search("the insurer of record")
+    time.sleep(0.3)
+    assert [m.group(0) for m in pattern.finditer("insurer and insurer")] == ["insurer", "insurer"]
+    assert pattern.spent_s < 0.2
 
 
 def test_redaction_on_a_turned_page_covers_the_words_where_the_viewer_shows_them(matter, attorney, tmp_path,
