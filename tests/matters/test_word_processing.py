@@ -8,6 +8,7 @@ import zipfile
 import docx
 import pytest
 
+from matters import storage
 from matters.models import Exhibit
 from matters.sniff import sniff
 
@@ -70,6 +71,29 @@ def _wordperfect(body: bytes) -> bytes:
     # The 16-byte WordPerfect prefix: 0xFF "WPC", document pointer, product 1 (WordPerfect), file type 10
     # (document), major/minor version 2.1 (WordPerfect 6), encryption 0, index pointer 0.
     return b"\xffWPC" + (16).to_bytes(4, "little") + bytes([1, 10, 2, 1]) + b"\x00\x00\x00\x00" + body
+
+
+def _wordperfect_5(body: bytes) -> bytes:
+    # WordPerfect 5.1's prefix (major version 0, minor 1) with the document area right after it. In its text
+    # stream printable ASCII is text, 0x0A a hard return, 0x0C a hard page break, and C3 xx C3 / C4 xx C4 turn
+    # attribute xx (0x0C: bold) on and off (WordPerfect Corporation, "WordPerfect 5.1 Developer's Toolkit").
+    return b"\xffWPC" + (16).to_bytes(4, "little") + bytes([1, 10, 0, 1]) + b"\x00\x00\x00\x00" + body
+
+
+def test_a_wordperfect_5_brief_is_converted_with_its_text_and_its_page_break(matter, tmp_path, ingest):
+    path = tmp_path / "brief.wpd"
+    path.write_bytes(_wordperfect_5(
+        b"\xc3\x0c\xc3IN THE UNITED STATES DISTRICT COURT\xc4\x0c\xc4\x0aMOTION TO COMPEL DISCOVERY\x0a\x0a"
+        b"Plaintiff moved on March 3, 2021 for an order compelling production of the lease.\x0a"
+        b"\x0cEXHIBIT LIST\x0aThe lease dated June 1, 2019.\x0a"))
+    exhibit = ingest(matter, path)
+    assert (exhibit.status, exhibit.kind, exhibit.mime_type) == (
+        Exhibit.Status.READY, "document", "application/vnd.wordperfect"), exhibit.reason
+    pages = list(exhibit.pages.order_by("number"))
+    assert len(pages) == 2 and all(page.source == "pdf" for page in pages)
+    assert "MOTION TO COMPEL DISCOVERY" in pages[0].text and "March 3, 2021" in pages[0].text
+    assert "EXHIBIT LIST" in pages[1].text and "EXHIBIT LIST" not in pages[0].text
+    assert storage.blob_path(exhibit.sha256).read_bytes() == path.read_bytes()
 
 
 def test_wordperfect_is_recognised_and_an_unreadable_one_fails_with_the_reason(matter, tmp_path, ingest):
