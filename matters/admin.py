@@ -32,6 +32,10 @@ class MatterAdmin(AuditedAdmin):
     def audit_matter(self, obj):
         return obj if obj.pk else None
 
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # A matter leaves only by purge (matters.purge), which checks the legal hold and keeps the audit chain.
+        return False
+
 
 @admin.register(Exhibit)
 class ExhibitAdmin(AuditedAdmin):

@@ -11,6 +11,10 @@ class MattersConfig(AppConfig):
     def ready(self) -> None:
         # Audit of logins is a record, not workflow: auth's own signals are the only hook Django offers for it.
         from . import audit_login  # noqa: F401
+        # Legal hold is an invariant every deletion must respect, whoever deletes: a guard, not workflow.
+        from .retention import connect_hold_guard
+
+        connect_hold_guard()
 
         # A worker started on its own (``manage.py db_worker``, maybe on another host) checks OCR once, as
         # ``make run`` does, so a missing language is said at start and not by every scan.

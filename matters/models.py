@@ -69,6 +69,12 @@ class Matter(models.Model):
     )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="matters", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Legal hold: nothing of the matter may be deleted while set (matters.retention); who set or lifted it and
+    # why is in the matter's audit chain.
+    legal_hold = models.BooleanField(default=False)
+    # Set when the matter was purged: the row stays only so its audit chain, which ends with the purge, can be
+    # verified; everything else of the matter is gone.
+    purged_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -77,6 +83,7 @@ class Matter(models.Model):
             ("approve_draft", "Approve drafts, waive or confirm findings"),
             ("serve_production", "Serve productions"),
             ("manage_topology", "Administer hosts, GPUs, boards and model servers"),
+            ("hold_matter", "Put a matter on legal hold, lift the hold, purge the matter"),
         ]
 
     def __str__(self) -> str:

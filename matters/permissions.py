@@ -14,6 +14,7 @@ approve drafts         approve_draft      yes        no         no
 waive / confirm        approve_draft      yes        no         no
 set "cites as"         approve_draft      yes        no         no
 serve productions      serve_production   yes        no         no
+hold, lift, purge      hold_matter        yes        no         no
 =====================  =================  =========  =========  ========
 
 ``user=None`` is the command line, run by whoever administers the machine, and is not checked here.
@@ -31,6 +32,7 @@ ACTS: dict[str, tuple[str, str]] = {
     "approve_draft": ("approve_draft", "approve drafts, waive or confirm findings"),
     "set_cites_as": ("approve_draft", "set how an exhibit is cited (an attorney's act)"),
     "serve_production": ("serve_production", "serve productions (an attorney's act)"),
+    "hold_matter": ("hold_matter", "put the matter on legal hold, lift the hold or purge it (an attorney's act)"),
 }
 
 

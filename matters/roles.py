@@ -3,7 +3,7 @@
 from django.contrib.auth.models import Group, Permission
 
 ROLE_PERMISSIONS: dict[str, list[str]] = {
-    "attorney": ["upload_exhibit", "approve_draft", "serve_production"],
+    "attorney": ["upload_exhibit", "approve_draft", "serve_production", "hold_matter"],
     "assistant": ["upload_exhibit"],
     "operator": ["manage_topology"],
 }
