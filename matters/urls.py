@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_audit, views_drafts, views_privilege, views_productions
+from . import views, views_audit, views_drafts, views_privilege, views_productions, views_retention
 
 app_name = "matters"
 
@@ -36,6 +36,8 @@ urlpatterns = [
     path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/pages/<int:number>/improper/confirm/",
          views_privilege.improper_confirm_view, name="improper_confirm"),
     path("matters/<int:matter_id>/audit/", views_audit.matter_audit, name="audit"),
+    path("matters/<int:matter_id>/hold/", views_retention.matter_hold_view, name="hold"),
+    path("matters/<int:matter_id>/purge/", views_retention.matter_purge_view, name="purge"),
     path("matters/<int:matter_id>/drafts/", views_drafts.draft_list, name="drafts"),
     path("matters/<int:matter_id>/drafts/<int:draft_id>/", views_drafts.draft_review, name="draft"),
     path("matters/<int:matter_id>/drafts/<int:draft_id>/rename/", views_drafts.draft_rename_view,
