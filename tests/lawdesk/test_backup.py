@@ -159,8 +159,9 @@ def test_a_changed_file_in_the_backup_is_refused_by_name_and_nothing_is_restored
     restored.mkdir()
     result = manage("restore", str(destination), data_dir=restored, database_url=fresh_database)
     assert result.returncode != 0
-    assert f"{target['path']}: the backup's copy" in result.stderr and "does not match its SHA-256" in result.stderr
+    assert f"{target['path']}: the backup's copy" in result.stderr
+    assert "does not match its SHA-256" in result.stderr
     assert not any((restored / top).exists() for top in KEPT if top != "secret_key")
-    tables = manage("shell", "--no-imports", "-c", "from django.db import connection; print(len(connection.introspection."
-                    "table_names()))", data_dir=restored, database_url=fresh_database)
+    count_tables = "from django.db import connection; print(len(connection.introspection.table_names()))"
+    tables = manage("shell", "--no-imports", "-c", count_tables, data_dir=restored, database_url=fresh_database)
     assert tables.stdout.strip() == "0", tables.stderr
