@@ -113,17 +113,42 @@ def _hash_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _planned_files(matter: Matter, report: PurgeReport) -> list[Path]:
-    """Return the files and folders the purge removes and fill the report's file list and original lists."""
-    root = Path(storage.data_path())
+def _matter_folders(matter: Matter) -> list[Path]:
+    """The folders and files of the matter outside the shared stores: derived files, PDF passwords waiting for a
+    worker, production files, kept uploads of productions received."""
     targets: list[Path] = []
-    exhibits = list(Exhibit.objects.filter(matter=matter).values_list("pk", "sha256", "quarantined"))
-    for exhibit_id, _, _ in exhibits:
+    for exhibit_id in Exhibit.objects.filter(matter=matter).values_list("pk", flat=True):
         targets += [storage.derived_dir(exhibit_id), storage.password_path(exhibit_id)]
     targets += [storage.production_dir(pk) for pk in matter.productions.values_list("pk", flat=True)]
-    incoming = list(IncomingProduction.objects.filter(matter=matter).values_list("pk", "sha256"))
-    targets += [storage.data_path("incoming", str(int(pk))) for pk, _ in incoming]
-    blobs = {(sha, quarantined) for _, sha, quarantined in exhibits} | {(sha, False) for _, sha in incoming if sha}
+    targets += [storage.data_path("incoming", str(int(pk)))
+                for pk in IncomingProduction.objects.filter(matter=matter).values_list("pk", flat=True)]
+    return targets
+
+
+def _files_in(targets: list[Path]) -> list[Path]:
+    found = []
+    for target in targets:
+        found += sorted(p for p in target.rglob("*") if p.is_file()) if target.is_dir() else (
+            [target] if target.is_file() else [])
+    return found
+
+
+def _hash_matter_files(matter: Matter) -> dict[Path, str]:
+    """SHA-256 of every file of the matter outside the shared stores, read before the purge takes its lock (there
+    may be tens of thousands of page images; nothing else waits while they are read)."""
+    return {path: _hash_file(path) for path in _files_in(_matter_folders(matter))}
+
+
+def _planned_files(matter: Matter, report: PurgeReport, hashed: dict[Path, str]) -> list[Path]:
+    """Return the files and folders the purge removes and fill the report's file list and original lists.
+
+    Runs under the purge's lock, so whether another matter uses an original is decided against the rows as they
+    are when the purge commits. An original's SHA-256 is its stored name (checked when it was uploaded)."""
+    root = Path(storage.data_path())
+    targets = _matter_folders(matter)
+    blobs = set(Exhibit.objects.filter(matter=matter).values_list("sha256", "quarantined"))
+    blobs |= {(sha, False) for sha in IncomingProduction.objects.filter(matter=matter).values_list("sha256", flat=True)
+              if sha}
     for sha, quarantined in sorted(blobs):
         shared = (Exhibit.objects.filter(sha256=sha, quarantined=quarantined).exclude(matter=matter).exists()
                   or (not quarantined and IncomingProduction.objects.filter(sha256=sha).exclude(matter=matter)
@@ -132,13 +157,14 @@ def _planned_files(matter: Matter, report: PurgeReport) -> list[Path]:
             report.originals_kept_shared.append(sha)
             continue
         report.originals_removed.append(sha)
-        targets.append(storage.blob_path(sha, quarantined=quarantined))
-    for target in targets:
-        found = sorted(p for p in target.rglob("*") if p.is_file()) if target.is_dir() else [target]
-        for path in found:
-            if path.is_file():
-                report.files[str(path.relative_to(root))] = _hash_file(path)
-                report.bytes += path.stat().st_size
+        blob = storage.blob_path(sha, quarantined=quarantined)
+        targets.append(blob)
+        if blob.is_file():
+            hashed = {**hashed, blob: sha}
+    for path in _files_in(targets):
+        # A file written after the early pass (a page image of a file still processing) is read now.
+        report.files[str(path.relative_to(root))] = hashed.get(path) or _hash_file(path)
+        report.bytes += path.stat().st_size
     return targets
 
 
@@ -154,6 +180,13 @@ def _remove(targets: list[Path]) -> None:
             logger.exception("purge could not remove a file of a purged matter")
 
 
+def _refuse_if_held_or_purged(matter: Matter) -> None:
+    if matter.purged_at is not None:
+        raise ValidationError("This matter was purged already.")
+    if matter.legal_hold:
+        raise hold_refusal(matter, "the matter")
+
+
 def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
     """Purge ``matter`` (see the module) and return what was removed.
 
@@ -165,14 +198,13 @@ def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
     if (confirm_name or "").strip() != matter.name.strip():
         raise ValidationError(f"Type the matter's name exactly as it reads ({matter.name}) to purge it.")
     report = PurgeReport(matter_id=matter.pk)
+    _refuse_if_held_or_purged(Matter.objects.get(pk=matter.pk))  # before reading its files; again under the lock
+    hashed = _hash_matter_files(matter)
     with transaction.atomic():
         # The lock makes a hold set at the same moment wait: the purge sees it, or the hold comes after.
         matter = Matter.objects.select_for_update().get(pk=matter.pk)
-        if matter.purged_at is not None:
-            raise ValidationError("This matter was purged already.")
-        if matter.legal_hold:
-            raise hold_refusal(matter, "the matter")
-        targets = _planned_files(matter, report)
+        _refuse_if_held_or_purged(matter)
+        targets = _planned_files(matter, report, hashed)
         for model, paths in matter_models():
             rows = _rows_of(model, paths, matter)
             count = rows.count()
