@@ -20,7 +20,7 @@ from pathlib import Path
 
 from django.apps import apps
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -193,28 +193,33 @@ def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
     ``confirm_name`` must be the matter's name typed again (surrounding spaces ignored, otherwise exact).
     Raises PermissionDenied for anyone but an attorney of the matter (``user=None``, the command line, passes),
     :class:`matters.retention.MatterOnHold` for a matter on legal hold, ValidationError when the name does not
-    match or the matter was purged already."""
+    match, the matter was purged already, or a record outside the matter points into it (found by the database
+    at commit; nothing is purged then)."""
     require(user, "hold_matter", matter)
     if (confirm_name or "").strip() != matter.name.strip():
         raise ValidationError(f"Type the matter's name exactly as it reads ({matter.name}) to purge it.")
     report = PurgeReport(matter_id=matter.pk)
     _refuse_if_held_or_purged(Matter.objects.get(pk=matter.pk))  # before reading its files; again under the lock
     hashed = _hash_matter_files(matter)
-    with transaction.atomic():
-        # The lock makes a hold set at the same moment wait: the purge sees it, or the hold comes after.
-        matter = Matter.objects.select_for_update().get(pk=matter.pk)
-        _refuse_if_held_or_purged(matter)
-        targets = _planned_files(matter, report, hashed)
-        for model, paths in matter_models():
-            rows = _rows_of(model, paths, matter)
-            count = rows.count()
-            if count:
-                report.rows[model._meta.label_lower] = count
-                # Collector-based delete() refuses rows that PROTECT one another even when all of them go
-                # together; the database's deferred foreign-key checks at commit still refuse the purge if
-                # anything outside the matter points at a deleted row.
-                rows._raw_delete(rows.db)
-        Matter.objects.filter(pk=matter.pk).update(purged_at=timezone.now())
-        audit_record(action="matter.purge", actor=user, matter=matter, obj=matter, detail=report.as_detail())
-        transaction.on_commit(lambda: _remove(targets))
+    try:
+        with transaction.atomic():
+            # The lock makes a hold set at the same moment wait: the purge sees it, or the hold comes after.
+            matter = Matter.objects.select_for_update().get(pk=matter.pk)
+            _refuse_if_held_or_purged(matter)
+            targets = _planned_files(matter, report, hashed)
+            for model, paths in matter_models():
+                rows = _rows_of(model, paths, matter)
+                count = rows.count()
+                if count:
+                    report.rows[model._meta.label_lower] = count
+                    # Collector-based delete() refuses rows that PROTECT one another even when all of them go
+                    # together; the database's deferred foreign-key checks at commit still refuse the purge if
+                    # anything outside the matter points at a deleted row.
+                    rows._raw_delete(rows.db)
+            Matter.objects.filter(pk=matter.pk).update(purged_at=timezone.now())
+            audit_record(action="matter.purge", actor=user, matter=matter, obj=matter, detail=report.as_detail())
+            transaction.on_commit(lambda: _remove(targets))
+    except IntegrityError as exc:
+        raise ValidationError(f"Nothing was purged: a record outside {matter.name} points at one of its records "
+                              f"({exc}). Tell the administrator; the matter is as it was.") from exc
     return report

@@ -169,3 +169,32 @@ def test_commands_hold_lift_and_purge(furnish, capsys):
     call_command("purge_matter", matter=acme.matter.pk, confirm="Acme v. Roe")
     assert '"matters.exhibit": 2' in capsys.readouterr().out
     assert audit_verify(matter=acme.matter).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_purge_commits_for_real_with_every_foreign_key_checked(furnish, attorney):
+    """Committed, not rolled back: the database checks its deferred foreign keys at commit, and the files go only
+    once the commit is done."""
+    acme = furnish("Acme v. Roe")
+    draft = Draft.objects.create(matter=acme.matter, title="Motion")
+    Job.objects.filter(pk=acme.job.pk).update(draft=draft)  # a nullable key between two rows of the matter
+    report = matter_purge(matter=acme.matter, user=attorney, confirm_name="Acme v. Roe")
+    assert report.rows["matters.draft"] == 1 and report.rows["pipeline.job"] == 1
+    assert not Exhibit.objects.filter(matter=acme.matter).exists() and not Job.objects.exists()
+    assert not storage.production_dir(acme.production.pk).exists()
+    assert not any(storage.blob_path(e.sha256).exists() for e in acme.exhibits)
+    assert audit_verify(matter=acme.matter).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_of_another_matter_pointing_into_the_purged_one_stops_the_purge_whole(furnish, attorney, corpus,
+                                                                                      ingest):
+    acme = furnish("Acme v. Roe")
+    baker = matter_create(name="Baker v. Cole", created_by=attorney)
+    other = ingest(baker, corpus("court/ca6_1-3.pdf"))
+    Exhibit.objects.filter(pk=other.pk).update(duplicate_of=acme.exhibits[0])  # not a thing LawDesk makes
+    before = row_counts()
+    with pytest.raises(ValidationError, match="Nothing was purged: a record outside Acme v. Roe points at"):
+        matter_purge(matter=acme.matter, user=attorney, confirm_name="Acme v. Roe")
+    assert row_counts() == before and Matter.objects.get(pk=acme.matter.pk).purged_at is None
+    assert storage.blob_path(acme.exhibits[1].sha256).exists() and storage.production_dir(acme.production.pk).exists()
