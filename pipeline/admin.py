@@ -1,6 +1,6 @@
 """Django admin for the model topology: hosts, GPUs, boards, NVLink connections, model servers, roles and probe
-history. Every rule of :mod:`pipeline.topology.rules` shows here: errors refuse the save, warnings are shown on
-the server's page and after saving. Actions: "probe now" (servers) and "discover GPUs" (hosts).
+history. Every rule of :mod:`pipeline.topology.rules` shows here: errors refuse the save (the forms of
+:mod:`pipeline.admin_forms` check them), warnings are shown on the server's page and after saving. Actions: "probe now" (servers) and "discover GPUs" (hosts).
 
 Users holding the ``manage_topology`` permission (the ``operator`` group) may change all of it; others need
 Django's per-model permissions as usual. The admin itself needs staff status. Every change is an entry in the
@@ -10,25 +10,24 @@ system audit chain (``topology.add`` / ``.change`` / ``.delete``: who, what, old
 
 import socket
 from contextvars import ContextVar
-from pathlib import Path
 
-from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from matters.admin_audit import AuditedAdmin
 
+from .admin_forms import BoardForm, ModelServerForm
+from .api_keys import key_clear, key_read, key_write
 from .models import GPU, Board, Host, ModelServer, NVLink, ProbeResult, RoleAssignment
 from .topology.discover import NvmlUnavailable, discovery_apply, nvml_read
-from .topology.foresight import GgufHeaderError, header_from_path, header_from_upload, server_foresight, view_forecast
+from .topology.foresight import view_forecast
 from .topology.launch import launch_line
 from .topology.overview import servers_with_latest_probe
 from .topology.probe import probe_summary, probe_warnings, servers_probe
 from .topology.rules import WARNING, server_problems
-from .topology.secrets import key_clear, key_read, key_write
+from .topology.selectors import snapshot_load
 from .topology.server_report import header_summary, server_report
-from .topology.snapshot import snapshot_load
 from .topology.svg import STATUS_COLOURS
 
 TOPOLOGY_PERMISSION = "matters.manage_topology"
@@ -135,18 +134,6 @@ class GPUAdmin(TopologyAdmin):
         return super().get_queryset(request).select_related("host").prefetch_related("boards")
 
 
-class BoardForm(forms.ModelForm):
-    class Meta:
-        model = Board
-        fields = ["host", "name", "kind", "gpus"]
-
-    def clean(self):
-        cleaned = super().clean()
-        # Model.clean() cannot see many-to-many values before they are saved; hand it the chosen GPUs.
-        self.instance.pinned_gpu_ids = [gpu.pk for gpu in cleaned.get("gpus") or []]
-        return cleaned
-
-
 @admin.register(Board)
 class BoardAdmin(TopologyAdmin):
     form = BoardForm
@@ -175,69 +162,6 @@ class NVLinkAdmin(TopologyAdmin):
 class RoleInline(TopologyInline, admin.TabularInline):
     model = RoleAssignment
     extra = 0
-
-
-class ModelServerForm(forms.ModelForm):
-    api_key = forms.CharField(
-        label="API key", required=False, strip=True, widget=forms.PasswordInput(render_value=False),
-        help_text="llama-server --api-key. Write-only: stored in a 0600 file outside the database, never shown. "
-                  "Leave blank to keep the current key.",
-    )
-    clear_api_key = forms.BooleanField(label="remove the API key", required=False)
-    gguf_header_file = forms.FileField(
-        label="GGUF header", required=False,
-        help_text="Upload the model's GGUF, or only its first 64 MiB (head -c 64M model.gguf > header.gguf), when "
-                  "the model path is not on this machine. Only the header is read; nothing is kept.",
-    )
-    enable_despite_forecast = forms.BooleanField(
-        label="enable despite the forecast", required=False,
-        help_text="Needed to enable a server whose decode-speed forecast is under its floor.",
-    )
-
-    class Meta:
-        model = ModelServer
-        fields = "__all__"
-
-    def clean(self):
-        cleaned = super().clean()
-        # Model.clean() cannot see many-to-many values before they are saved; hand it the chosen GPUs.
-        self.instance.pinned_gpu_ids = [gpu.pk for gpu in cleaned.get("gpus") or []]
-        self._read_header(cleaned)
-        return cleaned
-
-    def _read_header(self, cleaned) -> None:
-        """Read the GGUF header from the upload, else from the model path when it changed (or no header is
-        stored yet) and the file is on this machine; a changed path that is not here drops the old header."""
-        upload, path = cleaned.get("gguf_header_file"), (cleaned.get("model_path") or "").strip()
-        field = "gguf_header_file" if upload else "model_path"
-        try:
-            if upload:
-                shape = header_from_upload(upload)
-            elif path and ("model_path" in self.changed_data or not self.instance.gguf_header) \
-                    and Path(path).is_absolute() and Path(path).exists():
-                shape = header_from_path(path)
-            else:
-                if "model_path" in self.changed_data:
-                    self.instance.gguf_header = {}
-                return
-        except GgufHeaderError as error:
-            self.add_error(field, str(error))
-            return
-        self.instance.gguf_header = shape.to_json()
-
-    def _post_clean(self) -> None:
-        super()._post_clean()
-        server = self.instance
-        if not server.enabled or self.cleaned_data.get("enable_despite_forecast"):
-            return
-        if server.pk and ModelServer.objects.filter(pk=server.pk, enabled=True).exists():
-            return  # already enabled: the rules table shows the warning
-        result = server_foresight(server, getattr(server, "pinned_gpu_ids", [])).forecast
-        if result is not None and result.forecast_tok_s < server.decode_floor:
-            self.add_error("enabled", (
-                f"Decode is forecast at {result.forecast_tok_s:.1f} tok/s, under this server's floor of "
-                f"{server.decode_floor:g} tok/s ({result.summary()}). Tick \"enable despite the forecast\" to "
-                "enable it anyway, or leave it disabled."))
 
 
 def _status_badge(status: str | None) -> str:
@@ -333,7 +257,7 @@ class ModelServerAdmin(TopologyAdmin):
     def rules(self, server) -> str:
         if not server.pk:
             return "-"
-        found = server_problems(server, [gpu.pk for gpu in server.gpus.all()])
+        found = server_problems(server, [gpu.pk for gpu in server.gpus.all()], snapshot_load())
         if not found:
             return "no rule broken"
         return format_html("<ul>{}</ul>", format_html_join(
@@ -365,7 +289,7 @@ class ModelServerAdmin(TopologyAdmin):
     def save_related(self, request, form, formsets, change) -> None:
         super().save_related(request, form, formsets, change)
         server = form.instance
-        for problem in server_problems(server, [gpu.pk for gpu in server.gpus.all()]):
+        for problem in server_problems(server, [gpu.pk for gpu in server.gpus.all()], snapshot_load()):
             if problem.level == WARNING:
                 self.message_user(request, f"Warning: {problem.message} (source: {problem.source})",
                                   messages.WARNING)

@@ -2,7 +2,8 @@
 role each server holds, and the history of health-and-speed probes.
 
 Vocabulary (roles, backends, probe statuses) as in docs/glossary.md. The rules that judge a configuration live in
-:mod:`pipeline.topology.rules`; ``clean()`` here turns that table's errors into validation errors.
+:mod:`pipeline.topology.rules` and are checked where GPUs are chosen, in the admin forms
+(:mod:`pipeline.admin_forms`): a model's ``clean()`` cannot see many-to-many values before they are saved.
 """
 
 import re
@@ -13,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
+from .api_keys import key_clear, key_read
 from .llm.client import LLAMA_CPP, OLLAMA, OPENAI, ServerConfig
 from .llm.hosts import HostAllowlist
 from .llm.types import Sampling
@@ -37,6 +39,12 @@ def validate_server_url(value: str) -> None:
         raise ValidationError(f"{value} is not a valid server address ({error}).") from error
     if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
         raise ValidationError("Write the server's address as http://host:port, for example http://threadripper:8080.")
+
+
+def sampling_valid(sampling) -> bool:
+    """Whether a server record's ``sampling`` is an object of numbers (booleans excluded) under SAMPLING_KEYS."""
+    return isinstance(sampling, dict) and not any(
+        k not in SAMPLING_KEYS or isinstance(v, bool) or not isinstance(v, int | float) for k, v in sampling.items())
 
 
 class Role(models.TextChoices):
@@ -67,7 +75,7 @@ class Board(models.Model):
     """GPUs of one host that a model may span: an NVLink group, an NVLink pair, or GPUs joined only by PCIe.
 
     A model server's GPUs stay inside one board, since hops between boards go over PCIe/NUMA. A GPU belongs to
-    one board at most; the admin form and the rules table (:mod:`pipeline.topology.rules`) enforce both.
+    one board at most; the admin forms check both against the rules table (:mod:`pipeline.topology.rules`).
     """
 
     class Kind(models.TextChoices):
@@ -86,17 +94,6 @@ class Board(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.host})"
-
-    def clean(self) -> None:
-        """Raise the rules table's errors for this board holding ``pinned_gpu_ids`` (set by a form before
-        validation) or, when unset, the GPUs saved with it."""
-        from .topology.rules import board_errors
-
-        gpu_ids = getattr(self, "pinned_gpu_ids", None)
-        if gpu_ids is None:
-            gpu_ids = list(self.gpus.values_list("pk", flat=True)) if self.pk else []
-        if errors := board_errors(self, gpu_ids):
-            raise ValidationError(errors)
 
 
 class GPU(models.Model):
@@ -151,7 +148,7 @@ class ModelServer(models.Model):
     sent as ``num_ctx``); ``parallel_slots`` is llama-server's ``--parallel`` (or OLLAMA_NUM_PARALLEL); the
     launch line passes ``-c`` as their product, since llama-server divides ``-c`` among its slots.
     ``embedded`` marks the CPU server that LawDesk starts itself when no other server is enabled.
-    The API key is never stored here: see :mod:`pipeline.topology.secrets`.
+    The API key is never stored here: see :mod:`pipeline.api_keys`.
     ``gguf_header`` is the model's shape read from its GGUF header (:class:`pipeline.topology.gguf_header.ModelShape`
     as JSON; read from ``model_path`` when the file is on this machine, or from an uploaded header): the memory-fit
     rule and the decode-speed forecast use it; empty skips both.
@@ -242,8 +239,6 @@ class ModelServer(models.Model):
 
         Only :func:`pipeline.servers.register_embedded` may move a server without this (``trusted_move``): LawDesk
         itself restarting its embedded server on a new loopback port."""
-        from .topology.secrets import key_clear
-
         self.routing_change: dict[str, list[str]] = {}
         if self.pk is not None and not getattr(self, "trusted_move", False):
             before = ModelServer.objects.filter(pk=self.pk).values(*self.ROUTING_FIELDS).first() or {}
@@ -273,8 +268,6 @@ class ModelServer(models.Model):
 
     @property
     def api_key(self) -> str:
-        from .topology.secrets import key_read
-
         return key_read(self)
 
     def sampling_for(self, max_tokens: int) -> Sampling:
@@ -298,26 +291,13 @@ class ModelServer(models.Model):
         )
 
     def clean(self) -> None:
-        """Raise ValidationError for sampling settings other than numbers under SAMPLING_KEYS, and the rules
-        table's errors for this server pinned to ``pinned_gpu_ids`` (set by a form before validation, since
-        many-to-many values are saved after the instance) or, when unset, its saved GPUs."""
-        from .topology.rules import server_errors
-
-        sampling = self.sampling if isinstance(self.sampling, dict) else None
-        if sampling is None or any(k not in SAMPLING_KEYS or isinstance(v, bool) or not isinstance(v, int | float)
-                                   for k, v in sampling.items()):
+        """Raise ValidationError for sampling settings other than numbers under SAMPLING_KEYS. The topology rules
+        are checked by the admin forms, which know the GPUs chosen (:mod:`pipeline.admin_forms`)."""
+        if not sampling_valid(self.sampling):
             raise ValidationError({"sampling": f"Write an object of numbers with keys among {', '.join(SAMPLING_KEYS)}, "
                                                'for example {"repeat_penalty": 1.3}.'})
 
-        gpu_ids = getattr(self, "pinned_gpu_ids", None)
-        if gpu_ids is None:
-            gpu_ids = list(self.gpus.values_list("pk", flat=True)) if self.pk else []
-        if errors := server_errors(self, gpu_ids):
-            raise ValidationError(errors)
-
     def delete(self, *args, **kwargs):
-        from .topology.secrets import key_clear
-
         key_clear(self)
         return super().delete(*args, **kwargs)
 

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 
 import pynvml
 from django.db import transaction
-
-from .bandwidth import nvml_bandwidth_gbs
 from pynvml import (
     NVML_FEATURE_ENABLED,
     NVML_NVLINK_MAX_LINKS,
@@ -27,6 +25,11 @@ from pynvml import (
     NVMLError_LibraryNotFound,
     NVMLError_NotSupported,
 )
+
+from matters.audit import audit_record
+from pipeline.models import GPU, Board, Host, NVLink
+
+from .bandwidth import nvml_bandwidth_gbs
 
 
 class NvmlUnavailable(RuntimeError):
@@ -193,10 +196,6 @@ def discovery_apply(*, host_name: str, found: Found, dry_run: bool = False, acto
     created or updated, proposed boards created for GPUs in no board; boards that differ from the NVLink graph
     are reported, never changed. Nothing is deleted. With ``dry_run`` nothing is written. What changed is one
     ``topology.discover`` entry in the system audit chain, by ``actor`` (None: the command line, "system")."""
-    from matters.audit import audit_record
-
-    from pipeline.models import GPU, Board, Host, NVLink
-
     report = DiscoveryReport(host=host_name)
     with transaction.atomic():
         host, created = Host.objects.get_or_create(name=host_name)
@@ -223,7 +222,7 @@ def discovery_apply(*, host_name: str, found: Found, dry_run: bool = False, acto
             if made:
                 report.lines.append(f"NVLink GPU {a} <-> GPU {b}: {lanes} link(s)")
         for board in propose_boards(found):
-            _apply_board(host, board, by_index, report, Board)
+            _apply_board(host, board, by_index, report)
         for note in found.notes:
             report.lines.append(note)
         if dry_run:
@@ -234,7 +233,7 @@ def discovery_apply(*, host_name: str, found: Found, dry_run: bool = False, acto
     return report
 
 
-def _apply_board(host, proposal: ProposedBoard, by_index, report: DiscoveryReport, Board) -> None:
+def _apply_board(host, proposal: ProposedBoard, by_index, report: DiscoveryReport) -> None:
     gpus = [by_index[i] for i in proposal.gpu_indexes]
     wanted = {gpu.pk for gpu in gpus}
     existing = Board.objects.filter(gpus__in=gpus).distinct().prefetch_related("gpus")

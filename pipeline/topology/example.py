@@ -17,6 +17,8 @@ decode forecast wait for each server's GGUF header (read from its model path, or
 
 from django.db import transaction
 
+from pipeline.models import GPU, Board, Host, ModelServer, NVLink, RoleAssignment
+
 MIB_PER_GB = 1024
 
 HOSTS = [
@@ -61,8 +63,6 @@ def topology_load_example() -> dict[str, int]:
     """Create or update the example deployment (idempotent: a second run changes nothing); return counts of
     hosts, gpus, boards, links, servers and roles. Other records are left alone, except that the example's roles
     move to its servers."""
-    from pipeline.models import GPU, Board, Host, ModelServer, NVLink, RoleAssignment
-
     with transaction.atomic():
         hosts = {h["name"]: Host.objects.update_or_create(name=h["name"], defaults=h)[0] for h in HOSTS}
         gpus = {}

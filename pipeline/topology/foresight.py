@@ -1,14 +1,15 @@
 """Topology foresight: each server's decode-speed forecast and its llama.cpp build check, for the rules table,
 the topology page, the admin and the probes. The arithmetic lives in :mod:`.forecast`, :mod:`.bandwidth` and
-:mod:`.builds`; this module joins them to the topology (snapshot views and records).
+:mod:`.builds`; this module joins them to the topology's snapshot views. What it reads from the database (the
+learned factors, a record's forecast) is in :mod:`.selectors`.
 
 Efficiency factors are learned per key ``backend | GPU model(s) | dense or moe`` (``cpu`` for a server with no
 pinned GPU): the median of measured decode / ceiling over the latest :data:`EFFICIENCY_PROBES` probes with that key.
 """
 
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import median
 
 from django.conf import settings
 
@@ -18,6 +19,7 @@ from .forecast import Forecast, forecast, model_kind
 from .gguf_header import GgufHeaderError, ModelShape, header_read
 from .snapshot import ServerView, Snapshot
 
+# Latest probes per efficiency key that the learned factor is the median of.
 EFFICIENCY_PROBES = 20
 
 
@@ -32,22 +34,6 @@ class Foresight:
 
 def efficiency_key(backend: str, bandwidth: Bandwidth, shape: ModelShape) -> str:
     return f"{backend} | {bandwidth.key} | {model_kind(shape)}"
-
-
-def efficiencies_load() -> dict[str, tuple[float, int]]:
-    """{efficiency key: (median measured/ceiling, probes)} from the latest probes that measured a speed and had a
-    ceiling (at most EFFICIENCY_PROBES per key)."""
-    from pipeline.models import ProbeResult
-
-    ratios: dict[str, list[float]] = {}
-    probes = (ProbeResult.objects.filter(skipped=False, decode_tok_s__gt=0, ceiling_tok_s__gt=0)
-              .exclude(efficiency_key="").order_by("-at", "-pk")
-              .values_list("efficiency_key", "decode_tok_s", "ceiling_tok_s")[:EFFICIENCY_PROBES * 50])
-    for key, decode, ceiling in probes:
-        found = ratios.setdefault(key, [])
-        if len(found) < EFFICIENCY_PROBES:
-            found.append(decode / ceiling)
-    return {key: (median(values), len(values)) for key, values in ratios.items()}
 
 
 def view_forecast(snapshot: Snapshot, server: ServerView) -> Foresight:
@@ -93,43 +79,6 @@ def build_warnings(server: ServerView, build_info: str | None = None, reported_m
     return [problem_message(p, build_info) for p in build_problems(build_info, family)]
 
 
-def check_forecast_under_floor(snapshot: Snapshot):
-    """Rule check: enabled servers whose forecast is under their decode floor."""
-    from .rules import Finding
-
-    for server in snapshot.servers:
-        if not server.enabled or server.decode_floor is None:
-            continue
-        result = view_forecast(snapshot, server).forecast
-        if result is not None and result.forecast_tok_s < server.decode_floor:
-            yield Finding(
-                f"{server.name}: decode is forecast at {result.forecast_tok_s:.1f} tok/s, under its floor of "
-                f"{server.decode_floor:g} tok/s ({result.summary()}). A mixture-of-experts model with few active "
-                "parameters, a smaller quantization or a faster board would clear it.",
-                field="enabled", servers=(server.id,), gpus=server.gpu_ids,
-            )
-
-
-def check_known_builds(snapshot: Snapshot):
-    """Rule check: servers whose latest probed llama.cpp build has a known problem for their model."""
-    from .rules import Finding
-
-    for server in snapshot.servers:
-        for message in build_warnings(server):
-            yield Finding(f"{server.name}: {message}", servers=(server.id,))
-
-
-def server_foresight(server, gpu_ids=None) -> Foresight:
-    """The forecast of a ModelServer (saved or not) pinned to ``gpu_ids`` (default: its saved GPUs)."""
-    from .snapshot import server_view, snapshot_load
-
-    if gpu_ids is None:
-        gpu_ids = [gpu.pk for gpu in server.gpus.all()] if server.pk else []
-    view = server_view(server, gpu_ids)
-    snapshot = snapshot_load().with_server(view)
-    return view_forecast(snapshot, view)
-
-
 # An uploaded header is refused above this size: the header and tensor infos of the largest models take a few
 # megabytes (most of it the tokenizer's vocabulary), so the first 64 MiB of a GGUF always hold them.
 HEADER_UPLOAD_MAX_BYTES = 256 * 2**20
@@ -150,8 +99,6 @@ def header_from_upload(upload) -> ModelShape:
                               "first 64 MiB (head -c 64M model.gguf > header.gguf).")
     temporary = getattr(upload, "temporary_file_path", None)
     if temporary is None:
-        import tempfile
-
         with tempfile.NamedTemporaryFile(suffix=".gguf") as handle:
             for chunk in upload.chunks():
                 handle.write(chunk)

@@ -7,11 +7,14 @@ from dataclasses import dataclass
 
 from django.db.models import OuterRef, Subquery
 
+from matters.models import AuditEntry
+from pipeline.models import Host, ModelServer, NVLink, ProbeResult, RoleAssignment
+
 from .discover import gpu_stats
 from .foresight import Foresight, build_warnings, view_forecast
 from .launch import launch_line
 from .rules import Problem, problems
-from .snapshot import snapshot_load
+from .selectors import snapshot_load
 from .svg import BoardGroup, GpuBox, HostBand, ServerTag
 
 HISTORY_POINTS = 100
@@ -35,8 +38,6 @@ class ServerRow:
 def servers_with_latest_probe():
     """ModelServers annotated with ``probe_status``, ``probe_decode_tok_s`` and ``probe_at`` of their latest
     probe that measured something (skipped probes count for status only)."""
-    from pipeline.models import ModelServer, ProbeResult
-
     latest = ProbeResult.objects.filter(server=OuterRef("pk")).order_by("-at", "-pk")
     measured = latest.filter(skipped=False)
     return ModelServer.objects.annotate(
@@ -49,8 +50,6 @@ def servers_with_latest_probe():
 def topology_overview(*, nvml=None) -> dict:
     """Everything the topology page shows: ``hosts`` (svg HostBands), ``servers`` (ServerRows), ``problems``
     (rules.Problem list), ``gpu_note`` (why live GPU figures are missing, or "")."""
-    from pipeline.models import Host, NVLink, ProbeResult, RoleAssignment
-
     stats, gpu_note = gpu_stats(nvml)
     snapshot = snapshot_load()
     views = {view.id: view for view in snapshot.servers}
@@ -101,8 +100,6 @@ def _box(gpu, stats) -> GpuBox:
 def topology_changes(*, limit: int = 30) -> list[dict]:
     """The latest ``limit`` topology entries of the system audit chain, newest first, each as ``{"entry",
     "lines"}`` where ``lines`` reads "field: old -> new" (inline rows and key changes included)."""
-    from matters.models import AuditEntry
-
     rows = []
     entries = AuditEntry.objects.filter(chain="system", action__startswith="topology.").order_by("-seq")[:limit]
     for entry in entries:

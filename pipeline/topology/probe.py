@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from matters.audit import audit_record
 from pipeline.llm import (
     HostNotAllowed,
     Message,
@@ -27,6 +28,12 @@ from pipeline.llm import (
 )
 from pipeline.llm.client import LLAMA_CPP, OLLAMA, ServerConfig
 from pipeline.llm.slots import slots_for
+from pipeline.models import ModelServer, ProbeResult
+
+from .builds import unchecked_message
+from .foresight import build_warnings
+from .selectors import server_foresight
+from .snapshot import server_view
 
 PROBE_PROMPT = "Count from one to twenty in words, separated by commas."
 PROBE_TOKENS = 32
@@ -183,15 +190,9 @@ def server_probe(*, server):
     """Probe one ModelServer and record the outcome as a ProbeResult, with what ``/props`` said and the forecast
     and bandwidth ceiling of that moment (:mod:`pipeline.topology.foresight`); return the ProbeResult. A server out
     of service (its address or backend changed) returns to service when the probe is ``up`` or ``slow``."""
-    from pipeline.models import ModelServer, ProbeResult
-
-    from .foresight import server_foresight
-
     outcome = probe(server.client_config(), floor_tok_s=server.decode_floor)
     if server.out_of_service_reason and outcome.status in (ProbeResult.Status.UP, ProbeResult.Status.SLOW):
         # A real generation came back from the new address: the server may take stages again.
-        from matters.audit import audit_record
-
         ModelServer.objects.filter(pk=server.pk).update(out_of_service_reason="")
         audit_record(action="topology.in_service", obj=server, detail={
             "server": server.name, "changes": {"out_of_service": [server.out_of_service_reason, ""]},
@@ -211,8 +212,6 @@ def server_probe(*, server):
 def servers_probe(*, server_ids=None) -> list:
     """Probe every enabled server (or those of ``server_ids``, enabled or not), one after another; return the
     ProbeResults in name order."""
-    from pipeline.models import ModelServer
-
     servers = ModelServer.objects.filter(enabled=True) if server_ids is None else \
         ModelServer.objects.filter(pk__in=server_ids)
     return [server_probe(server=server) for server in servers.order_by("name")]
@@ -243,10 +242,6 @@ def probe_summary(result) -> str:
 def probe_warnings(result) -> list[str]:
     """Warnings about a probed server: known problems of the llama.cpp build it reported, or that its build could
     not be checked (a llama-server that answered without build_info, or with a build without a number)."""
-    from .builds import unchecked_message
-    from .foresight import build_warnings
-    from .snapshot import server_view
-
     if result.server.backend == LLAMA_CPP and not result.build_info and result.status in ("up", "slow"):
         return [unchecked_message("")]
     return build_warnings(server_view(result.server, [], build_info=""), result.build_info, result.model)

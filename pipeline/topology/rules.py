@@ -2,7 +2,11 @@
 ``warning``: it is saved and shown with the warning), what it checks, and the source it rests on.
 
 ``problems(snapshot)`` returns every :class:`Problem` of a topology; ``server_errors`` and ``board_errors`` give the
-errors that block saving one object, for ``clean()`` and the admin forms; ``server_problems`` everything about one.
+errors that block saving one object, for the admin forms; ``server_problems`` everything about one.
+
+Nothing here reads the database: every function judges a :class:`~.snapshot.Snapshot` it is given, which
+:func:`pipeline.topology.selectors.snapshot_load` reads (the way Django's ``validate_password`` judges a password
+a form hands it).
 """
 
 from collections import Counter, defaultdict
@@ -10,9 +14,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .forecast import memory_need
-from .foresight import check_forecast_under_floor, check_known_builds
+from .foresight import build_warnings, view_forecast
 from .memory import BYTES_PER_ELEMENT, RESERVE_MIB_PER_GPU
-from .snapshot import BoardView, ServerView, Snapshot, board_view, server_view, snapshot_load
+from .snapshot import BoardView, ServerView, Snapshot, board_view, server_view
 
 ERROR = "error"
 WARNING = "warning"
@@ -218,6 +222,28 @@ def check_memory_fit(snapshot: Snapshot) -> Iterator[Finding]:
             )
 
 
+def check_forecast_under_floor(snapshot: Snapshot) -> Iterator[Finding]:
+    """Enabled servers whose decode-speed forecast is under their decode floor."""
+    for server in snapshot.servers:
+        if not server.enabled or server.decode_floor is None:
+            continue
+        result = view_forecast(snapshot, server).forecast
+        if result is not None and result.forecast_tok_s < server.decode_floor:
+            yield Finding(
+                f"{server.name}: decode is forecast at {result.forecast_tok_s:.1f} tok/s, under its floor of "
+                f"{server.decode_floor:g} tok/s ({result.summary()}). A mixture-of-experts model with few active "
+                "parameters, a smaller quantization or a faster board would clear it.",
+                field="enabled", servers=(server.id,), gpus=server.gpu_ids,
+            )
+
+
+def check_known_builds(snapshot: Snapshot) -> Iterator[Finding]:
+    """Servers whose latest probed llama.cpp build has a known problem for their model."""
+    for server in snapshot.servers:
+        for message in build_warnings(server):
+            yield Finding(f"{server.name}: {message}", servers=(server.id,))
+
+
 RULES: tuple[Rule, ...] = (
     Rule("server_spans_boards", ERROR, "A server's GPUs span more than one board",
          "the deployment: hops between boards go over PCIe/NUMA (ARCHITECTURE.md, Roles)", check_spans_boards),
@@ -254,9 +280,8 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def problems(snapshot: Snapshot | None = None) -> list[Problem]:
-    """Every broken rule of ``snapshot`` (default: the database's topology), errors first, in table order."""
-    snapshot = snapshot if snapshot is not None else snapshot_load()
+def problems(snapshot: Snapshot) -> list[Problem]:
+    """Every broken rule of ``snapshot``, errors first, in table order."""
     found = [
         Problem(rule=rule.id, level=rule.level, message=f.message, source=rule.source, field=f.field,
                 servers=f.servers, boards=f.boards, gpus=f.gpus)
@@ -265,22 +290,24 @@ def problems(snapshot: Snapshot | None = None) -> list[Problem]:
     return sorted(found, key=lambda p: p.level != ERROR)
 
 
-def server_problems(server, gpu_ids, snapshot: Snapshot | None = None) -> list[Problem]:
-    """The problems that involve ``server`` (a ModelServer, saved or not) if it were pinned to ``gpu_ids``."""
+def server_problems(server, gpu_ids, snapshot: Snapshot) -> list[Problem]:
+    """The problems that involve ``server`` (a ModelServer, saved or not) if it were pinned to ``gpu_ids``
+    (GPU ids), judged in ``snapshot`` with the server's proposed values in place of its saved ones."""
     view = server_view(server, gpu_ids)
-    snapshot = (snapshot if snapshot is not None else snapshot_load()).with_server(view)
-    return [p for p in problems(snapshot) if view.id in p.servers]
+    return [p for p in problems(snapshot.with_server(view)) if view.id in p.servers]
 
 
-def server_errors(server, gpu_ids) -> dict[str, list[str]]:
-    """Errors that block saving ``server`` pinned to ``gpu_ids``, by form field ({} when it may be saved)."""
-    return _by_field(p for p in server_problems(server, gpu_ids) if p.level == ERROR)
+def server_errors(server, gpu_ids, snapshot: Snapshot) -> dict[str, list[str]]:
+    """Errors that block saving ``server`` pinned to ``gpu_ids``, as {form field or "__all__": [messages]}
+    ({} when it may be saved)."""
+    return _by_field(p for p in server_problems(server, gpu_ids, snapshot) if p.level == ERROR)
 
 
-def board_errors(board, gpu_ids) -> dict[str, list[str]]:
-    """Errors that block saving ``board`` holding ``gpu_ids``, by form field."""
+def board_errors(board, gpu_ids, snapshot: Snapshot) -> dict[str, list[str]]:
+    """Errors that block saving ``board`` (a Board, saved or not) holding ``gpu_ids``, as {form field or
+    "__all__": [messages]}."""
     view = board_view(board, gpu_ids)
-    snapshot = snapshot_load().with_board(view)
+    snapshot = snapshot.with_board(view)
     return _by_field(p for p in problems(snapshot) if p.level == ERROR and view.id in p.boards)
 
 

@@ -2,8 +2,9 @@
 last measured decode, the memory it needs, and its llama.cpp build with any known problem."""
 
 from .forecast import memory_need
-from .foresight import build_warnings, server_foresight
+from .foresight import build_warnings
 from .gguf_header import ModelShape
+from .selectors import server_foresight
 from .snapshot import server_view
 
 

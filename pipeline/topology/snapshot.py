@@ -1,5 +1,6 @@
-"""A plain, read-only picture of the topology for the rules to judge: built from the database, with an edited
-object's proposed values put in place before it is saved (so a form can be checked before anything is written)."""
+"""A plain, read-only picture of the topology for the rules to judge, with an edited object's proposed values put
+in place before it is saved (so a form can be checked before anything is written). Nothing here reads the
+database: :func:`pipeline.topology.selectors.snapshot_load` builds the picture from it."""
 
 from dataclasses import dataclass, field, replace
 
@@ -106,31 +107,3 @@ def board_view(board, gpu_ids) -> BoardView:
     return BoardView(id=board.pk, name=board.name or "this board", host_id=board.host_id, kind=board.kind,
                      gpu_ids=tuple(sorted(gpu_ids)))
 
-
-def snapshot_load() -> Snapshot:
-    """Read the whole topology from the database (five queries plus two for the pinnings), with each server's
-    latest llama.cpp build and the learned efficiency factors."""
-    from django.db.models import OuterRef, Subquery
-
-    from pipeline.models import GPU, Board, ModelServer, ProbeResult
-
-    from .foresight import efficiencies_load
-
-    gpus = {
-        gpu.pk: GpuView(
-            id=gpu.pk, host_id=gpu.host_id, index=gpu.index, name=gpu.name, memory_total_mib=gpu.memory_total_mib,
-            compute_capability=parse_capability(gpu.compute_capability), host_name=gpu.host.name,
-            memory_bandwidth_gbs=gpu.memory_bandwidth_gbs,
-        )
-        for gpu in GPU.objects.select_related("host")
-    }
-    boards = tuple(
-        board_view(board, [gpu.pk for gpu in board.gpus.all()]) for board in Board.objects.prefetch_related("gpus")
-    )
-    servers = tuple(
-        server_view(server, [gpu.pk for gpu in server.gpus.all()])
-        for server in ModelServer.objects.prefetch_related("gpus").annotate(probe_build_info=Subquery(
-            ProbeResult.objects.filter(server=OuterRef("pk")).exclude(build_info="").order_by("-at", "-pk")
-            .values("build_info")[:1]))
-    )
-    return Snapshot(gpus=gpus, boards=boards, servers=servers, efficiencies=efficiencies_load())

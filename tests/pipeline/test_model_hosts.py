@@ -9,13 +9,13 @@ from django.urls import reverse
 
 from matters.audit import audit_verify
 from matters.models import AuditEntry
+from pipeline.api_keys import key_read, key_write
 from pipeline.llm import HostAllowlist, HostNotAllowed, ModelClient
 from pipeline.llm.client import ServerConfig
 from pipeline.llm.hosts import check_server_address
 from pipeline.models import ModelServer, Role
 from pipeline.stages.control import job_start
 from pipeline.topology.probe import server_probe
-from pipeline.topology.secrets import key_read, key_write
 from tests.matters.test_verifier import record  # noqa: F401  (fixture)
 from tests.pipeline.scripted_server import ScriptedServer, llama_cpp_routes
 from tests.pipeline.stage_server import TIMINGS, stage_server

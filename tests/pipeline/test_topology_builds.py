@@ -11,6 +11,7 @@ from django.urls import reverse
 from pipeline.models import ModelServer, ProbeResult
 from pipeline.topology.builds import DATA_FILE, build_number, build_problems, known_problems
 from pipeline.topology.rules import server_problems
+from pipeline.topology.selectors import snapshot_load
 from tests.pipeline.scripted_server import ScriptedServer, llama_cpp_routes
 
 pytestmark = pytest.mark.django_db
@@ -73,7 +74,7 @@ def test_scripted_servers_builds_are_checked_for_their_model(capsys, build_info,
     if "gemma4_chat_parser" in expected:
         assert any("first fixed build b8665" in w and "pull/21418" in w for w in line["warnings"])
     # the rules table (page banner, admin) says the same from the latest probe
-    rules = [p for p in server_problems(server, []) if p.rule == "llama_cpp_known_problem"]
+    rules = [p for p in server_problems(server, [], snapshot_load()) if p.rule == "llama_cpp_known_problem"]
     assert len(rules) == len(expected)
 
 
@@ -85,7 +86,7 @@ def test_a_build_without_a_number_is_said_to_be_unchecked_not_judged(capsys):
         line = probe_json(capsys, "extractor")
     assert line["build"] == "b0-unknown" and len(line["warnings"]) == 1
     assert "carries no build number" in line["warnings"][0] and "cannot be checked" in line["warnings"][0]
-    assert [p.rule for p in server_problems(server, []) if p.rule == "llama_cpp_known_problem"] == \
+    assert [p.rule for p in server_problems(server, [], snapshot_load()) if p.rule == "llama_cpp_known_problem"] == \
         ["llama_cpp_known_problem"]
 
 

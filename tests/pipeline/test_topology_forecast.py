@@ -21,9 +21,9 @@ from pipeline.topology.forecast import (
     forecast,
     memory_need,
 )
-from pipeline.topology.foresight import server_foresight
 from pipeline.topology.gguf_header import GgufHeaderError, header_read
 from pipeline.topology.rules import server_problems
+from pipeline.topology.selectors import server_foresight, snapshot_load
 from tests.pipeline.fake_nvml import FakeGpu, FakeNvml
 from tests.pipeline.gguf_shapes import MEASURED_V100_TOK_S, SHAPES
 
@@ -171,11 +171,11 @@ def test_a_server_without_header_or_bandwidth_says_why_it_has_no_forecast(exampl
 @pytest.mark.django_db
 def test_the_rules_warn_when_an_enabled_server_is_forecast_under_its_floor(example, headers):
     drafter = with_header("drafter", headers["dense-32b"])
-    found = [p for p in server_problems(drafter, [g.pk for g in drafter.gpus.all()])
+    found = [p for p in server_problems(drafter, [g.pk for g in drafter.gpus.all()], snapshot_load())
              if p.rule == "forecast_under_floor"]
     assert len(found) == 1 and "forecast at 2" in found[0].message and "floor of 40 tok/s" in found[0].message
     reasoner = with_header("reasoner", headers["qwen3.5-122b-a10b"])
-    assert not [p for p in server_problems(reasoner, [g.pk for g in reasoner.gpus.all()])
+    assert not [p for p in server_problems(reasoner, [g.pk for g in reasoner.gpus.all()], snapshot_load())
                 if p.rule == "forecast_under_floor"]
 
 
@@ -184,7 +184,8 @@ def test_memory_fit_comes_from_the_header(example, headers):
     gate = with_header("gate", headers["dense-32b"])  # pair 0-1: 2 x 32,768 MiB
 
     def fits() -> bool:
-        return "memory_fit" not in {p.rule for p in server_problems(gate, [g.pk for g in gate.gpus.all()])}
+        found = server_problems(gate, [g.pk for g in gate.gpus.all()], snapshot_load())
+        return "memory_fit" not in {p.rule for p in found}
 
     need = memory_need(header_read(headers["dense-32b"]), context_tokens=16384, parallel_slots=1,
                        kv_cache_type="q4_0", gpus=2)

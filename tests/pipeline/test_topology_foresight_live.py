@@ -15,7 +15,7 @@ from pipeline.embedded import model_path, server_binary
 from pipeline.models import ModelServer
 from pipeline.topology.builds import build_number
 from pipeline.topology.forecast import DEFAULT_EFFICIENCY, forecast
-from pipeline.topology.foresight import server_foresight
+from pipeline.topology.selectors import server_foresight
 from pipeline.topology.gguf_header import header_read
 from pipeline.topology.probe import server_probe
 from tests.conftest import free_port

@@ -8,9 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from pipeline.api_keys import key_read
 from pipeline.models import GPU, ModelServer, ProbeResult
 from pipeline.topology import discover
-from pipeline.topology.secrets import key_read
 from tests.pipeline.fake_nvml import no_driver, threadripper
 from tests.pipeline.scripted_server import ScriptedServer, llama_cpp_routes
 

@@ -1,18 +1,20 @@
-"""The rules table against the example deployment and against configurations that break each rule; launch lines;
-API keys kept out of the database."""
+"""The rules table against the example deployment and against configurations that break each rule, as the admin
+forms report them; launch lines; API keys kept out of the database."""
 
 import os
 import stat
 
 import pytest
-from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
+from pipeline.admin_forms import BoardForm, ModelServerForm
+from pipeline.api_keys import key_path, key_write
 from pipeline.models import GPU, Board, Host, ModelServer, NVLink, Role, RoleAssignment
 from pipeline.topology.launch import launch_line
 from pipeline.topology.memory import kv_cache_mib
 from pipeline.topology.rules import RULES, problems, server_problems
-from pipeline.topology.secrets import key_path, key_write
+from pipeline.topology.selectors import snapshot_load
+from tests.pipeline.test_topology_pages import server_form
 
 pytestmark = pytest.mark.django_db
 
@@ -26,13 +28,16 @@ def gpus(host: str, *indexes: int) -> list[GPU]:
     return list(GPU.objects.filter(host__name=host, index__in=indexes).order_by("index"))
 
 
-def pinned(server: ModelServer, host: str, *indexes: int) -> ModelServer:
-    server.pinned_gpu_ids = [gpu.pk for gpu in gpus(host, *indexes)]
-    return server
+def server_form_errors(server: ModelServer, pinned: list[GPU] | None = None) -> dict[str, list[str]]:
+    """The admin form's errors for ``server`` with its values as edited, pinned to ``pinned`` (default: its saved
+    GPUs); {} when it would be saved."""
+    changes = {"gpus": [gpu.pk for gpu in pinned]} if pinned is not None else {}
+    form = ModelServerForm(data=server_form(server, **changes), instance=server)
+    return {} if form.is_valid() else dict(form.errors)
 
 
 def rules_broken(server: ModelServer) -> set[str]:
-    return {p.rule for p in server_problems(server, [gpu.pk for gpu in server.gpus.all()])}
+    return {p.rule for p in server_problems(server, [gpu.pk for gpu in server.gpus.all()], snapshot_load())}
 
 
 def test_example_is_the_deployment_and_loads_twice_the_same(example):
@@ -57,33 +62,29 @@ def test_example_is_the_deployment_and_loads_twice_the_same(example):
 
 
 def test_example_breaks_only_the_mixed_memory_rule(example):
-    found = problems()
+    found = problems(snapshot_load())
     assert [(p.level, p.rule) for p in found] == [("warning", "board_mixed_memory")]
     assert "reviewer runs on Pair 2-3" in found[0].message and "16,384 MiB and 32,768 MiB" in found[0].message
 
 
 def test_server_spanning_boards_is_an_error(example):
-    drafter = pinned(ModelServer.objects.get(name="drafter"), "threadripper", 4, 5, 6)
-    with pytest.raises(ValidationError) as caught:
-        drafter.full_clean()
-    message = caught.value.message_dict["gpus"][0]
+    drafter = ModelServer.objects.get(name="drafter")
+    message = server_form_errors(drafter, gpus("threadripper", 4, 5, 6))["gpus"][0]
     assert "drafter is pinned to GPUs of more than one board (Board A, Board B)" in message
     assert "PCIe/NUMA" in message
-    pinned(drafter, "threadripper", 4, 5, 8, 9).full_clean()  # back inside Board A: no error
+    assert server_form_errors(drafter, gpus("threadripper", 4, 5, 8, 9)) == {}  # back inside Board A: no error
 
 
 def test_gpus_of_another_host_are_an_error(example):
-    gate = pinned(ModelServer.objects.get(name="gate"), "epyc", 0)
-    with pytest.raises(ValidationError, match="pinned to GPUs of another host"):
-        gate.full_clean()
+    errors = server_form_errors(ModelServer.objects.get(name="gate"), gpus("epyc", 0))
+    assert "pinned to GPUs of another host" in errors["gpus"][0]
 
 
 def test_a_gpu_in_two_boards_is_an_error(example):
-    board = Board(host=Host.objects.get(name="threadripper"), name="Board C", kind="nvlink_pair")
-    board.pinned_gpu_ids = [gpu.pk for gpu in gpus("threadripper", 9, 10)]
-    with pytest.raises(ValidationError) as caught:
-        board.full_clean()
-    messages = caught.value.message_dict["gpus"]
+    form = BoardForm(data={"host": Host.objects.get(name="threadripper").pk, "name": "Board C", "kind": "nvlink_pair",
+                           "gpus": [gpu.pk for gpu in gpus("threadripper", 9, 10)]})
+    assert not form.is_valid()
+    messages = form.errors["gpus"]
     assert any("GPU 9 (threadripper) is in two boards (Board A, Board C)" in m for m in messages)
     assert any("GPU 10 (threadripper) is in two boards (Board B, Board C)" in m for m in messages)
 
@@ -93,7 +94,7 @@ def test_two_enabled_servers_on_one_gpu_is_a_warning(example):
                                        base_url="http://threadripper:8090")
     spare.gpus.set(gpus("threadripper", 0))
     assert "gpu_shared" in rules_broken(spare)
-    spare.full_clean()  # a warning never blocks saving
+    assert server_form_errors(spare) == {}  # a warning never blocks saving
     spare.enabled = False
     spare.save()
     assert "gpu_shared" not in rules_broken(spare)
@@ -121,7 +122,7 @@ def test_vllm_kernels_need_their_compute_capability(example, quantization, host,
     server = ModelServer.objects.create(name="vllm", backend="vllm", host=Host.objects.get(name=host),
                                         base_url=f"http://{host}:8000", quantization=quantization, enabled=False)
     server.gpus.set(gpus(host, *indexes))
-    found = [p for p in server_problems(server, [g.pk for g in server.gpus.all()])
+    found = [p for p in server_problems(server, [g.pk for g in server.gpus.all()], snapshot_load())
              if p.rule == "vllm_compute_capability"]
     assert bool(found) == warned
     if warned:
@@ -138,8 +139,7 @@ def test_kv_cache_size_follows_ggml_block_sizes():
 def test_ollama_needs_a_context_size(example):
     extractor = ModelServer.objects.get(name="extractor")
     extractor.context_tokens = None
-    with pytest.raises(ValidationError, match="without a context size"):
-        extractor.full_clean()
+    assert "without a context size" in server_form_errors(extractor)["context_tokens"][0]
 
 
 def test_every_rule_names_its_source():
