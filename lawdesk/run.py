@@ -15,6 +15,11 @@ import sys
 import time
 from pathlib import Path
 
+import django
+from django.conf import settings
+
+from matters.ingest.sandbox import SandboxUnavailable, probe
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -23,80 +28,11 @@ def _check_programs() -> None:
                              ("soffice", "Word-processing documents (DOCX, DOC, WPD, RTF, ODT)")):
         if shutil.which(program) is None:
             print(f"warning: {program} is not installed; {purpose} will fail with a reason until it is.", flush=True)
-    from matters.ingest.sandbox import SandboxUnavailable, probe
-
     try:
         probe()
     except SandboxUnavailable as exc:
         print(f"warning: word-processing documents will be refused with a reason until the converter's sandbox "
               f"starts: {exc}.", flush=True)
-
-
-def _prepare() -> None:
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    from django.conf import settings
-
-    from matters.ingest.ocr_check import ocr_problems
-
-    for problem in ocr_problems(settings.LAWDESK_OCR_LANG):
-        print(f"warning: {problem}", flush=True)
-    call_command("migrate", interactive=False, verbosity=0)
-    from lawdesk.accounts import WeakPassword, ensure_first_attorney
-
-    try:
-        account = ensure_first_attorney(
-            username=os.environ.get("LAWDESK_ADMIN_USER", "attorney"),
-            password=os.environ.get("LAWDESK_ADMIN_PASSWORD"),
-        )
-    except WeakPassword as error:
-        sys.exit(f"error: {error}")
-    if account.created and account.password:
-        # Printed to the terminal once, never logged: it exists nowhere else in clear text.
-        print(
-            f"\nFirst attorney account created.\n  username: {account.username}\n  password: {account.password}\n"
-            "Write it down now; it is not shown again (change it in the admin after logging in).\n",
-            flush=True,
-        )
-    elif account.created:
-        print(f"First attorney account '{account.username}' created with LAWDESK_ADMIN_PASSWORD.", flush=True)
-    from django.conf import settings
-    from matters.processing import exhibits_requeue_stale
-
-    if requeued := exhibits_requeue_stale(idle_s=settings.LAWDESK_INGEST_TIMEOUT_S):
-        print(f"Queued again {len(requeued)} file(s) whose processing had stopped with a worker.", flush=True)
-    from pipeline.stages.control import stage_recover
-
-    if recovered := stage_recover():
-        print(f"Queued again {len(recovered)} job stage(s) whose worker had stopped.", flush=True)
-    from pipeline.tasks import probe_schedule
-
-    probe_schedule()  # the periodic health-and-speed probe of the model servers queues its own next run
-
-
-def _start_embedded_model():
-    """Start the embedded llama-server when no other model server is enabled; return it (or None)."""
-    from pipeline.embedded import EmbeddedUnavailable, embedded_model, start_embedded_server
-    from pipeline.servers import needs_embedded, register_embedded
-
-    if not needs_embedded():
-        return None
-    from django.conf import settings
-
-    try:
-        model = embedded_model(settings.LAWDESK_EMBEDDED_MODEL)
-        print(f"No model server is configured: starting the embedded model ({model.label} on llama-server)...",
-              flush=True)
-        server = start_embedded_server(model=settings.LAWDESK_EMBEDDED_MODEL,
-                                       log_path=settings.DATA_DIR / "llama-server.log")
-    except EmbeddedUnavailable as error:
-        print(f"warning: the embedded model did not start: {error} Model stages will wait for a server.", flush=True)
-        return None
-    register_embedded(server)
-    print(f"Embedded model server at {server.base_url} holds every role.", flush=True)
-    return server
 
 
 def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | None = None,
@@ -113,8 +49,6 @@ def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | No
 
     ``tls``: (certificate, key) PEM paths for HTTPS; by default LAWDESK_TLS_CERT and LAWDESK_TLS_KEY from the
     settings, when set."""
-    from django.conf import settings
-
     if trusted_proxies is None:
         trusted_proxies = settings.LAWDESK_TRUSTED_PROXIES
     if tls is None and settings.LAWDESK_TLS:
@@ -134,13 +68,11 @@ def worker_command(queue: str, interval_s: float) -> list[str]:
             str(interval_s)]
 
 
-def _serve(host: str, port: str, workers: int, model_workers: int) -> int:
+def _serve(host: str, port: int, workers: int, model_workers: int) -> int:
     """Run the ASGI server and the workers until Ctrl-C (SIGINT), SIGTERM or one of them stops; return a status."""
     server = asgi_server_command(host, port)
     commands = [server, *[worker_command("documents", 0.5)] * workers, *[worker_command("models", 0.1)] * model_workers]
     children = [subprocess.Popen(command) for command in commands]
-    from django.conf import settings
-
     scheme = "https" if settings.LAWDESK_TLS else "http"
     print(f"LawDesk is running at {scheme}://{host}:{port}/ with {workers} document worker(s) and {model_workers} model "
           f"worker(s). Press Ctrl-C to stop. Log: {settings.LAWDESK_LOG_FILE}", flush=True)
@@ -176,15 +108,15 @@ def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
     os.chdir(BASE_DIR)
     _check_programs()
-    _prepare()
-    embedded = _start_embedded_model()
+    django.setup()
+    # Imported once the app registry is ready: the startup steps use models of every app.
+    from lawdesk import startup
+
+    startup.prepare()
+    embedded = startup.start_embedded_model()
     try:
-        exit_code = _serve(
-            host=os.environ.get("LAWDESK_HOST", "127.0.0.1"),
-            port=os.environ.get("LAWDESK_PORT", "8000"),
-            workers=int(os.environ.get("LAWDESK_WORKERS", str(min(2, os.cpu_count() or 1)))),
-            model_workers=int(os.environ.get("LAWDESK_MODEL_WORKERS", "1")),
-        )
+        exit_code = _serve(host=settings.LAWDESK_HOST, port=settings.LAWDESK_PORT, workers=settings.LAWDESK_WORKERS,
+                           model_workers=settings.LAWDESK_MODEL_WORKERS)
     finally:
         if embedded is not None:
             embedded.stop()

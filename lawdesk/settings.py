@@ -10,6 +10,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("LAWDESK_DATA_DIR", BASE_DIR / "var")).resolve()
@@ -24,6 +25,11 @@ os.chmod(DATA_DIR, 0o700)
 def _env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return int(value) if value not in (None, "") else default
+
+
+def _env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value not in (None, "") else default
 
 
 def _secret_key() -> str:
@@ -194,6 +200,30 @@ LAWDESK_MODEL_HOSTS = os.environ.get("LAWDESK_MODEL_HOSTS", "")
 # forecast for them).
 LAWDESK_CPU_MEMORY_BANDWIDTH_GBS = float(os.environ.get("LAWDESK_CPU_MEMORY_BANDWIDTH_GBS") or 0) or None
 
+# `make run` (lawdesk.run): where the server listens, how many workers it starts per queue, the first account.
+LAWDESK_HOST = os.environ.get("LAWDESK_HOST", "127.0.0.1")
+LAWDESK_PORT = _env_int("LAWDESK_PORT", 8000)
+LAWDESK_WORKERS = _env_int("LAWDESK_WORKERS", min(2, os.cpu_count() or 1))
+LAWDESK_MODEL_WORKERS = _env_int("LAWDESK_MODEL_WORKERS", 1)
+LAWDESK_ADMIN_USER = os.environ.get("LAWDESK_ADMIN_USER", "attorney")
+# Unset or blank: a password is generated and printed once (lawdesk.accounts.ensure_first_attorney).
+LAWDESK_ADMIN_PASSWORD = os.environ.get("LAWDESK_ADMIN_PASSWORD")
+
+# Job stages (pipeline.stages.scheduling): an attempt's lease in seconds, the first wait for a server that is down
+# or loading (doubling each time) and how many waits before the stage fails, and how long a request may go
+# without a byte from its server before it counts as stalled.
+LAWDESK_STAGE_LEASE_S = _env_float("LAWDESK_STAGE_LEASE_S", 30)
+LAWDESK_STAGE_BACKOFF_S = _env_float("LAWDESK_STAGE_BACKOFF_S", 5)
+LAWDESK_STAGE_MAX_WAITS = _env_int("LAWDESK_STAGE_MAX_WAITS", 6)
+LAWDESK_STAGE_READ_TIMEOUT_S = _env_float("LAWDESK_STAGE_READ_TIMEOUT_S", 120)
+# Answer budgets in tokens (pipeline.stages.specs); the draft budget also covers revise and summarize.
+LAWDESK_DRAFT_MAX_TOKENS = _env_int("LAWDESK_DRAFT_MAX_TOKENS", 1024)
+LAWDESK_GATE_MAX_TOKENS = _env_int("LAWDESK_GATE_MAX_TOKENS", 640)
+LAWDESK_REVIEW_MAX_TOKENS = _env_int("LAWDESK_REVIEW_MAX_TOKENS", 1024)
+LAWDESK_EXTRACT_MAX_TOKENS = _env_int("LAWDESK_EXTRACT_MAX_TOKENS", 1024)
+# Seconds between two runs of the periodic model-server probe (pipeline.topology.probe.probe_schedule).
+LAWDESK_PROBE_INTERVAL_S = _env_int("LAWDESK_PROBE_INTERVAL_S", 300)
+
 TASKS = {
     "default": {
         "BACKEND": "django_tasks_db.DatabaseBackend",
@@ -216,8 +246,6 @@ X_FRAME_OPTIONS = "DENY"
 LAWDESK_TLS_CERT = os.environ.get("LAWDESK_TLS_CERT", "")
 LAWDESK_TLS_KEY = os.environ.get("LAWDESK_TLS_KEY", "")
 if bool(LAWDESK_TLS_CERT) != bool(LAWDESK_TLS_KEY):
-    from django.core.exceptions import ImproperlyConfigured
-
     raise ImproperlyConfigured("Set both LAWDESK_TLS_CERT and LAWDESK_TLS_KEY for the TLS mode, or neither.")
 LAWDESK_TLS = bool(LAWDESK_TLS_CERT)
 if LAWDESK_TLS:

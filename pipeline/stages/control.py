@@ -5,8 +5,6 @@ Every action is recorded in the matter's audit chain. Permissions: starting, can
 attorney's decision (``approve_draft``) with a written reason.
 """
 
-from datetime import timedelta
-
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
@@ -17,7 +15,7 @@ from matters.selectors import evidence_exhibits
 from matters.validation import clean_reason
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
-from .runner import LEASE_S, stage_queue
+from .scheduling import stage_queue, stage_watch_schedule
 from .specs import plan_for
 
 
@@ -136,10 +134,13 @@ def stage_recover(*, run_id: int | None = None, enqueue: bool = True) -> list[St
     return new
 
 
-def stage_watch_schedule(run: StageRun) -> None:
-    """Queue a check of ``run``'s lease for when it would have gone stale, so any worker recovers it if its own
-    worker dies."""
-    from ..tasks import watch_stage
-
-    transaction.on_commit(lambda: watch_stage.using(
-        run_after=timezone.now() + timedelta(seconds=LEASE_S * 1.5)).enqueue(run.pk))
+def stage_watch(*, run_id: int) -> str:
+    """Look at the lease of attempt ``run_id``: "settled" when it is gone or no longer running, "recovered" when
+    its lease had gone stale and a new attempt was queued, else "live", with the next look queued."""
+    run = StageRun.objects.filter(pk=run_id).first()
+    if run is None or run.status != StageStatus.RUNNING:
+        return "settled"
+    if stage_recover(run_id=run_id):
+        return "recovered"
+    stage_watch_schedule(run)
+    return "live"

@@ -38,14 +38,19 @@ from . import live
 from .prompts import render
 from .record_fields import constrained_schema
 from .results import StageFailed, apply_result, record_job_provenance
+from .scheduling import (
+    BACKOFF_S,
+    LEASE_S,
+    MAX_WAITS,
+    READ_TIMEOUT_S,
+    stage_queue,
+    stage_run_later,
+    stage_watch_schedule,
+)
 from .specs import STAGES, StageSpec, plan_for
 
 logger = logging.getLogger(__name__)
 
-LEASE_S = float(os.environ.get("LAWDESK_STAGE_LEASE_S", "30"))
-BACKOFF_S = float(os.environ.get("LAWDESK_STAGE_BACKOFF_S", "5"))
-MAX_WAITS = int(os.environ.get("LAWDESK_STAGE_MAX_WAITS", "6"))
-READ_TIMEOUT_S = float(os.environ.get("LAWDESK_STAGE_READ_TIMEOUT_S", "120"))
 FLUSH_S = 0.1
 # Characters of evidence per token of context left for it: the client's own conservative estimate.
 _CHARS_PER_TOKEN = 3
@@ -235,8 +240,6 @@ def stage_execute(run_id: int, *, owner: str | None = None, enqueue_next: bool =
     run = _claim(run_id, owner)
     if run is None:
         return None
-    from .control import stage_watch_schedule
-
     if enqueue_next:
         stage_watch_schedule(run)
     spec = STAGES[run.stage]
@@ -310,10 +313,7 @@ def _wait_or_fail(run: StageRun, owner: str, failure, started: float, enqueue_ne
         status=StageStatus.WAITING_FOR_SERVER, waits=F("waits") + 1, error=error, lease_expires_at=None,
         duration_ms=round((time.monotonic() - started) * 1000, 1))
     if enqueue_next:
-        from ..tasks import run_stage
-
-        transaction.on_commit(lambda: run_stage.using(
-            run_after=timezone.now() + timedelta(seconds=delay)).enqueue(run.pk))
+        stage_run_later(run, delay_s=delay)
     return StageStatus.WAITING_FOR_SERVER, error
 
 
@@ -335,18 +335,4 @@ def _advance(run: StageRun, enqueue_next: bool) -> None:
         live.job_changed(job)
         return
     stage_queue(job, following, order=run.order + 1, enqueue=enqueue_next)
-
-
-def stage_queue(job: Job, stage: str, *, order: int, attempt: int = 1, enqueue: bool = True) -> StageRun:
-    """Create a queued attempt of ``stage`` and queue its task when the transaction commits."""
-    spec = STAGES[stage]
-    run = StageRun.objects.create(job=job, stage=stage, role=spec.role or "", order=order, attempt=attempt)
-    Job.objects.filter(pk=job.pk).update(status=StageStatus.QUEUED, reason="", finished_at=None)
-    if enqueue:
-        from ..tasks import run_stage
-
-        transaction.on_commit(lambda: run_stage.enqueue(run.pk))
-    live.job_changed(job)
-    return run
-
 

@@ -6,14 +6,11 @@ the plan. Schemas are JSON Schema, sent to the server to constrain its output (l
 Ollama ``format``) and validated on return; array lengths are capped so a small model cannot run on.
 """
 
-import os
 from dataclasses import dataclass, field
 
+from django.conf import settings
+
 from ..models import Role
-
-
-def _tokens(name: str, default: int) -> int:
-    return int(os.environ.get(name, default))
 
 
 @dataclass(frozen=True)
@@ -66,16 +63,16 @@ EXTRACT_SCHEMA = {
 
 STAGES: dict[str, StageSpec] = {
     "router": StageSpec("router", Role.ROUTER, "router.v1.txt", ROUTER_SCHEMA, 128, packet=False),
-    "gate": StageSpec("gate", Role.GATE, "gate.v1.txt", GATE_SCHEMA, _tokens("LAWDESK_GATE_MAX_TOKENS", 640)),
-    "draft": StageSpec("draft", Role.DRAFTER, "draft.v1.txt", None, _tokens("LAWDESK_DRAFT_MAX_TOKENS", 1024)),
-    "revise": StageSpec("revise", Role.REASONER, "revise.v1.txt", None, _tokens("LAWDESK_DRAFT_MAX_TOKENS", 1024)),
+    "gate": StageSpec("gate", Role.GATE, "gate.v1.txt", GATE_SCHEMA, settings.LAWDESK_GATE_MAX_TOKENS),
+    "draft": StageSpec("draft", Role.DRAFTER, "draft.v1.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS),
+    "revise": StageSpec("revise", Role.REASONER, "revise.v1.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS),
     "verify": StageSpec("verify", None, packet=False),
     "review": StageSpec("review", Role.REVIEWER, "review.v1.txt", REVIEW_SCHEMA,
-                        _tokens("LAWDESK_REVIEW_MAX_TOKENS", 1024)),
+                        settings.LAWDESK_REVIEW_MAX_TOKENS),
     "extract": StageSpec("extract", Role.EXTRACTOR, "extract.v1.txt", EXTRACT_SCHEMA,
-                         _tokens("LAWDESK_EXTRACT_MAX_TOKENS", 1024)),
+                         settings.LAWDESK_EXTRACT_MAX_TOKENS),
     "summarize": StageSpec("summarize", Role.SUMMARIZER, "summarize.v1.txt", None,
-                           _tokens("LAWDESK_DRAFT_MAX_TOKENS", 1024)),
+                           settings.LAWDESK_DRAFT_MAX_TOKENS),
 }
 
 PLANS: dict[str, list[str]] = {

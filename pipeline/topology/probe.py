@@ -13,8 +13,12 @@ Status (docs/glossary.md): ``up``, ``slow`` (decode below the server's floor), `
 """
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 import httpx
+from django.conf import settings
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from matters.audit import audit_record
 from pipeline.llm import (
@@ -29,6 +33,7 @@ from pipeline.llm import (
 from pipeline.llm.client import LLAMA_CPP, OLLAMA, ServerConfig
 from pipeline.llm.slots import slots_for
 from pipeline.models import ModelServer, ProbeResult
+from pipeline.tasks import probe_servers as probe_servers_task
 
 from .builds import unchecked_message
 from .foresight import build_warnings
@@ -215,6 +220,19 @@ def servers_probe(*, server_ids=None) -> list:
     servers = ModelServer.objects.filter(enabled=True) if server_ids is None else \
         ModelServer.objects.filter(pk__in=server_ids)
     return [server_probe(server=server) for server in servers.order_by("name")]
+
+
+def probe_schedule(*, interval_s: int | None = None) -> bool:
+    """Queue the periodic probe to run ``interval_s`` seconds from now (default: LAWDESK_PROBE_INTERVAL_S),
+    unless a run is already waiting in the queue; return True if one was queued. The task queues its own next
+    run, so one call starts the cycle."""
+    if interval_s is None:
+        interval_s = settings.LAWDESK_PROBE_INTERVAL_S
+    waiting = DBTaskResult.objects.filter(task_path=probe_servers_task.module_path, status="READY").exists()
+    if waiting:
+        return False
+    probe_servers_task.using(run_after=timezone.now() + timedelta(seconds=interval_s)).enqueue(interval_s=interval_s)
+    return True
 
 
 def probe_line(result) -> dict:

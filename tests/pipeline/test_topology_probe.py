@@ -10,8 +10,8 @@ from django_tasks_db.models import DBTaskResult
 
 from pipeline.llm.client import ServerConfig
 from pipeline.models import ModelServer, ProbeResult
-from pipeline.tasks import probe_schedule, probe_servers
-from pipeline.topology.probe import probe
+from pipeline.tasks import probe_servers
+from pipeline.topology.probe import probe, probe_schedule
 from tests.conftest import free_port
 from tests.pipeline.scripted_server import Reply, ScriptedServer, json_reply, llama_cpp_routes, sse
 

@@ -1,10 +1,10 @@
 import json
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.models import ModelServer
-from pipeline.tasks import PROBE_INTERVAL_S, probe_schedule
-from pipeline.topology.probe import probe_line, server_probe
+from pipeline.topology.probe import probe_line, probe_schedule, server_probe
 
 
 class Command(BaseCommand):
@@ -16,7 +16,7 @@ class Command(BaseCommand):
         parser.add_argument("--server", action="append", default=[], help="probe only this server (repeatable)")
         parser.add_argument("--schedule", action="store_true",
                             help=f"also queue the periodic probe on the worker (every LAWDESK_PROBE_INTERVAL_S, "
-                                 f"now {PROBE_INTERVAL_S} s)")
+                                 f"now {settings.LAWDESK_PROBE_INTERVAL_S} s)")
 
     def handle(self, *args, server: list[str], schedule: bool, **options) -> None:
         if unknown := sorted(set(server) - set(ModelServer.objects.filter(name__in=server).values_list("name", flat=True))):
@@ -28,4 +28,4 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(probe_line(server_probe(server=record))))
             self.stdout.flush()
         if schedule and probe_schedule():
-            self.stderr.write(f"The periodic probe is queued on the models queue, every {PROBE_INTERVAL_S} s.")
+            self.stderr.write(f"The periodic probe is queued on the models queue, every {settings.LAWDESK_PROBE_INTERVAL_S} s.")

@@ -1,0 +1,61 @@
+"""What ``make run`` does before it serves (:mod:`lawdesk.run`), once Django is set up: warn about missing OCR
+languages, migrate, create the first attorney account, queue again the work that stopped with a worker, start the
+periodic model-server probe, and start the embedded model server when no other model server is enabled."""
+
+import sys
+
+from django.conf import settings
+from django.core.management import call_command
+
+from lawdesk.accounts import WeakPassword, ensure_first_attorney
+from matters.ingest.ocr_check import ocr_problems
+from matters.processing import exhibits_requeue_stale
+from pipeline.embedded import EmbeddedServer, EmbeddedUnavailable, embedded_model, start_embedded_server
+from pipeline.servers import needs_embedded, register_embedded
+from pipeline.stages.control import stage_recover
+from pipeline.topology.probe import probe_schedule
+
+
+def prepare() -> None:
+    """Check, migrate, create the first account and recover stopped work; exits with the reason when
+    LAWDESK_ADMIN_PASSWORD breaks a password rule."""
+    for problem in ocr_problems(settings.LAWDESK_OCR_LANG):
+        print(f"warning: {problem}", flush=True)
+    call_command("migrate", interactive=False, verbosity=0)
+    try:
+        account = ensure_first_attorney(username=settings.LAWDESK_ADMIN_USER,
+                                        password=settings.LAWDESK_ADMIN_PASSWORD)
+    except WeakPassword as error:
+        sys.exit(f"error: {error}")
+    if account.created and account.password:
+        # Printed to the terminal once, never logged: it exists nowhere else in clear text.
+        print(
+            f"\nFirst attorney account created.\n  username: {account.username}\n  password: {account.password}\n"
+            "Write it down now; it is not shown again (change it in the admin after logging in).\n",
+            flush=True,
+        )
+    elif account.created:
+        print(f"First attorney account '{account.username}' created with LAWDESK_ADMIN_PASSWORD.", flush=True)
+    if requeued := exhibits_requeue_stale(idle_s=settings.LAWDESK_INGEST_TIMEOUT_S):
+        print(f"Queued again {len(requeued)} file(s) whose processing had stopped with a worker.", flush=True)
+    if recovered := stage_recover():
+        print(f"Queued again {len(recovered)} job stage(s) whose worker had stopped.", flush=True)
+    probe_schedule()  # the periodic health-and-speed probe of the model servers queues its own next run
+
+
+def start_embedded_model() -> EmbeddedServer | None:
+    """Start the embedded llama-server when no other model server is enabled; return it (or None)."""
+    if not needs_embedded():
+        return None
+    try:
+        model = embedded_model(settings.LAWDESK_EMBEDDED_MODEL)
+        print(f"No model server is configured: starting the embedded model ({model.label} on llama-server)...",
+              flush=True)
+        server = start_embedded_server(model=settings.LAWDESK_EMBEDDED_MODEL,
+                                       log_path=settings.DATA_DIR / "llama-server.log")
+    except EmbeddedUnavailable as error:
+        print(f"warning: the embedded model did not start: {error} Model stages will wait for a server.", flush=True)
+        return None
+    register_embedded(server)
+    print(f"Embedded model server at {server.base_url} holds every role.", flush=True)
+    return server
