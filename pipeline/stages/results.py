@@ -7,7 +7,7 @@ status are written together or not at all: a worker killed in between leaves not
 import json
 
 from matters.drafts import draft_add_attacks, draft_create, draft_title_from, draft_verify, draft_version_create
-from matters.models import Origin
+from matters.models import DraftVersion, Origin
 from matters.provenance import generated_record
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
@@ -127,8 +127,6 @@ def record_job_provenance(job: Job) -> None:
     last version the job's models wrote, so an approval of the draft logs the whole job that produced it."""
     if job.draft_id is None:
         return
-    from matters.models import DraftVersion
-
     version = job.draft.versions.filter(author_kind="model").order_by("-number").first()
     if version is None:
         return
