@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import psycopg
 from django.apps import apps
 from django.db import connection
 
@@ -118,8 +119,6 @@ def pg_tool(name: str) -> str:
 def pg_snapshot(target: Path) -> dict[str, int]:
     """Dump the PostgreSQL database to ``target`` (``pg_dump --format=custom``) and return its row counts, both read
     from one exported snapshot (a repeatable-read transaction kept open while ``pg_dump`` runs)."""
-    import psycopg
-
     dump = pg_tool("pg_dump")
     options, env = _pg_env()
     settings = connection.settings_dict

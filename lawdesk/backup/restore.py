@@ -12,6 +12,9 @@ from pathlib import Path
 
 from django.conf import settings
 
+from matters.audit import SYSTEM_CHAIN, audit_verify
+from matters.models import AuditEntry, Matter
+
 from . import database
 from .snapshot import SECRET_KEY_FILE, SECRETS, STORES
 from .store import BackupError, ObjectStore, file_sha256, read_manifest
@@ -63,9 +66,6 @@ def _file_mode(relative: str) -> int:
 
 
 def _verify_chains() -> dict[str, int]:
-    from matters.audit import SYSTEM_CHAIN, audit_verify
-    from matters.models import AuditEntry, Matter
-
     checked = {}
     for chain in AuditEntry.objects.order_by("chain").values_list("chain", flat=True).distinct():
         matter = None
