@@ -1,14 +1,33 @@
 """Check that every stamp can be seen: render each stamp's box as a viewer shows the page (annotations and form
 fields drawn) and require dark pixels there. A stamp hidden by anything drawn after it, by hidden optional
 content left open by the page's own content, or by a white-on-white rendering fails the check.
+
+Rendering costs more than stamping, combining and saving a page together, so a page whose structure proves the
+stamp is drawn as written is not rendered (:func:`unproven`). The stamp is the last content of its page, in its
+own ``q ... Q`` after the page's content, itself between ``q`` and ``Q`` (:class:`.stamp.DocumentStamper`), and
+it sets its own font, size, fill colour and text matrix: what is drawn before it lies under it. Only these can
+hide it, and the page is rendered when any of them may:
+- the page's content leaves the graphics state unbalanced: a surplus ``Q`` pops the ``q`` before it, so a clip,
+  transformation, text render mode, soft mask or alpha set after that reaches the stamp; a surplus ``q`` keeps
+  the page's state past the ``Q`` meant to restore it (ISO 32000-1, 8.4.2);
+- marked content of a hidden optional content group left open (8.11.3.2): everything after it is hidden;
+- a string, array or dictionary left open, or an inline image without its end, which swallows the stamp as data;
+- syntax errors: MuPDF stops reading a page's content after 100 of them;
+- annotations or form fields, drawn after all page content (12.5.5);
+- a stamp box outside the visible area (the CropBox within the MediaBox, 14.11.2).
+The content is read by MuPDF's own content-stream interpreter with no drawing device (no fonts, images or
+glyphs loaded), the same lexer a render uses, so a construct it reads differently from us cannot slip through.
 """
 
 import numpy
 import pymupdf
 
+from . import pageobjects
+
 CHECK_DPI = 48  # a 9 pt stamp is 6 px high: its strokes still render dark, at a quarter of 96 dpi's pixels
 DARK_LEVEL = 140  # grey level (0 black, 255 white) below which a pixel counts as ink
 MIN_DARK_SHARE = 0.02  # text covers a fifth of its box or more; a hidden stamp leaves next to none
+mupdf = pageobjects.mupdf
 
 
 class StampNotVisible(ValueError):
@@ -30,14 +49,88 @@ def dark_share(page: pymupdf.Page, box: pymupdf.Rect, dpi: int = CHECK_DPI,
     return float((samples < DARK_LEVEL).mean()) if samples.size else 0.0
 
 
-def check_stamps(doc: pymupdf.Document, boxes: list[list[pymupdf.Rect]], names: list[str], what: str) -> None:
+class _GraphicsStateTrace(mupdf.PdfProcessor2):
+    """A content-stream processor that only follows ``q``/``Q``: every other operator is parsed by MuPDF and
+    dropped (no callback is set for it, so nothing is loaded for it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.use_virtual_op_q()
+        self.use_virtual_op_Q()
+        self.use_virtual_op_EOD()
+        # Optional content is judged as a viewer shows the page: without a usage MuPDF hides no group.
+        self.m_internal.usage = "View"
+        self.start()
+
+    def start(self) -> None:
+        self.depth, self.lowest, self.returns_to_zero, self.end_depth = 0, 0, 0, None
+        self.m_internal.hidden = 0
+
+    def op_q(self, ctx) -> None:
+        self.depth += 1
+
+    def op_Q(self, ctx) -> None:
+        self.depth -= 1
+        self.lowest = min(self.lowest, self.depth)
+        if self.depth == 0:
+            self.returns_to_zero += 1
+
+    def op_EOD(self, ctx) -> None:
+        # MuPDF then pops what is left open; the state at the end of the content is what the stamp saw.
+        self.end_depth, self.returns_at_end = self.depth, self.returns_to_zero
+
+
+def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect],
+             trace: _GraphicsStateTrace | None = None) -> str:
+    """Why the structure of page ``number`` (0-based) of ``doc`` does not prove its stamp shows ('' when it
+    does). Only for a page stamped by :class:`.stamp.DocumentStamper` with its own content stream, whose
+    content ends ``Q`` (closing the page's content) then ``q ... Q`` (the stamp): of the ``q``/``Q`` MuPDF
+    reads, the depth may reach zero only at those two ``Q``. ``boxes`` are the stamp boxes (displayed-page
+    points)."""
+    pdf = pageobjects.pdf_of(doc)
+    page_obj = pageobjects.page_object(pdf, number)
+    if pageobjects.has_annots(page_obj):
+        return "annotations are drawn over the page content"
+    visible, _ = pageobjects.geometry(page_obj)
+    if not all(visible.contains(box) for box in boxes):
+        return "a stamp box is not inside the visible area"
+    trace = trace or _GraphicsStateTrace()
+    trace.start()
+    cookie = mupdf.FzCookie()
+    resources = mupdf.pdf_dict_get_inheritable(page_obj, pageobjects.RESOURCES)
+    try:
+        mupdf.pdf_process_contents(trace, pdf, resources, mupdf.pdf_dict_get(page_obj, pageobjects.CONTENTS),
+                                   cookie)
+    except Exception as exc:  # MuPDF's errors vary; whatever stops the reading, a render decides
+        return f"the content cannot be read: {exc}"
+    if cookie.m_internal.errors:
+        return "the content has syntax errors"
+    if trace.m_internal.hidden:
+        return "hidden optional content is left open"
+    if trace.lowest < 0 or trace.end_depth != 0 or trace.returns_at_end != 2:
+        return "the content leaves the graphics state unbalanced, or the stamp is not read as content"
+    return ""
+
+
+def check_stamps(doc: pymupdf.Document, boxes: list[list[pymupdf.Rect]], names: list[str], what: str,
+                 readable: set[int] = frozenset()) -> int:
     """Raise StampNotVisible for the first page of ``doc`` whose stamp boxes (one list per page, displayed-page
-    points) lack ink. ``names`` are the pages' Bates numbers; ``what`` names the document in the message."""
-    for number, (page, page_boxes, name) in enumerate(zip(doc, boxes, names), start=1):
+    points) lack ink. ``names`` are the pages' Bates numbers; ``what`` names the document in the message.
+    ``readable`` are the pages (0-based) whose stamps are each in one content stream of their own (see
+    :func:`unproven`); the others, and those whose structure proves nothing, are rendered. Return how many
+    pages were rendered."""
+    trace = _GraphicsStateTrace() if readable else None
+    rendered = 0
+    for number, (page_boxes, name) in enumerate(zip(boxes, names)):
+        if number in readable and not unproven(doc, number, page_boxes, trace):
+            continue
+        rendered += 1
+        page = doc[number]
         display = page.get_displaylist(annots=True)  # the page is interpreted once for all its boxes
         for box in page_boxes:
             if dark_share(page, box, display=display) < MIN_DARK_SHARE:
                 raise StampNotVisible(
-                    f"the stamp of {name} (page {number} of {what}) does not show when the page is rendered: "
+                    f"the stamp of {name} (page {number + 1} of {what}) does not show when the page is rendered: "
                     "something on the page covers or hides it. Nothing of this production was kept; check that "
                     "page and produce again.")
+    return rendered

@@ -10,10 +10,13 @@ and stay links.
 
 import pymupdf
 
+from . import pageobjects
+
 
 def has_annotations(doc: pymupdf.Document) -> bool:
     """True when any page has an /Annots entry (links included). Reads only the page objects."""
-    return any(doc.xref_get_key(doc.page_xref(number), "Annots")[0] != "null" for number in range(doc.page_count))
+    pdf = pageobjects.pdf_of(doc)
+    return any(pageobjects.has_annots(pageobjects.page_object(pdf, number)) for number in range(doc.page_count))
 
 
 def flatten(doc: pymupdf.Document, widgets: bool = True) -> bool:

@@ -14,6 +14,8 @@ from urllib.parse import unquote
 
 import pymupdf
 
+from . import pageobjects
+
 
 @dataclass(frozen=True)
 class FileLink:
@@ -35,8 +37,9 @@ def file_key(name: str) -> str:
 
 def _linked_pages(doc: pymupdf.Document):
     """The pages that have annotations at all (reading the page object only: most pages have none)."""
+    pdf = pageobjects.pdf_of(doc)
     for number in range(doc.page_count):
-        if doc.xref_get_key(doc.page_xref(number), "Annots")[0] != "null":
+        if pageobjects.has_annots(pageobjects.page_object(pdf, number)):
             yield doc[number]
 
 

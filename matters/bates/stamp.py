@@ -30,6 +30,7 @@ from .check import check_stamps
 from .flatten import flatten
 from .forms import nest_fields, restore_names
 from .links import resolve_named_links, take_file_links
+from . import pageobjects
 
 FONT = "helv"
 UNICODE_FONT = "china-s"  # PyMuPDF's name for its built-in Droid Sans Fallback
@@ -87,13 +88,13 @@ def text_width(text: str, fontsize: float) -> float:
     """Width in points of ``text`` in the font it will be stamped with."""
     if needs_unicode_font(text):
         return unicode_font().text_length(text, fontsize=fontsize)
-    return pymupdf.get_text_length(text, fontname=FONT, fontsize=fontsize)
+    return sum(_helvetica_width(char) for char in text) * fontsize
 
 
-def visual_origin(page: pymupdf.Page, text: str, vertical: str, horizontal: str, fontsize: float = FONT_SIZE,
+def visual_origin(visible: pymupdf.Rect, text: str, vertical: str, horizontal: str, fontsize: float = FONT_SIZE,
                   width: float | None = None):
-    """Return the baseline start of ``text`` on the displayed page (top-left origin, y down), inside the margin."""
-    visible = page.rect
+    """Return the baseline start of ``text`` on the displayed page whose visible area is ``visible`` (as
+    ``page.rect``: top-left origin, y down), inside the margin."""
     width = text_width(text, fontsize) if width is None else width
     x = {
         "left": visible.x0 + MARGIN_PT,
@@ -106,7 +107,7 @@ def visual_origin(page: pymupdf.Page, text: str, vertical: str, horizontal: str,
 
 def put_text(page: pymupdf.Page, text: str, vertical: str, horizontal: str, fontsize: float = FONT_SIZE) -> None:
     """Write ``text`` upright at a visual position of ``page``."""
-    point = visual_origin(page, text, vertical, horizontal, fontsize) * page.derotation_matrix
+    point = visual_origin(page.rect, text, vertical, horizontal, fontsize) * page.derotation_matrix
     fontname = FONT
     if needs_unicode_font(text):
         page.insert_font(fontname=UNICODE_RESOURCE, fontbuffer=unicode_font().buffer)
@@ -117,102 +118,80 @@ def put_text(page: pymupdf.Page, text: str, vertical: str, horizontal: str, font
 FONT_RESOURCE = "LDBates"
 
 
+@functools.cache
+def _helvetica_width(char: str) -> float:
+    """Advance width of ``char`` in base-14 Helvetica at size 1 (points); base-14 text has no kerning, so a
+    text's width is the sum of its characters'."""
+    return pymupdf.get_text_length(char, fontname=FONT, fontsize=1)
+
+
 def _pdf_string(text: str) -> str:
     encoded = text.encode("cp1252", "replace").decode("latin-1")
     return "(" + encoded.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ")"
 
 
-def _ref(value: str) -> int | None:
-    parts = value.split()
-    return int(parts[0]) if len(parts) == 3 and parts[2] == "R" else None
-
-
 class DocumentStamper:
-    """Stamps the pages of one document (see the module docstring). Create one per document."""
+    """Stamps the pages of one document (see the module docstring). Create one per document.
+
+    ``own_content`` holds the numbers (0-based) of the pages whose every stamp text is in the one content
+    stream this class appends: :mod:`.check` can read those pages' structure instead of rendering them."""
 
     def __init__(self, doc: pymupdf.Document) -> None:
         self.doc = doc
-        self.font_xref = self._new_object("<</Type/Font/Subtype/Type1/BaseFont/Helvetica/Encoding/WinAnsiEncoding>>")
-        self.open_xref = self._new_stream(b"q\n")
-        self.close_xref = self._new_stream(b"\nQ\n")
-        self._fonts_done: set[tuple[int, str]] = set()
+        self.pdf = pageobjects.pdf_of(doc)
+        self.font = self._new_font()
+        self.font_key = pageobjects.mupdf.pdf_new_name(FONT_RESOURCE)
+        self.open_stream = pageobjects.add_stream(self.pdf, b"q\n")
         self.unicode_used = False  # a Unicode font was embedded whole: subset it before saving
+        self.own_content: set[int] = set()
 
-    def _new_object(self, source: str) -> int:
-        xref = self.doc.get_new_xref()
-        self.doc.update_object(xref, source)
-        return xref
-
-    def _new_stream(self, data: bytes) -> int:
-        xref = self._new_object("<<>>")
-        self.doc.update_stream(xref, data)
-        return xref
-
-    def _inherited_resources(self, page_xref: int) -> str | None:
-        node = page_xref
-        for _ in range(32):  # the page tree is shallow; a cycle must not loop forever
-            kind, parent = self.doc.xref_get_key(node, "Parent")
-            node = _ref(parent) if kind == "xref" else None
-            if node is None:
-                return None
-            kind, value = self.doc.xref_get_key(node, "Resources")
-            if kind in ("xref", "dict"):
-                return value
-        return None
-
-    def _add_font(self, page: pymupdf.Page) -> bool:
-        """Make FONT_RESOURCE name our font in the page's resources; False if the structure is one we leave to
-        PyMuPDF's own insert methods."""
-        doc, page_xref = self.doc, page.xref
-        kind, value = doc.xref_get_key(page_xref, "Resources")
-        if kind == "null":
-            inherited = self._inherited_resources(page_xref)
-            if inherited is None:
-                inherited = "<<>>"
-            doc.xref_set_key(page_xref, "Resources", inherited)  # the page's own copy (or the same object)
-            kind, value = doc.xref_get_key(page_xref, "Resources")
-        if kind == "xref":
-            holder, prefix = _ref(value), ""
-        elif kind == "dict":
-            holder, prefix = page_xref, "Resources/"
-        else:
-            return False
-        font_kind, font_value = doc.xref_get_key(holder, f"{prefix}Font")
-        if font_kind == "xref":
-            holder, key = _ref(font_value), FONT_RESOURCE
-        elif font_kind in ("dict", "null"):
-            key = f"{prefix}Font/{FONT_RESOURCE}"
-        else:
-            return False
-        if (holder, key) not in self._fonts_done:
-            doc.xref_set_key(holder, key, f"{self.font_xref} 0 R")
-            if holder != page_xref:  # a shared resources or font dictionary: once per document
-                self._fonts_done.add((holder, key))
-        return True
+    def _new_font(self):
+        mupdf = pageobjects.mupdf
+        font = mupdf.pdf_new_dict(self.pdf, 4)
+        mupdf.pdf_dict_put(font, mupdf.PDF_ENUM_NAME_Type, mupdf.PDF_ENUM_NAME_Font)
+        mupdf.pdf_dict_put(font, mupdf.PDF_ENUM_NAME_Subtype, mupdf.PDF_ENUM_NAME_Type1)
+        mupdf.pdf_dict_put_name(font, mupdf.PDF_ENUM_NAME_BaseFont, "Helvetica")
+        mupdf.pdf_dict_put(font, mupdf.PDF_ENUM_NAME_Encoding, mupdf.PDF_ENUM_NAME_WinAnsiEncoding)
+        return mupdf.pdf_add_object(self.pdf, font)
 
     def stamp(self, page: pymupdf.Page, items: list[tuple[str, str, str]],
               fontsize: float = FONT_SIZE) -> list[pymupdf.Rect]:
         """Write each (text, vertical, horizontal) of ``items`` upright at its visual position on ``page``; return
         each text's box on the displayed page (points, top-left origin), for :mod:`.check`."""
-        placed = layout(page, items, fontsize)
+        return self.stamp_number(page.number, items, fontsize)
+
+    def stamp_number(self, number: int, items: list[tuple[str, str, str]],
+                     fontsize: float = FONT_SIZE) -> list[pymupdf.Rect]:
+        """:meth:`stamp` for page ``number`` (0-based), read and written at the object level."""
+        page_obj = pageobjects.page_object(self.pdf, number)
+        visible, to_pdf = pageobjects.geometry(page_obj)
+        placed = layout(visible, items, fontsize)
         latin = [item for item in placed if not item.unicode]
-        if latin and self._add_font(page):
-            to_pdf = page.derotation_matrix * ~page.transformation_matrix
-            zero = pymupdf.Point(0, 0) * to_pdf
-            along = pymupdf.Point(1, 0) * to_pdf - zero
-            up = pymupdf.Point(0, -1) * to_pdf - zero
+        fonts = pageobjects.font_dictionary(self.pdf, page_obj) if latin else None
+        if fonts is not None:
+            zero = pageobjects.transform((0, 0), to_pdf)
+            along_x, along_y = (v - z for v, z in zip(pageobjects.transform((1, 0), to_pdf), zero))
+            up_x, up_y = (v - z for v, z in zip(pageobjects.transform((0, -1), to_pdf), zero))
             operations = []
             for item in latin:
-                origin = item.origin * to_pdf
+                origin_x, origin_y = pageobjects.transform((item.origin.x, item.origin.y), to_pdf)
                 operations.append(
-                    f"BT /{FONT_RESOURCE} {item.size:g} Tf 0 g {along.x:.6g} {along.y:.6g} {up.x:.6g} {up.y:.6g} "
-                    f"{origin.x:.3f} {origin.y:.3f} Tm {_pdf_string(item.text)} Tj ET"
+                    f"BT /{FONT_RESOURCE} {item.size:g} Tf 0 g {along_x:.6g} {along_y:.6g} {up_x:.6g} {up_y:.6g} "
+                    f"{origin_x:.3f} {origin_y:.3f} Tm {_pdf_string(item.text)} Tj ET"
                 )
-            stamp_xref = self._new_stream(("q " + " ".join(operations) + " Q\n").encode("latin-1"))
-            contents = [self.open_xref, *page.get_contents(), self.close_xref, stamp_xref]
-            self.doc.xref_set_key(page.xref, "Contents", "[" + " ".join(f"{xref} 0 R" for xref in contents) + "]")
+            pageobjects.mupdf.pdf_dict_put(fonts, self.font_key, self.font)
+            # The page's own content runs between q and Q, so a transformation or clip it leaves active cannot
+            # move or hide the stamp; the stamp itself follows in its own q ... Q.
+            stamp = ("\nQ\nq " + " ".join(operations) + " Q\n").encode("latin-1")
+            pageobjects.wrap_and_append(self.pdf, page_obj, self.open_stream,
+                                        [pageobjects.add_stream(self.pdf, stamp)])
             latin = []
-        for item in [*latin, *(item for item in placed if item.unicode)]:
+        rest = [*latin, *(item for item in placed if item.unicode)]
+        if not rest:
+            self.own_content.add(number)
+            return [item.box for item in placed]
+        page = self.doc[number]
+        for item in rest:
             fontname = FONT
             if item.unicode:
                 page.insert_font(fontname=UNICODE_RESOURCE, fontbuffer=unicode_font().buffer)
@@ -233,19 +212,20 @@ class Placed:
     unicode: bool
 
 
-def layout(page: pymupdf.Page, items: list[tuple[str, str, str]], fontsize: float = FONT_SIZE) -> list[Placed]:
-    """Place each (text, vertical, horizontal) on the displayed page: shrunk to fit between the margins, moved a
-    line further from the edge where it would overprint an earlier one."""
+def layout(visible: pymupdf.Rect, items: list[tuple[str, str, str]], fontsize: float = FONT_SIZE) -> list[Placed]:
+    """Place each (text, vertical, horizontal) on the displayed page whose visible area is ``visible`` (as
+    ``page.rect``): shrunk to fit between the margins, moved a line further from the edge where it would
+    overprint an earlier one."""
     placed: list[Placed] = []
     for text, vertical, horizontal in items:
         unicode = needs_unicode_font(text)
         size = fontsize
-        available = page.rect.width - 2 * MARGIN_PT
+        available = visible.width - 2 * MARGIN_PT
         width = text_width(text, size)
         if width > available:
             size = max(4.0, size * available / width)
             width = text_width(text, size)
-        visual = visual_origin(page, text, vertical, horizontal, size, width)
+        visual = visual_origin(visible, text, vertical, horizontal, size, width)
         box = pymupdf.Rect(visual.x, visual.y - size, visual.x + width, visual.y + 0.3 * size)
         while any(box.intersects(other.box) for other in placed):
             step = -1.4 * size if vertical == "bottom" else 1.4 * size
@@ -293,14 +273,28 @@ def stamp_document(source: pymupdf.Document, bates: list[str], spec: StampSpec, 
     that nothing is drawn over the stamp (a kept field that covers it fails the check); a Unicode font used for an endorsement is cut down to the glyphs used. Raises ValueError if the
     numbers and pages do not pair up.
     """
+    return _stamp(source, bates, spec, confidentiality, keep_forms).boxes
+
+
+@dataclass
+class _Stamping:
+    boxes: list[list[pymupdf.Rect]]
+    own_content: set[int]
+
+
+def _stamp(source: pymupdf.Document, bates: list[str], spec: StampSpec, confidentiality: str,
+           keep_forms: bool) -> _Stamping:
     if len(bates) != source.page_count:
         raise ValueError(f"{len(bates)} Bates numbers for {source.page_count} pages")
     flatten(source, widgets=not keep_forms)
     stamper = DocumentStamper(source)
-    boxes = [stamp_page(page, number, spec, confidentiality, stamper) for page, number in zip(source, bates)]
+    items = [(spec.vertical, spec.horizontal)] + ([(spec.vertical, spec.opposite)] if confidentiality else [])
+    texts = [confidentiality] if confidentiality else []
+    boxes = [stamper.stamp_number(number, [(text, *where) for text, where in zip([bates_number, *texts], items)])
+             for number, bates_number in enumerate(bates)]
     if stamper.unicode_used:
         source.subset_fonts()  # the file grows by the glyphs used, not the 3.5 MB font
-    return boxes
+    return _Stamping(boxes, stamper.own_content)
 
 
 def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates: list[str], spec: StampSpec,
@@ -314,9 +308,9 @@ def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates
     receives finished pages. ``what`` names the document in messages. ``check=False`` is for the benchmark's
     side-by-side measure of the check's cost only: a production always checks.
     """
-    boxes = stamp_document(source, bates, spec, confidentiality, keep_forms)
+    stamping = _stamp(source, bates, spec, confidentiality, keep_forms)
     if check:
-        check_stamps(source, boxes, bates, what)
+        check_stamps(source, stamping.boxes, bates, what, readable=stamping.own_content)
     stamped = Stamped(start=combined.page_count, unresolved_names=resolve_named_links(source),
                       file_links=take_file_links(source))
     field_names = nest_fields(source, bates[0]) if keep_forms else {}

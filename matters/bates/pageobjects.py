@@ -1,0 +1,100 @@
+"""Read and write page objects through MuPDF's object API (``pymupdf.mupdf``), for work done on every page.
+
+PyMuPDF's ``Page`` properties and ``xref_get_key``/``xref_set_key`` serialise and re-parse objects on each
+call: tens of microseconds each, which on a 10,000-page production costs more than combining and saving the
+pages. The functions here take the page object straight from the page tree and touch only the keys they need.
+Geometry follows MuPDF's ``pdf_page_obj_transform``: the visible area is the CropBox (within the MediaBox)
+turned by /Rotate, in points with the origin at its top left and y down, as PyMuPDF's ``page.rect``.
+"""
+
+import pymupdf
+
+mupdf = pymupdf.mupdf
+ANNOTS = mupdf.PDF_ENUM_NAME_Annots
+CONTENTS = mupdf.PDF_ENUM_NAME_Contents
+FONT = mupdf.PDF_ENUM_NAME_Font
+RESOURCES = mupdf.PDF_ENUM_NAME_Resources
+
+Matrix = tuple[float, float, float, float, float, float]
+
+
+def pdf_of(doc: pymupdf.Document):
+    """The MuPDF ``PdfDocument`` under a PyMuPDF document."""
+    return pymupdf._as_pdf_document(doc)
+
+
+def page_object(pdf, number: int):
+    """The page dictionary of page ``number`` (0-based)."""
+    return mupdf.pdf_lookup_page_obj(pdf, number)
+
+
+def transform(point: tuple[float, float], m: Matrix) -> tuple[float, float]:
+    """``point`` mapped by the PDF matrix ``m`` (ISO 32000-1, 8.3.4: row vector times matrix)."""
+    x, y = point
+    return x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5]
+
+
+def invert(m: Matrix) -> Matrix:
+    """The inverse of ``m``. Raises ZeroDivisionError for a degenerate matrix (a page box of no area)."""
+    a, b, c, d, e, f = m
+    det = a * d - b * c
+    ia, ib, ic, id_ = d / det, -b / det, -c / det, a / det
+    return ia, ib, ic, id_, -(e * ia + f * ic), -(e * ib + f * id_)
+
+
+def geometry(page_obj) -> tuple[pymupdf.Rect, Matrix]:
+    """The page's visible area (displayed-page points, as ``page.rect``) and the matrix from displayed-page
+    points to PDF user space (``page.derotation_matrix * ~page.transformation_matrix``)."""
+    box, ctm = mupdf.FzRect(), mupdf.FzMatrix()
+    mupdf.pdf_page_obj_transform(page_obj, box, ctm)
+    m = (ctm.a, ctm.b, ctm.c, ctm.d, ctm.e, ctm.f)
+    corners = [transform(p, m) for p in ((box.x0, box.y0), (box.x1, box.y0), (box.x0, box.y1), (box.x1, box.y1))]
+    xs, ys = [p[0] for p in corners], [p[1] for p in corners]
+    return pymupdf.Rect(min(xs), min(ys), max(xs), max(ys)), invert(m)
+
+
+def has_annots(page_obj) -> bool:
+    """True when the page has an /Annots entry (links included)."""
+    return bool(mupdf.pdf_dict_get(page_obj, ANNOTS).m_internal)
+
+
+def add_stream(pdf, data: bytes):
+    """A new stream object holding ``data`` (uncompressed; the production's save deflates it); its reference."""
+    return mupdf.pdf_add_stream(pdf, mupdf.fz_new_buffer_from_copied_data(data), mupdf.PdfObj(), 0)
+
+
+def font_dictionary(pdf, page_obj):
+    """The /Font dictionary of the page's resources, made where missing; None when the resources are not a
+    dictionary (a broken file: left to PyMuPDF's own insert methods). Inherited resources (ISO 32000-1,
+    7.7.3.4) are put on the page itself first: the object when it is one, else the page's own copy, so that
+    a font added for this page does not land in an ancestor that other documents' pages may share."""
+    resources = mupdf.pdf_dict_get(page_obj, RESOURCES)
+    if not resources.m_internal:
+        inherited = mupdf.pdf_dict_get_inheritable(page_obj, RESOURCES)
+        if inherited.m_internal and mupdf.pdf_is_dict(inherited):
+            resources = inherited if mupdf.pdf_is_indirect(inherited) else mupdf.pdf_deep_copy_obj(inherited)
+            mupdf.pdf_dict_put(page_obj, RESOURCES, resources)
+        else:
+            resources = mupdf.pdf_dict_put_dict(page_obj, RESOURCES, 1)
+    if not mupdf.pdf_is_dict(resources):
+        return None
+    fonts = mupdf.pdf_dict_get(resources, FONT)
+    if not fonts.m_internal:
+        fonts = mupdf.pdf_dict_put_dict(resources, FONT, 1)
+    return fonts if mupdf.pdf_is_dict(fonts) else None
+
+
+def wrap_and_append(pdf, page_obj, before, after: list) -> None:
+    """Set the page's /Contents to ``before``, its own content streams, then ``after`` (stream references).
+    A new array each time: an existing one may be an object other pages share."""
+    contents = mupdf.pdf_dict_get(page_obj, CONTENTS)
+    array = mupdf.pdf_new_array(pdf, 4)
+    mupdf.pdf_array_push(array, before)
+    if mupdf.pdf_is_array(contents):
+        for index in range(mupdf.pdf_array_len(contents)):
+            mupdf.pdf_array_push(array, mupdf.pdf_array_get(contents, index))
+    elif contents.m_internal:
+        mupdf.pdf_array_push(array, contents)
+    for stream in after:
+        mupdf.pdf_array_push(array, stream)
+    mupdf.pdf_dict_put(page_obj, CONTENTS, array)

@@ -1,0 +1,102 @@
+"""The stamp check reads a page's structure instead of rendering it only when that structure proves the stamp is
+drawn as written: every way page content can hide a stamp sends the page to the renderer, which fails it."""
+
+import pymupdf
+import pytest
+
+from matters.bates.check import StampNotVisible, check_stamps, unproven
+from matters.bates.stamp import StampSpec, _stamp
+
+NAMES = ["SMITH000001"]
+
+
+def page_with(content: bytes, doc: pymupdf.Document | None = None) -> pymupdf.Document:
+    """A Letter page whose whole content is ``content`` (Helvetica as /F1)."""
+    doc = doc or pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_font(fontname="F1", fontbuffer=pymupdf.Font("helv").buffer)
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, content)
+    doc.xref_set_key(page.xref, "Contents", f"{xref} 0 R")
+    return doc
+
+
+def stamped(doc: pymupdf.Document, confidentiality: str = ""):
+    return _stamp(doc, NAMES[: doc.page_count], StampSpec(), confidentiality, keep_forms=False)
+
+
+def test_a_plain_page_is_proven_without_rendering():
+    # A white box the page draws over its bottom edge lies under the stamp, which is drawn last.
+    doc = page_with(b"q 1 g 300 0 312 100 re f Q BT /F1 11 Tf 72 700 Td (The lease.) Tj ET")
+    stamping = stamped(doc)
+    assert unproven(doc, 0, stamping.boxes[0]) == ""
+    assert check_stamps(doc, stamping.boxes, NAMES, "Exhibit 1", readable=stamping.own_content) == 0
+
+
+@pytest.mark.parametrize("content, reason", [
+    # A surplus Q pops the q around the page's content: the clip after it reaches the stamp.
+    (b"Q 0 0 1 1 re W n", "unbalanced"),
+    # A surplus q keeps the clip past the Q meant to restore it.
+    (b"q 0 0 1 1 re W n", "unbalanced"),
+    (b"Q 3 Tr", "unbalanced"),  # text render mode 3 draws no ink
+    (b"BT /F1 9 Tf (never closed", "syntax"),  # an open string swallows the stamp as its text
+    (b"[ 1 2", "syntax"),  # as does an open array
+    (b"foo " * 150, "syntax"),  # MuPDF stops reading a page's content after 100 syntax errors
+    (b"BI /W 1 /H 1 /BPC 8 /CS /G ID x", "syntax"),  # an inline image without its end
+])
+def test_content_that_can_hide_the_stamp_is_rendered(content, reason):
+    doc = page_with(content)
+    stamping = stamped(doc)
+    assert reason in unproven(doc, 0, stamping.boxes[0])
+
+
+@pytest.mark.parametrize("content", [b"(never closed", b"[ 1 2", b"foo " * 150])
+def test_a_stamp_the_content_swallows_fails_the_check(content):
+    doc = page_with(content)
+    stamping = stamped(doc)
+    with pytest.raises(StampNotVisible, match="the stamp of SMITH000001 \\(page 1 of Exhibit 1\\)"):
+        check_stamps(doc, stamping.boxes, NAMES, "Exhibit 1", readable=stamping.own_content)
+
+
+def test_hidden_optional_content_left_open_is_rendered_and_fails():
+    doc = pymupdf.open()
+    hidden = doc.add_ocg("Draft notes", on=False)
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 200), "notes", oc=hidden)
+    tag = next(line for line in page.read_contents().decode("latin-1").splitlines() if line.endswith("BDC"))
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, f"{tag}\n".encode("latin-1"))
+    doc.xref_set_key(page.xref, "Contents", "[" + " ".join(f"{x} 0 R" for x in page.get_contents() + [xref]) + "]")
+    stamping = stamped(doc)
+    assert "optional content" in unproven(doc, 0, stamping.boxes[0])
+    with pytest.raises(StampNotVisible):
+        check_stamps(doc, stamping.boxes, NAMES, "Exhibit 1", readable=stamping.own_content)
+
+
+def test_an_annotation_over_the_stamp_is_rendered_and_fails():
+    doc = page_with(b"")
+    stamping = stamped(doc)
+    annot = doc[0].add_rect_annot(pymupdf.Rect(300, 700, 612, 792))  # drawn after all page content
+    annot.set_colors(stroke=(1, 1, 1), fill=(1, 1, 1))
+    annot.update()
+    assert "annotations" in unproven(doc, 0, stamping.boxes[0])
+    with pytest.raises(StampNotVisible):
+        check_stamps(doc, stamping.boxes, NAMES, "Exhibit 1", readable=stamping.own_content)
+
+
+def test_a_stamp_box_outside_the_visible_area_is_rendered():
+    doc = page_with(b"")
+    stamping = stamped(doc)
+    doc[0].set_cropbox(pymupdf.Rect(0, 0, 612, 700))  # the bottom of the page, with the stamp, is cut off
+    assert "visible area" in unproven(doc, 0, stamping.boxes[0])
+    with pytest.raises(StampNotVisible):
+        check_stamps(doc, stamping.boxes, NAMES, "Exhibit 1", readable=stamping.own_content)
+
+
+def test_a_page_stamped_through_pymupdf_for_a_unicode_endorsement_is_rendered():
+    doc = page_with(b"")
+    stamping = stamped(doc, confidentiality="機密")
+    assert stamping.own_content == set()
+    assert check_stamps(doc, stamping.boxes, NAMES, "Exhibit 1", readable=stamping.own_content) == 1
