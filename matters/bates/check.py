@@ -13,7 +13,7 @@ hide it, and the page is rendered when any of them may:
 - marked content of a hidden optional content group left open (8.11.3.2): everything after it is hidden;
 - a string, array or dictionary left open, or an inline image without its end, which swallows the stamp as data;
 - syntax errors: MuPDF stops reading a page's content after 100 of them;
-- annotations or form fields, drawn after all page content (12.5.5);
+- annotations or form fields, drawn after all page content (12.5.5), links without an appearance excepted;
 - a stamp box outside the visible area (the CropBox within the MediaBox, 14.11.2).
 The content is read by MuPDF's own content-stream interpreter with no drawing device (no fonts, images or
 glyphs loaded), the same lexer a render uses, so a construct it reads differently from us cannot slip through.
@@ -89,7 +89,7 @@ def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect],
     points)."""
     pdf = pageobjects.pdf_of(doc)
     page_obj = pageobjects.page_object(pdf, number)
-    if pageobjects.has_annots(page_obj):
+    if pageobjects.draws_annots(page_obj):
         return "annotations are drawn over the page content"
     visible, _ = pageobjects.geometry(page_obj)
     if not all(visible.contains(box) for box in boxes):

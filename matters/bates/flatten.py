@@ -14,20 +14,10 @@ from . import pageobjects
 
 
 def has_annotations(doc: pymupdf.Document) -> bool:
-    """True when any page has an annotation other than a link (a link has no appearance to bake and stays a
-    link). Reads only the page objects and their annotation dictionaries."""
-    mupdf, pdf = pageobjects.mupdf, pageobjects.pdf_of(doc)
-    for number in range(doc.page_count):
-        annots = mupdf.pdf_dict_get(pageobjects.page_object(pdf, number), pageobjects.ANNOTS)
-        if not annots.m_internal:
-            continue
-        if not mupdf.pdf_is_array(annots):
-            return True
-        for index in range(mupdf.pdf_array_len(annots)):
-            subtype = mupdf.pdf_dict_get(mupdf.pdf_array_get(annots, index), mupdf.PDF_ENUM_NAME_Subtype)
-            if not mupdf.pdf_name_eq(subtype, mupdf.PDF_ENUM_NAME_Link):
-                return True
-    return False
+    """True when any page has an annotation other than a link without an appearance (such a link has nothing
+    to bake and stays a link). Reads only the page objects and their annotation dictionaries."""
+    pdf = pageobjects.pdf_of(doc)
+    return any(pageobjects.draws_annots(pageobjects.page_object(pdf, number)) for number in range(doc.page_count))
 
 
 def flatten(doc: pymupdf.Document, widgets: bool = True) -> bool:

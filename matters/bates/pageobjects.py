@@ -58,6 +58,23 @@ def has_annots(page_obj) -> bool:
     return bool(mupdf.pdf_dict_get(page_obj, ANNOTS).m_internal)
 
 
+def draws_annots(page_obj) -> bool:
+    """True when the page has an annotation a viewer may draw: anything but a link without an appearance
+    stream (ISO 32000-1, 12.5.6.5: such a link is an area to click, at most outlined by its border)."""
+    annots = mupdf.pdf_dict_get(page_obj, ANNOTS)
+    if not annots.m_internal:
+        return False
+    if not mupdf.pdf_is_array(annots):
+        return True
+    for index in range(mupdf.pdf_array_len(annots)):
+        annot = mupdf.pdf_array_get(annots, index)
+        if not mupdf.pdf_name_eq(mupdf.pdf_dict_get(annot, mupdf.PDF_ENUM_NAME_Subtype), mupdf.PDF_ENUM_NAME_Link):
+            return True
+        if mupdf.pdf_dict_get(annot, mupdf.PDF_ENUM_NAME_AP).m_internal:
+            return True
+    return False
+
+
 def add_stream(pdf, data: bytes):
     """A new stream object holding ``data`` (uncompressed; the production's save deflates it); its reference."""
     return mupdf.pdf_add_stream(pdf, mupdf.fz_new_buffer_from_copied_data(data), mupdf.PdfObj(), 0)

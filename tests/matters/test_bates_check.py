@@ -100,3 +100,31 @@ def test_a_page_stamped_through_pymupdf_for_a_unicode_endorsement_is_rendered():
     stamping = stamped(doc, confidentiality="機密")
     assert stamping.own_content == set()
     assert check_stamps(doc, stamping.boxes, NAMES, "Exhibit 1", readable=stamping.own_content) == 1
+
+
+def link(doc: pymupdf.Document, appearance: bool) -> None:
+    """A link over the stamp's corner; with ``appearance``, one that draws a white box there."""
+    xref = doc.get_new_xref()
+    source = "<</Type/Annot/Subtype/Link/Rect[300 0 612 100]/Border[0 0 0]/A<</S/URI/URI(https://example.com)>>"
+    if appearance:
+        form = doc.get_new_xref()
+        doc.update_object(form, "<</Type/XObject/Subtype/Form/BBox[0 0 312 100]>>")
+        doc.update_stream(form, b"1 g 0 0 312 100 re f")
+        source += f"/AP<</N {form} 0 R>>"
+    doc.update_object(xref, source + ">>")
+    doc.xref_set_key(doc[0].xref, "Annots", f"[{xref} 0 R]")
+
+
+def test_a_link_without_an_appearance_is_only_an_area_to_click():
+    doc = page_with(b"")
+    link(doc, appearance=False)
+    stamping = stamped(doc)
+    assert unproven(doc, 0, stamping.boxes[0]) == ""
+
+
+def test_a_link_with_an_appearance_is_rendered():
+    doc = page_with(b"")
+    link(doc, appearance=True)
+    stamping = stamped(doc)
+    assert "annotations" in unproven(doc, 0, stamping.boxes[0])
+    assert check_stamps(doc, stamping.boxes, NAMES, "Exhibit 1", readable=stamping.own_content) == 1
