@@ -10,13 +10,15 @@ hide it, and the page is rendered when any of them may:
 - the page's content leaves the graphics state unbalanced: a surplus ``Q`` pops the ``q`` before it, so a clip,
   transformation, text render mode, soft mask or alpha set after that reaches the stamp; a surplus ``q`` keeps
   the page's state past the ``Q`` meant to restore it (ISO 32000-1, 8.4.2);
-- marked content of a hidden optional content group left open (8.11.3.2): everything after it is hidden;
+- marked content of a hidden optional content group left open (8.11.3.2): everything after it is hidden (a
+  document with optional content is rendered page by page);
 - a string, array or dictionary left open, or an inline image without its end, which swallows the stamp as data;
 - syntax errors: MuPDF stops reading a page's content after 100 of them;
 - annotations or form fields, drawn after all page content (12.5.5), links without an appearance excepted;
 - a stamp box outside the visible area (the CropBox within the MediaBox, 14.11.2).
-The content is read by MuPDF's own content-stream interpreter with no drawing device (no fonts, images or
-glyphs loaded), the same lexer a render uses, so a construct it reads differently from us cannot slip through.
+The content is read by MuPDF's own content-stream interpreter counting ``q``/``Q`` (no drawing device: no glyph,
+image or page raster), the same lexer a render uses, so a construct it reads differently from us cannot slip
+through.
 """
 
 import numpy
@@ -49,44 +51,23 @@ def dark_share(page: pymupdf.Page, box: pymupdf.Rect, dpi: int = CHECK_DPI,
     return float((samples < DARK_LEVEL).mean()) if samples.size else 0.0
 
 
-class _GraphicsStateTrace(mupdf.PdfProcessor2):
-    """A content-stream processor that only follows ``q``/``Q``: every other operator is parsed by MuPDF and
-    dropped (no callback is set for it, so nothing is loaded for it)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.use_virtual_op_q()
-        self.use_virtual_op_Q()
-        self.use_virtual_op_EOD()
-        # Optional content is judged as a viewer shows the page: without a usage MuPDF hides no group.
-        self.m_internal.usage = "View"
-        self.start()
-
-    def start(self) -> None:
-        self.depth, self.lowest, self.returns_to_zero, self.end_depth = 0, 0, 0, None
-        self.m_internal.hidden = 0
-
-    def op_q(self, ctx) -> None:
-        self.depth += 1
-
-    def op_Q(self, ctx) -> None:
-        self.depth -= 1
-        self.lowest = min(self.lowest, self.depth)
-        if self.depth == 0:
-            self.returns_to_zero += 1
-
-    def op_EOD(self, ctx) -> None:
-        # MuPDF then pops what is left open; the state at the end of the content is what the stamp saw.
-        self.end_depth, self.returns_at_end = self.depth, self.returns_to_zero
+def has_optional_content(doc: pymupdf.Document) -> bool:
+    """True when the document declares optional content (layers: the catalog's /OCProperties, ISO 32000-1,
+    8.11.4.2). Without it no layer exists to be hidden, in MuPDF or in the standard."""
+    return doc.xref_get_key(doc.pdf_catalog(), "OCProperties")[0] != "null"
 
 
-def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect],
-             trace: _GraphicsStateTrace | None = None) -> str:
+def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect], layers: bool | None = None) -> str:
     """Why the structure of page ``number`` (0-based) of ``doc`` does not prove its stamp shows ('' when it
-    does). Only for a page stamped by :class:`.stamp.DocumentStamper` with its own content stream, whose
-    content ends ``Q`` (closing the page's content) then ``q ... Q`` (the stamp): of the ``q``/``Q`` MuPDF
-    reads, the depth may reach zero only at those two ``Q``. ``boxes`` are the stamp boxes (displayed-page
-    points)."""
+    does). Only for a page stamped by :class:`.stamp.DocumentStamper` with its own content stream: ``q``, the
+    page's content, then ``Q q <stamp> Q``. ``boxes`` are the stamp boxes (displayed-page points); ``layers``,
+    :func:`has_optional_content` when the caller knows it.
+
+    MuPDF's own count of the graphics state (``pdf_count_q_balance``, what PyMuPDF's ``is_wrapped`` reads) must
+    find nothing to add: no ``Q`` without its ``q``, none missing at the end, no operator outside a ``q ... Q``.
+    Our four operators make that true of a page whose content is balanced; content that swallows any of them
+    (a string, array, dictionary or inline image left open, 100 syntax errors after which MuPDF reads no more)
+    leaves the count unbalanced, since every other way through leaves a ``q`` open or an operator unguarded."""
     pdf = pageobjects.pdf_of(doc)
     page_obj = pageobjects.page_object(pdf, number)
     if pageobjects.draws_annots(page_obj):
@@ -94,20 +75,15 @@ def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect],
     visible, _ = pageobjects.geometry(page_obj)
     if not all(visible.contains(box) for box in boxes):
         return "a stamp box is not inside the visible area"
-    trace = trace or _GraphicsStateTrace()
-    trace.start()
-    cookie = mupdf.FzCookie()
+    if has_optional_content(doc) if layers is None else layers:
+        return "the document has optional content: a layer left open may hide the stamp"
     resources = mupdf.pdf_dict_get_inheritable(page_obj, pageobjects.RESOURCES)
     try:
-        mupdf.pdf_process_contents(trace, pdf, resources, mupdf.pdf_dict_get(page_obj, pageobjects.CONTENTS),
-                                   cookie)
+        missing = mupdf.pdf_count_q_balance_outparams_fn(
+            pdf, resources, mupdf.pdf_dict_get(page_obj, pageobjects.CONTENTS))
     except Exception as exc:  # MuPDF's errors vary; whatever stops the reading, a render decides
         return f"the content cannot be read: {exc}"
-    if cookie.m_internal.errors:
-        return "the content has syntax errors"
-    if trace.m_internal.hidden:
-        return "hidden optional content is left open"
-    if trace.lowest < 0 or trace.end_depth != 0 or trace.returns_at_end != 2:
+    if tuple(missing) != (0, 0):
         return "the content leaves the graphics state unbalanced, or the stamp is not read as content"
     return ""
 
@@ -119,10 +95,10 @@ def check_stamps(doc: pymupdf.Document, boxes: list[list[pymupdf.Rect]], names: 
     ``readable`` are the pages (0-based) whose stamps are each in one content stream of their own (see
     :func:`unproven`); the others, and those whose structure proves nothing, are rendered. Return how many
     pages were rendered."""
-    trace = _GraphicsStateTrace() if readable else None
+    layers = has_optional_content(doc) if readable else True
     rendered = 0
     for number, (page_boxes, name) in enumerate(zip(boxes, names)):
-        if number in readable and not unproven(doc, number, page_boxes, trace):
+        if number in readable and not unproven(doc, number, page_boxes, layers):
             continue
         rendered += 1
         page = doc[number]
