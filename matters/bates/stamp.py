@@ -5,10 +5,10 @@ by /Rotate). A visual point maps to PDF user space through ``page.derotation_mat
 ``page.transformation_matrix`` (PDF space to PyMuPDF's), and so do the reading and "up" directions, which give
 the text matrix: the stamp reads upright whatever /Rotate and the CropBox are.
 
-:class:`DocumentStamper` writes at the PDF-object level, the fast way for thousands of pages: one Helvetica
-font object and one pair of ``q``/``Q`` content streams shared by every page of a document, and per page one
-small content stream appended after the page's own content, which is bracketed by the ``q``/``Q`` pair so that
-a transformation the original content leaves active (a ``cm`` with no q/Q around it) cannot move or scale the
+:class:`DocumentStamper` writes at the PDF-object level (:mod:`.pageobjects`), the fast way for thousands of
+pages: one Helvetica font object and one ``q`` content stream shared by every page of a document, put before
+the page's own content, and per page one small content stream after it, ``Q q <stamp> Q``, so that a
+transformation the original content leaves active (a ``cm`` with no q/Q around it) cannot move or scale the
 stamp. The font is base-14 Helvetica (nothing embedded); the stamp is real text, so the stamped PDF is
 searchable for its numbers. (ISO 32000-1: 7.7.3.3 inherited page resources, 8.4.2 q/Q, 9.4.2 the text matrix.)
 
@@ -240,10 +240,16 @@ def stamp_page(page: pymupdf.Page, bates: str, spec: StampSpec, confidentiality:
     """Stamp one page with its Bates number and, if any, its confidentiality designation; return the boxes of
     the stamp texts on the displayed page."""
     stamper = stamper or DocumentStamper(page.parent)
+    return stamper.stamp(page, stamp_items(bates, spec, confidentiality))
+
+
+def stamp_items(bates: str, spec: StampSpec, confidentiality: str = "") -> list[tuple[str, str, str]]:
+    """The (text, vertical, horizontal) a page's stamp is made of: its Bates number and, if any, its
+    confidentiality designation on the other side of the same edge."""
     items = [(bates, spec.vertical, spec.horizontal)]
     if confidentiality:
         items.append((confidentiality, spec.vertical, spec.opposite))
-    return stamper.stamp(page, items)
+    return items
 
 
 def cover_sheet(doc: pymupdf.Document, title: str, width: float = 612, height: float = 792) -> pymupdf.Page:
@@ -270,31 +276,33 @@ def stamp_document(source: pymupdf.Document, bates: list[str], spec: StampSpec, 
     """Stamp every page of ``source`` in place (one Bates number each, in order); return each page's stamp boxes.
 
     Annotations, and form fields unless ``keep_forms``, are baked into the pages first (:mod:`.flatten`), so
-    that nothing is drawn over the stamp (a kept field that covers it fails the check); a Unicode font used for an endorsement is cut down to the glyphs used. Raises ValueError if the
-    numbers and pages do not pair up.
+    that nothing is drawn over the stamp (a kept field that covers it fails the check); a Unicode font used for
+    an endorsement is cut down to the glyphs used. Raises ValueError if the numbers and pages do not pair up.
     """
-    return _stamp(source, bates, spec, confidentiality, keep_forms).boxes
+    return stamp_pages(source, bates, spec, confidentiality, keep_forms).boxes
 
 
 @dataclass
-class _Stamping:
+class Stamping:
+    """What :func:`stamp_pages` did: ``boxes``, each page's stamp boxes (displayed-page points);
+    ``own_content``, the pages (0-based) whose stamps are all in one content stream of ours (:mod:`.check`)."""
+
     boxes: list[list[pymupdf.Rect]]
     own_content: set[int]
 
 
-def _stamp(source: pymupdf.Document, bates: list[str], spec: StampSpec, confidentiality: str,
-           keep_forms: bool) -> _Stamping:
+def stamp_pages(source: pymupdf.Document, bates: list[str], spec: StampSpec, confidentiality: str = "",
+                keep_forms: bool = False) -> Stamping:
+    """:func:`stamp_document`, also saying which pages :mod:`.check` may read instead of rendering."""
     if len(bates) != source.page_count:
         raise ValueError(f"{len(bates)} Bates numbers for {source.page_count} pages")
     flatten(source, widgets=not keep_forms)
     stamper = DocumentStamper(source)
-    items = [(spec.vertical, spec.horizontal)] + ([(spec.vertical, spec.opposite)] if confidentiality else [])
-    texts = [confidentiality] if confidentiality else []
-    boxes = [stamper.stamp_number(number, [(text, *where) for text, where in zip([bates_number, *texts], items)])
+    boxes = [stamper.stamp_number(number, stamp_items(bates_number, spec, confidentiality))
              for number, bates_number in enumerate(bates)]
     if stamper.unicode_used:
         source.subset_fonts()  # the file grows by the glyphs used, not the 3.5 MB font
-    return _Stamping(boxes, stamper.own_content)
+    return Stamping(boxes, stamper.own_content)
 
 
 def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates: list[str], spec: StampSpec,
@@ -308,7 +316,7 @@ def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates
     receives finished pages. ``what`` names the document in messages. ``check=False`` is for the benchmark's
     side-by-side measure of the check's cost only: a production always checks.
     """
-    stamping = _stamp(source, bates, spec, confidentiality, keep_forms)
+    stamping = stamp_pages(source, bates, spec, confidentiality, keep_forms)
     if check:
         check_stamps(source, stamping.boxes, bates, what, readable=stamping.own_content)
     stamped = Stamped(start=combined.page_count, unresolved_names=resolve_named_links(source),

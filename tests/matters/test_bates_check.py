@@ -5,7 +5,7 @@ import pymupdf
 import pytest
 
 from matters.bates.check import StampNotVisible, check_stamps, unproven
-from matters.bates.stamp import StampSpec, _stamp
+from matters.bates.stamp import StampSpec, stamp_pages
 
 NAMES = ["SMITH000001"]
 
@@ -23,7 +23,7 @@ def page_with(content: bytes, doc: pymupdf.Document | None = None) -> pymupdf.Do
 
 
 def stamped(doc: pymupdf.Document, confidentiality: str = ""):
-    return _stamp(doc, NAMES[: doc.page_count], StampSpec(), confidentiality, keep_forms=False)
+    return stamp_pages(doc, NAMES[: doc.page_count], StampSpec(), confidentiality)
 
 
 @pytest.mark.parametrize("content", [
