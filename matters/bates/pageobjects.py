@@ -115,3 +115,44 @@ def wrap_and_append(pdf, page_obj, before, after: list) -> None:
     for stream in after:
         mupdf.pdf_array_push(array, stream)
     mupdf.pdf_dict_put(page_obj, CONTENTS, array)
+
+
+PAGES_PER_NODE = 128
+
+
+def nest_page_tree(doc: pymupdf.Document) -> None:
+    """Keep the page tree of a document that grows by appending (a production's combined PDF) shallow to search.
+
+    MuPDF appends a page after the last one, finding it by walking the root's /Kids from the start, counting
+    pages and skipping a /Pages node by its /Count (ISO 32000-1, 7.7.3.2): with every page a direct kid of the
+    root, each append reads every page before it, and combining takes time in the square of the pages. Call
+    after each append: once the root's trailing pages (after the /Pages nodes this made before) are
+    twice PAGES_PER_NODE, the first PAGES_PER_NODE of them move under a new /Pages node in their place. Page
+    order, inherited attributes (the root's, still above them) and the root's /Count stay as they were."""
+    pdf = pdf_of(doc)
+    root = mupdf.pdf_dict_getp(mupdf.pdf_trailer(pdf), "Root/Pages")
+    kids = mupdf.pdf_dict_get(root, mupdf.PDF_ENUM_NAME_Kids)
+    count = mupdf.pdf_array_len(kids)
+    if count < 2 * PAGES_PER_NODE:
+        return
+    first_page, end = 0, count  # the nodes made here come first, the appended pages after them
+    while first_page < end:
+        middle = (first_page + end) // 2
+        kind = mupdf.pdf_dict_get(mupdf.pdf_array_get(kids, middle), mupdf.PDF_ENUM_NAME_Type)
+        if mupdf.pdf_name_eq(kind, mupdf.PDF_ENUM_NAME_Pages):
+            first_page = middle + 1
+        else:
+            end = middle
+    if count - first_page < 2 * PAGES_PER_NODE:
+        return
+    node = mupdf.pdf_add_object(pdf, mupdf.pdf_new_dict(pdf, 4))
+    mupdf.pdf_dict_put(node, mupdf.PDF_ENUM_NAME_Type, mupdf.PDF_ENUM_NAME_Pages)
+    mupdf.pdf_dict_put(node, mupdf.PDF_ENUM_NAME_Parent, root)
+    moved = mupdf.pdf_dict_put_array(node, mupdf.PDF_ENUM_NAME_Kids, PAGES_PER_NODE)
+    for _ in range(PAGES_PER_NODE):
+        page = mupdf.pdf_array_get(kids, first_page)
+        mupdf.pdf_array_push(moved, page)
+        mupdf.pdf_dict_put(page, mupdf.PDF_ENUM_NAME_Parent, node)
+        mupdf.pdf_array_delete(kids, first_page)
+    mupdf.pdf_dict_put_int(node, mupdf.PDF_ENUM_NAME_Count, PAGES_PER_NODE)
+    mupdf.pdf_array_insert(kids, node, first_page)

@@ -323,5 +323,6 @@ def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates
                       file_links=take_file_links(source))
     field_names = nest_fields(source, bates[0]) if keep_forms else {}
     combined.insert_pdf(source)
+    pageobjects.nest_page_tree(combined)
     restore_names(combined, stamped.start, field_names)
     return stamped
