@@ -81,7 +81,7 @@ def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect], laye
     try:
         missing = mupdf.pdf_count_q_balance_outparams_fn(
             pdf, resources, mupdf.pdf_dict_get(page_obj, pageobjects.CONTENTS))
-    except Exception as exc:  # MuPDF's errors vary; whatever stops the reading, a render decides
+    except mupdf.FzErrorBase as exc:  # whatever stops MuPDF reading the content, a render decides
         return f"the content cannot be read: {exc}"
     if tuple(missing) != (0, 0):
         return "the content leaves the graphics state unbalanced, or the stamp is not read as content"

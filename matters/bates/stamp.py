@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from . import pageobjects
 from .check import check_stamps
 from .flatten import flatten
 from .forms import nest_fields, restore_names
 from .links import resolve_named_links, take_file_links
-from . import pageobjects
 
 FONT = "helv"
 UNICODE_FONT = "china-s"  # PyMuPDF's name for its built-in Droid Sans Fallback

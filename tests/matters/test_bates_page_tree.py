@@ -24,5 +24,5 @@ def test_appended_pages_move_under_nodes_in_order_and_the_file_stays_valid(tmp_p
         assert saved.page_count == total
         assert [saved[n].get_text().strip() for n in (0, PAGES_PER_NODE, 3 * PAGES_PER_NODE + 1, total - 1)] == [
             "page 0", f"page {PAGES_PER_NODE}", f"page {3 * PAGES_PER_NODE + 1}", f"page {total - 1}"]
-    check = subprocess.run(["qpdf", "--check", str(path)], capture_output=True, text=True)
+    check = subprocess.run(["qpdf", "--check", str(path)], capture_output=True, text=True, check=False)
     assert check.returncode == 0, check.stdout + check.stderr
