@@ -177,6 +177,10 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # Ingest runs each file in a child process with these limits (address space in MiB, wall clock in seconds).
 LAWDESK_INGEST_MEMORY_MB = _env_int("LAWDESK_INGEST_MEMORY_MB", 1536)
 LAWDESK_INGEST_TIMEOUT_S = _env_int("LAWDESK_INGEST_TIMEOUT_S", 1800)
+# Documents-queue work (processing an exhibit, stamping a production) holds a lease of this many seconds, renewed
+# every third of it while the worker lives; work whose lease has expired is taken over by any running worker
+# (docs/faults.md).
+LAWDESK_DOCUMENT_LEASE_S = float(os.environ.get("LAWDESK_DOCUMENT_LEASE_S", "30"))
 LAWDESK_OCR_DPI = _env_int("LAWDESK_OCR_DPI", 300)
 LAWDESK_OCR_WORKERS = _env_int("LAWDESK_OCR_WORKERS", os.cpu_count() or 1)
 LAWDESK_OCR_LANG = os.environ.get("LAWDESK_OCR_LANG", "eng")

@@ -165,6 +165,9 @@ class Exhibit(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The worker processing the exhibit and until when its claim holds (matters.leases); empty when no one is.
+    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["matter", "label_seq", "id"]
@@ -398,6 +401,9 @@ class Production(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     served_at = models.DateTimeField(null=True, blank=True)
+    # The worker stamping the production and until when its claim holds (matters.leases); empty when no one is.
+    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["matter", "prefix", "first_number"]

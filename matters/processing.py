@@ -17,22 +17,25 @@ from . import storage
 from .audit import audit_record
 from .ingest.child import Spec
 from .ingest.runner import run_child
+from .leases import LeaseKeeper, lease_expiry, worker_id
 from .models import Exhibit, Page
 from .privilege import improper_redactions_record
 from .progress import exhibit_changed
 from .provenance import exhibit_check_near_duplicate, injection_reason_for
 from .services import enqueue_ingest, exhibit_prefill_cites_as
 from .reading import is_transcript
+from .recovery import lease_watch_schedule
 from .verifier.facts import exhibit_index_facts
 from .verifier.transcripts import suggest_transcript_cite
 
 logger = logging.getLogger(__name__)
 
 
-def _claim(exhibit_id: int) -> Exhibit | None:
+def _claim(exhibit_id: int, owner: str) -> Exhibit | None:
     with transaction.atomic():
         claimed = Exhibit.objects.filter(pk=exhibit_id, status=Exhibit.Status.QUEUED).update(
-            status=Exhibit.Status.PROCESSING, progress_page=0, page_count=0, reason=""
+            status=Exhibit.Status.PROCESSING, progress_page=0, page_count=0, reason="", lease_owner=owner,
+            lease_expires_at=lease_expiry(settings.LAWDESK_DOCUMENT_LEASE_S),
         )
         if not claimed:
             return None
@@ -68,9 +71,18 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
     Once ready, its page images are made by a ``render_previews`` task (``previews="enqueue"``), right here
     (``"inline"``, for the command line), or not at all (``"skip"``).
     """
-    exhibit = _claim(exhibit_id)
+    owner = worker_id()
+    exhibit = _claim(exhibit_id, owner)
     if exhibit is None:
         return Exhibit.objects.get(pk=exhibit_id)
+    lease_watch_schedule("exhibit", exhibit.pk)
+    keeper = LeaseKeeper(model=Exhibit, pk=exhibit.pk, owner=owner, lease_s=settings.LAWDESK_DOCUMENT_LEASE_S,
+                         live={"status": Exhibit.Status.PROCESSING})
+    with keeper:
+        return _process(exhibit, owner, keeper, previews)
+
+
+def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str) -> Exhibit:
     _notify(exhibit)
     storage.discard_derived(exhibit.pk)
     Page.objects.filter(exhibit=exhibit).delete()
@@ -82,6 +94,10 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
         for event in run_child(
             spec, memory_mb=settings.LAWDESK_INGEST_MEMORY_MB, timeout_s=settings.LAWDESK_INGEST_TIMEOUT_S
         ):
+            if keeper.lost:
+                # Another worker took the exhibit over after this one's lease expired: its pages are the ones kept.
+                logger.warning("exhibit %s was taken over by another worker; this one stops", exhibit.pk)
+                return Exhibit.objects.get(pk=exhibit.pk)
             kind = event["event"]
             if kind == "start":
                 notes = list(event.get("notes", []))
@@ -117,11 +133,14 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
     finally:
         password_file.unlink(missing_ok=True)
 
+    keeper.stop()
+    if keeper.lost:
+        return Exhibit.objects.get(pk=exhibit.pk)
     if final_status != Exhibit.Status.READY:
         Page.objects.filter(exhibit=exhibit).delete()
         pages_pdf = pages_ocr = 0
     with transaction.atomic():
-        Exhibit.objects.filter(pk=exhibit.pk).update(
+        if not Exhibit.objects.filter(pk=exhibit.pk, lease_owner=owner, status=Exhibit.Status.PROCESSING).update(
             status=final_status,
             reason=reason,
             notes=notes,
@@ -129,7 +148,10 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
             pages_ocr=pages_ocr,
             previews_ready=False,
             updated_at=timezone.now(),
-        )
+            lease_owner="",
+            lease_expires_at=None,
+        ):
+            return Exhibit.objects.get(pk=exhibit.pk)  # taken over between the last beat and now
         exhibit.refresh_from_db()
         audit_record(
             action="exhibit.status",

@@ -8,12 +8,14 @@ reserved and is void: logged in the audit log and shown on the matter's producti
 
 import hashlib
 import logging
+import os
 import re
 import shutil
 import zipfile
 from dataclasses import dataclass
 
 import pymupdf
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max, Q
@@ -24,10 +26,12 @@ from .audit import audit_record
 from .bates.links import file_key, link_files, link_natives
 from .bates.stamp import StampSpec, cover_sheet, missing_glyphs, stamp_and_append
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
+from .leases import LeaseKeeper, LeaseLost, lease_expiry, worker_id
 from .models import BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
 from .permissions import require
 from .privilege import check_withheld, privilege_entries_create, produced_source, produced_title, production_blockers
 from .provenance import generated_record
+from .recovery import lease_watch_schedule
 from .selectors import evidence_exhibits
 from .validation import require_choice
 
@@ -154,11 +158,12 @@ def production_create(
                      detail={"first": production.first, "last": production.last, "pages": pages,
                              "exhibits": [e.pk for e in exhibits], "withheld": sorted(withheld)})
         if enqueue:
-            transaction.on_commit(lambda: _enqueue(production.pk))
+            transaction.on_commit(lambda: production_enqueue(production.pk))
     return production
 
 
-def _enqueue(production_id: int) -> None:
+def production_enqueue(production_id: int) -> None:
+    """Queue the stamping of a production on the ``documents`` queue (call it from ``transaction.on_commit``)."""
     from .tasks import run_production
 
     run_production.enqueue(production_id)
@@ -203,23 +208,53 @@ def _index_pages(production: Production, plan: list[_Planned]) -> pymupdf.Docume
 
 
 def production_run(*, production_id: int) -> Production:
-    """Stamp, combine and pack a ``stamping`` production; return it ``done``, or ``failed`` with its range void."""
+    """Stamp, combine and pack a ``stamping`` production; return it ``done``, or ``failed`` with its range void.
+
+    The worker claims the production with a lease (:mod:`matters.leases`) and renews it while it stamps; a
+    production already claimed by a live worker, or no longer ``stamping``, is returned unchanged. If the worker
+    dies, :mod:`matters.recovery` has it stamped again from the start in the same range. Files are written under
+    temporary names and renamed once whole, so a stopped attempt never leaves a file that looks finished.
+    """
     production = Production.objects.select_related("matter").get(pk=production_id)
-    if production.status != Production.Status.STAMPING:
+    owner = worker_id()
+    if not Production.objects.filter(pk=production.pk, status=Production.Status.STAMPING, lease_owner="").update(
+            lease_owner=owner, lease_expires_at=lease_expiry(settings.LAWDESK_DOCUMENT_LEASE_S), pages_done=0):
         return production
+    lease_watch_schedule("production", production.pk)
+    keeper = LeaseKeeper(model=Production, pk=production.pk, owner=owner, lease_s=settings.LAWDESK_DOCUMENT_LEASE_S,
+                         live={"status": Production.Status.STAMPING})
+    with keeper:
+        return _run_claimed(production, owner, keeper)
+
+
+def _run_claimed(production: Production, owner: str, keeper: LeaseKeeper) -> Production:
     out_dir = storage.production_dir(production.pk)
     shutil.rmtree(out_dir, ignore_errors=True)
-    out_dir.mkdir(parents=True)
     try:
-        _build(production, out_dir)
+        # Numbers an interrupted attempt gave pages are given again, to the same pages, by this one.
+        BatesPage.objects.filter(production=production).delete()
+        out_dir.mkdir(parents=True)
+        _build(production, out_dir, owner, keeper)
+    except LeaseLost:
+        logger.warning("production %s was taken over by another worker; this one stops", production.pk)
+        production.refresh_from_db()
+        return production
     except Exception as exc:  # any failure voids the range; the reason is kept for the attorney
         logger.exception("production %s failed", production.pk)
+        if keeper.lost:  # the folder is the new owner's now
+            production.refresh_from_db()
+            return production
         shutil.rmtree(out_dir, ignore_errors=True)
+        reason = (storage.DISK_FULL_MESSAGE if storage.is_disk_full(exc)
+                  else f"The production could not be made: {exc}")
         with transaction.atomic():
+            if not Production.objects.filter(pk=production.pk, lease_owner=owner,
+                                             status=Production.Status.STAMPING).update(
+                    status=Production.Status.FAILED, reason=reason, finished_at=timezone.now(), lease_owner="",
+                    lease_expires_at=None):
+                production.refresh_from_db()
+                return production
             BatesPage.objects.filter(production=production).delete()
-            Production.objects.filter(pk=production.pk).update(
-                status=Production.Status.FAILED, reason=f"The production could not be made: {exc}",
-                finished_at=timezone.now())
             production.refresh_from_db()
             audit_record(action="production.void", matter=production.matter, obj=production,
                          detail={"first": production.first, "last": production.last, "reason": production.reason})
@@ -228,7 +263,7 @@ def production_run(*, production_id: int) -> Production:
     return production
 
 
-def _build(production: Production, out_dir) -> None:
+def _build(production: Production, out_dir, owner: str, keeper: LeaseKeeper) -> None:
     spec = StampSpec.from_position(production.position)
     plan = _plan(production)
     volume = production.volume
@@ -241,8 +276,11 @@ def _build(production: Production, out_dir) -> None:
         natives[file_key(item.document.exhibit.original_name)] = (
             f"{production.bates(item.cover_number if shift else item.numbers[0])}.pdf", shift)
     archive_path = out_dir / f"{volume}.zip"
-    with zipfile.ZipFile(archive_path, "w", zipfile.ZIP_DEFLATED) as archive:
+    archive_part = archive_path.with_name(archive_path.name + ".part")
+    with zipfile.ZipFile(archive_part, "w", zipfile.ZIP_DEFLATED) as archive:
         for item in plan:
+            if keeper.lost:
+                raise LeaseLost(f"production {production.pk}")
             document, exhibit = item.document, item.document.exhibit
             produced = produced_source(document)  # a withheld document's placeholder, or redactions applied
             source, page_texts, title = produced.pdf, produced.page_texts, produced_title(document)
@@ -306,21 +344,27 @@ def _build(production: Production, out_dir) -> None:
         if production.with_images:
             archive.writestr(f"{volume}/DATA/{volume}.opt", opt_bytes(volume, opt_documents))
         archive.writestr(f"{volume}/index.csv", index_csv_bytes(index_rows))
+    os.replace(archive_part, archive_path)
     for stamped in stamped_documents:
         link_files(combined, stamped.start, stamped.file_links, starts)
     combined.set_toc(toc)
     pdf_path = out_dir / f"{production.first}-{production.last}.pdf"
     # garbage=4 merges identical objects and streams: a font embedded by two documents is kept once.
-    combined.save(pdf_path, garbage=4, deflate=True)
+    pdf_part = pdf_path.with_name(pdf_path.name + ".part")
+    combined.save(pdf_part, garbage=4, deflate=True)
     combined.close()
+    os.replace(pdf_part, pdf_path)
     generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=_sha256(pdf_path),
                      title=f"production {production.first}–{production.last} (combined PDF)")
     generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=_sha256(archive_path),
                      title=f"production {production.first}–{production.last} (volume)")
     with transaction.atomic():
-        Production.objects.filter(pk=production.pk).update(
-            status=Production.Status.DONE, finished_at=timezone.now(), pdf_sha256=_sha256(pdf_path),
-            zip_sha256=_sha256(archive_path), pages_done=production.page_count)
+        if not Production.objects.filter(pk=production.pk, lease_owner=owner,
+                                         status=Production.Status.STAMPING).update(
+                status=Production.Status.DONE, finished_at=timezone.now(), pdf_sha256=_sha256(pdf_path),
+                zip_sha256=_sha256(archive_path), pages_done=production.page_count, lease_owner="",
+                lease_expires_at=None):
+            raise LeaseLost(f"production {production.pk}")
         production.refresh_from_db()
         audit_record(action="production.done", matter=production.matter, obj=production, file_sha256=production.pdf_sha256,
                      detail={"first": production.first, "last": production.last, "pages": production.page_count,

@@ -12,15 +12,15 @@ from a worker that lost its lease is discarded.
 
 import logging
 import os
-import socket
 import threading
 import time
-import uuid
 from datetime import timedelta
 
-from django.db import DatabaseError, connection, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+
+from matters.leases import LeaseKeeper, worker_id
 
 from ..job_models import Job, StageRun, StageStatus
 from ..llm.client import ModelClient
@@ -57,40 +57,18 @@ _CHARS_PER_TOKEN = 3
 _PROMPT_OVERHEAD_TOKENS = 700
 
 
-def worker_id() -> str:
-    """This process's lease owner name: host, process id and a random part."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
-class _Heartbeat(threading.Thread):
-    """Renews the lease while the stage runs; sets ``cancel`` when the job's cancel flag is raised or the lease
-    was lost (another worker took the stage over after it went stale)."""
+class _Heartbeat(LeaseKeeper):
+    """Renews the lease while the stage runs (:class:`matters.leases.LeaseKeeper`); sets ``cancel`` when the job's
+    cancel flag is raised or the lease was lost (another worker took the stage over after it went stale)."""
 
     def __init__(self, run_id: int, owner: str, cancel: threading.Event):
-        super().__init__(daemon=True, name=f"lease-{run_id}")
-        self.run_id, self.owner, self.cancel = run_id, owner, cancel
-        self.stopping = threading.Event()
-        self.lost = False
+        super().__init__(model=StageRun, pk=run_id, owner=owner, lease_s=LEASE_S,
+                         live={"status": StageStatus.RUNNING}, on_lost=cancel.set, on_beat=self._check_cancel)
+        self.run_id, self.cancel = run_id, cancel
 
-    def run(self) -> None:
-        try:
-            while not self.stopping.wait(LEASE_S / 3):
-                try:
-                    renewed = StageRun.objects.filter(pk=self.run_id, lease_owner=self.owner,
-                                                      status=StageStatus.RUNNING).update(
-                        lease_expires_at=timezone.now() + timedelta(seconds=LEASE_S))
-                except DatabaseError:
-                    # A busy database is not a lost lease: try again at the next beat, before it expires.
-                    logger.warning("could not renew the lease of stage run %s", self.run_id, exc_info=True)
-                    continue
-                if not renewed:
-                    self.lost = True
-                    self.cancel.set()
-                    return
-                if Job.objects.filter(stage_runs=self.run_id, cancel_requested=True).exists():
-                    self.cancel.set()
-        finally:
-            connection.close()
+    def _check_cancel(self) -> None:
+        if Job.objects.filter(stage_runs=self.run_id, cancel_requested=True).exists():
+            self.cancel.set()
 
 
 class _Streamer:
