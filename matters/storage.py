@@ -8,6 +8,7 @@ Layout (under ``settings.DATA_DIR``):
 - ``secrets/``: short-lived files such as a PDF password waiting for the worker (mode 0600).
 """
 
+import errno
 import hashlib
 import os
 import shutil
@@ -19,6 +20,23 @@ from typing import BinaryIO
 from django.conf import settings
 
 CHUNK_BYTES = 1024 * 1024
+DISK_FULL_MESSAGE = ("The data directory's disk is full, so the file could not be saved and nothing of it was "
+                     "kept. Ask the office's operator to free space (or enlarge the disk), then try again.")
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Return whether ``exc`` is the file system running out of space or quota (ENOSPC, EDQUOT)."""
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+class DiskFull(OSError):
+    """Raised when the data directory has no room for a file being stored; ``str()`` is :data:`DISK_FULL_MESSAGE`."""
+
+    def __init__(self) -> None:
+        super().__init__(errno.ENOSPC, DISK_FULL_MESSAGE)
+
+    def __str__(self) -> str:
+        return DISK_FULL_MESSAGE
 
 
 def data_path(*parts: str) -> Path:
@@ -59,13 +77,20 @@ def stage_stream(stream: BinaryIO) -> StagedFile:
     size = 0
     head = b""
     fd, name = tempfile.mkstemp(dir=tmp_dir(), prefix="upload-")
-    with os.fdopen(fd, "wb") as out:
-        while chunk := stream.read(CHUNK_BYTES):
-            if len(head) < 8192:
-                head += chunk[: 8192 - len(head)]
-            digest.update(chunk)
-            size += len(chunk)
-            out.write(chunk)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            while chunk := stream.read(CHUNK_BYTES):
+                if len(head) < 8192:
+                    head += chunk[: 8192 - len(head)]
+                digest.update(chunk)
+                size += len(chunk)
+                out.write(chunk)
+    except OSError as exc:
+        # A part of the file must not stay behind, filling the disk further or being taken for the whole.
+        Path(name).unlink(missing_ok=True)
+        if is_disk_full(exc):
+            raise DiskFull() from exc
+        raise
     return StagedFile(Path(name), digest.hexdigest(), size, head)
 
 

@@ -82,19 +82,24 @@ def exhibit_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
     request itself is unusable)."""
     matter = matter_for_user(request.user, matter_id)
     _require_permission(request.user, "matters.upload_exhibit")
-    if len(request.FILES.getlist("file")) > 1:
-        return JsonResponse({"error": "Send one file per request; each file gets its own exhibit."}, status=400)
-    form = UploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        return JsonResponse({"error": _form_errors(form)}, status=400)
-    upload = form.cleaned_data["file"]
-    exhibit = exhibit_create(
-        matter=matter,
-        stream=upload,
-        original_name=upload.name or "unnamed",
-        origin=form.cleaned_data["origin"],
-        uploaded_by=request.user,
-    )
+    try:
+        if len(request.FILES.getlist("file")) > 1:
+            return JsonResponse({"error": "Send one file per request; each file gets its own exhibit."}, status=400)
+        form = UploadForm(request.POST, request.FILES)
+        if not form.is_valid():
+            return JsonResponse({"error": _form_errors(form)}, status=400)
+        upload = form.cleaned_data["file"]
+        exhibit = exhibit_create(
+            matter=matter,
+            stream=upload,
+            original_name=upload.name or "unnamed",
+            origin=form.cleaned_data["origin"],
+            uploaded_by=request.user,
+        )
+    except OSError as error:  # the body is spooled, and the original stored, in the data directory
+        if not storage.is_disk_full(error):
+            raise
+        return JsonResponse({"error": storage.DISK_FULL_MESSAGE}, status=507)
     row = render(request, "matters/detail.html#exhibit-row", {"exhibit": exhibit, "matter": matter}).content
     return JsonResponse(
         {
