@@ -61,10 +61,11 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "template_partials",
+    # Before django_tasks_db: its own ``db_worker`` command is LawDesk's reconnecting one.
+    "lawdesk",
     "django_tasks",
     "django_tasks_db",
     "axes",
-    "lawdesk",
     "matters",
     "pipeline",
 ]
