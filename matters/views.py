@@ -3,6 +3,8 @@
 Every view goes through ``matters.selectors``, which answer 404 to anyone who is not a member of the matter.
 """
 
+import contextlib
+
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -99,6 +101,11 @@ def exhibit_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
     except OSError as error:  # the body is spooled, and the original stored, in the data directory
         if not storage.is_disk_full(error):
             raise
+        for handler in request.upload_handlers:
+            # Django's part-spooled body: removed now, not whenever the request object is collected.
+            if (spooled := getattr(handler, "file", None)) is not None:
+                with contextlib.suppress(OSError):  # flushing its buffer fails again; it is unlinked all the same
+                    spooled.close()
         return JsonResponse({"error": storage.DISK_FULL_MESSAGE}, status=507)
     row = render(request, "matters/detail.html#exhibit-row", {"exhibit": exhibit, "matter": matter}).content
     return JsonResponse(
