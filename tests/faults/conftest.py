@@ -10,8 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from matters.models import Exhibit
+from matters.processing import exhibit_process
+from matters.services import exhibit_create
+
 # Short leases keep each takeover to seconds; the watch runs 1.5 leases after a claim.
 LEASE_ENV = {"LAWDESK_DOCUMENT_LEASE_S": "2", "LAWDESK_STAGE_LEASE_S": "2"}
+# OCR one page at a time, at a resolution that reads a court scan: a kill after the first page lands mid-file, and
+# the file is read again in seconds.
+OCR_ENV = {"LAWDESK_OCR_WORKERS": "1", "LAWDESK_OCR_DPI": "200"}
 
 
 def wait_for(check: Callable[[], object], *, timeout_s: float, what: str, every_s: float = 0.05):
@@ -45,4 +52,15 @@ def sha256_file(path: Path) -> str:
 @pytest.fixture
 def two_workers(processes) -> list[subprocess.Popen]:
     """Two documents-and-models workers with short leases, as two hosts would run them."""
-    return [processes.worker(**LEASE_ENV), processes.worker(**LEASE_ENV)]
+    return [processes.worker(**LEASE_ENV, **OCR_ENV), processes.worker(**LEASE_ENV, **OCR_ENV)]
+
+
+def ready_exhibits(matter, user, paths: list[Path]) -> list[Exhibit]:
+    """Upload ``paths`` and read their text here, without page images (a production needs none)."""
+    exhibits = []
+    for path in paths:
+        with open(path, "rb") as stream:
+            exhibit = exhibit_create(matter=matter, stream=stream, original_name=path.name, origin="client",
+                                     uploaded_by=user, enqueue=False)
+        exhibits.append(exhibit_process(exhibit_id=exhibit.pk, previews="skip"))
+    return exhibits
