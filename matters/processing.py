@@ -69,7 +69,9 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
     """Process the exhibit if it is ``queued`` (otherwise return it unchanged) and return it in its final state.
 
     Once ready, its page images are made by a ``render_previews`` task (``previews="enqueue"``), right here
-    (``"inline"``, for the command line), or not at all (``"skip"``).
+    (``"inline"``, for the command line), or not at all (``"skip"``). While it works the worker holds the
+    exhibit's lease (``LAWDESK_DOCUMENT_LEASE_S``, :mod:`matters.leases`); if it dies, :mod:`matters.recovery`
+    queues the exhibit again, and a worker that lost its lease stops without writing the exhibit's end.
     """
     owner = worker_id()
     exhibit = _claim(exhibit_id, owner)

@@ -32,11 +32,19 @@ class TcpProxy:
         listener.listen(64)
         self.port = listener.getsockname()[1]
         self.listener = listener
-        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+        self.acceptor = threading.Thread(target=self._accept, args=(listener,), daemon=True)
+        self.acceptor.start()
 
     def cut(self) -> None:
         listener, self.listener = self.listener, None
         if listener is not None:
+            # shutdown wakes the thread blocked in accept(); it must be gone before a new listener could get the
+            # same descriptor number and have its connections taken by the old thread.
+            try:
+                listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self.acceptor.join(timeout=5)
             listener.close()
         with self.lock:
             dropped, self.connections = self.connections, []
