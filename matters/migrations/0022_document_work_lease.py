@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matters', '0020_exhibit_kind_word_processing'),
+        ('matters', '0021_matter_legal_hold'),
     ]
 
     operations = [
