@@ -19,6 +19,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Self
 
 from django.db import DatabaseError, connection
 from django.utils import timezone
@@ -87,7 +88,7 @@ class LeaseKeeper(threading.Thread):
         self.stopping.set()
         self.join(timeout=5)
 
-    def __enter__(self) -> "LeaseKeeper":
+    def __enter__(self) -> Self:
         self.start()
         return self
 

@@ -14,6 +14,7 @@ rows, for the start of ``make run``.
 """
 
 import logging
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -31,8 +32,6 @@ WATCH_AFTER_LEASES = 1.5
 def lease_watch_schedule(kind: str, pk: int) -> None:
     """Queue a check of the lease of an ``exhibit`` or ``production`` (``kind``) with id ``pk`` for when it would
     have expired, once the current transaction commits."""
-    from datetime import timedelta
-
     from .tasks import watch_lease  # tasks import the modules that call this
 
     run_after = timezone.now() + timedelta(seconds=settings.LAWDESK_DOCUMENT_LEASE_S * WATCH_AFTER_LEASES)

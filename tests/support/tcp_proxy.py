@@ -3,6 +3,7 @@ restarts (every connection dropped, new ones refused for a while) without touchi
 
 import socket
 import threading
+from typing import Self
 
 
 class TcpProxy:
@@ -18,7 +19,7 @@ class TcpProxy:
         self.listener: socket.socket | None = None
         self.accepted = 0
 
-    def __enter__(self) -> "TcpProxy":
+    def __enter__(self) -> Self:
         self.restore()
         return self
 
