@@ -12,6 +12,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from lawdesk.layers import redis_channel_layers
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("LAWDESK_DATA_DIR", BASE_DIR / "var")).resolve()
 # Case material is for the LawDesk user alone: every process that loads these settings (server, workers, commands,
@@ -236,12 +238,7 @@ TASKS = {
     }
 }
 
-if redis_url := os.environ.get("REDIS_URL"):
-    CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [redis_url]}}
-    }
-else:
-    CHANNEL_LAYERS = {}
+CHANNEL_LAYERS = redis_channel_layers(redis_url) if (redis_url := os.environ.get("REDIS_URL")) else {}
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"

@@ -11,7 +11,9 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
+from channels_redis.core import RedisChannelLayer
 
+from lawdesk.layers import BRPOP_TIMEOUT_S, redis_channel_layers
 from matters.progress import matter_group
 from matters.routing import websocket_urlpatterns
 from matters.services import exhibit_create
@@ -25,9 +27,7 @@ def redis_layer(settings):
         redis.Redis.from_url(REDIS_TEST_URL, socket_connect_timeout=2).ping()
     except redis.RedisError as error:
         pytest.fail(f"Redis is needed at {REDIS_TEST_URL} ({error}); scripts/test.sh starts one.")
-    settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_TEST_URL]}}
-    }
+    settings.CHANNEL_LAYERS = redis_channel_layers(REDIS_TEST_URL)
     yield {"REDIS_URL": REDIS_TEST_URL}
     settings.CHANNEL_LAYERS = {}
 
@@ -79,6 +79,23 @@ def test_worker_process_progress_reaches_the_page_without_redis(attorney, matter
     assert 'hx-swap-oob="beforeend:#exhibit-rows"' in messages[0]  # a row this page had not shown yet
     assert re.search(r"page [123] of 4", joined)  # persisted "page k of n" progress while processing
     assert 'data-status="ready"' in messages[-1] and 'hx-swap-oob="true"' in messages[-1]
+
+
+def test_a_consumer_idle_longer_than_the_blocking_receive_still_gets_the_next_notice(redis_layer):
+    # An idle WebSocket waits in the layer's blocking receive; a notice sent after that wait has timed out once
+    # (more than BRPOP_TIMEOUT_S seconds of silence) must still arrive, not end the consumer with a read timeout.
+    assert BRPOP_TIMEOUT_S == RedisChannelLayer.brpop_timeout
+    layer = get_channel_layer()
+
+    async def idle_then_notice():
+        channel = await layer.new_channel()
+        receiving = asyncio.ensure_future(layer.receive(channel))
+        await asyncio.sleep(BRPOP_TIMEOUT_S + 2)
+        assert not receiving.done()
+        await layer.send(channel, {"type": "exhibit.changed", "exhibit_id": 7})
+        return await asyncio.wait_for(receiving, timeout=10)
+
+    assert async_to_sync(idle_then_notice)() == {"type": "exhibit.changed", "exhibit_id": 7}
 
 
 @pytest.mark.django_db(transaction=True)
