@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from .audit import audit_record, audit_verify
-from .draft_models import DraftVersion, Finding
+from .models import DraftVersion, Finding
 from .export_docx import docx_bytes
 from .export_pdf import draft_pdf_bytes, report_pdf_bytes
 from .models import GeneratedDocument, Origin

@@ -24,7 +24,7 @@ from .bates.redact import apply_boxes, placeholder_document, redact_as_image, sc
 from .ingest.ocr import ocr_page_image
 from .models import Exhibit, Page, ProductionDocument
 from .permissions import require
-from .privilege_models import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
+from .models import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
 
 # A real redaction "covers" an improper box when it reaches this close (points) to each of its edges.
 COVER_TOLERANCE_PT = 1.0

@@ -23,7 +23,7 @@ from . import storage
 from .audit import audit_record
 from .models import Exhibit, Production
 from .permissions import require
-from .privilege_models import PrivilegeLogEntry, RedactionReason
+from .models import PrivilegeLogEntry, RedactionReason
 
 FIELDS = ["bates_begin", "bates_end", "date", "author", "recipients", "document_type", "treatment",
           "privilege_basis", "description"]

@@ -18,7 +18,7 @@ from django.db import transaction
 from . import storage
 from .models import Exhibit, Page
 from .privilege import redaction_add
-from .privilege_models import Redaction, RedactionReason
+from .models import Redaction, RedactionReason
 
 SEARCH_MARGIN_PT = 1.0
 MAX_PATTERN_CHARS = 200

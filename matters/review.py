@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from fast_diff_match_patch import diff as _diff
 
-from .draft_models import Draft, DraftVersion, Finding, ReviewAttack
+from .models import Draft, DraftVersion, Finding, ReviewAttack
 
 # Which status colours a segment covered by several findings: the one an attorney must act on first.
 STATUS_RANK = {

@@ -15,7 +15,7 @@ import pymupdf
 from django.utils.safestring import SafeString, mark_safe
 
 from . import storage
-from .draft_models import Finding
+from .models import Finding
 from .models import Exhibit, Matter, Page
 from .reading import HYPHENATED, hyphen_forms, reading_form, reading_form_with_offsets
 from .templatetags.evidence import reveal_invisible

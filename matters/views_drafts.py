@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from .audit import audit_record
 from .draft_markdown import render_html
-from .draft_models import Draft, DraftVersion, Finding
+from .models import Draft, DraftVersion, Finding
 from .drafts import attacks_carry, draft_approve, draft_rename, draft_verify, draft_version_create, finding_confirm, finding_waive
 from .exports import EXPORT_KINDS, draft_export
 from .review import ATTACK_KIND, ReviewFilter, margin, review_counts, segments, version_diff, version_history

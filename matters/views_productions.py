@@ -14,7 +14,7 @@ from .downloads import file_response
 from .imports import incoming_confirm, incoming_receive
 from .incoming.loadfiles import FIELD_ALIASES
 from .models import IncomingProduction, Production
-from .privilege_models import PrivilegeBasis
+from .models import PrivilegeBasis
 from .productions import (
     AEO,
     CONFIDENTIAL,

@@ -4,7 +4,7 @@
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..draft_models import Finding
+from ..models import Finding
 from .authorities import AuthorityDoc
 
 Status, Kind = Finding.Status, Finding.Kind

@@ -1,4 +1,4 @@
-"""The case file: matters, their members, exhibits, the pages of each exhibit, and the audit log.
+"""The case file: matters, their members, exhibits, the pages of each exhibit, and generated documents.
 
 Vocabulary (origins, statuses, permissions) is the one in docs/glossary.md; change it there first.
 """
@@ -7,8 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from .audit_schemes import SCHEME_KEYED, SCHEMES
-from .reading import reading_form
+from matters.reading import reading_form
 
 
 class Origin(models.TextChoices):
@@ -299,155 +298,6 @@ class Page(models.Model):
         return f"{self.exhibit.display_label}, page {self.number}"
 
 
-class AuditEntry(models.Model):
-    """One append-only line of the audit log.
-
-    Entries form hash chains: one per matter (``chain='matter:<id>'``) and one for events outside any matter
-    (``chain='system'``, logins). ``hash`` is computed over the entry's canonical JSON, which includes
-    ``prev_hash``, so rewriting any entry breaks every hash after it (``manage.py audit_verify``). ``scheme`` says
-    how: ``hmac-sha256`` (keyed, every new entry) or ``sha256`` (unkeyed, entries written before the audit log was
-    keyed; see :mod:`matters.audit_schemes`).
-    """
-
-    chain = models.CharField(max_length=40)
-    seq = models.PositiveBigIntegerField()
-    matter = models.ForeignKey(Matter, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries")
-    at = models.DateTimeField()
-    actor = models.CharField(max_length=150, blank=True)
-    action = models.CharField(max_length=60)
-    object_type = models.CharField(max_length=60, blank=True)
-    object_id = models.CharField(max_length=64, blank=True)
-    file_sha256 = models.CharField(max_length=64, blank=True)
-    detail = models.JSONField(default=dict, blank=True)
-    prev_hash = models.CharField(max_length=64)
-    hash = models.CharField(max_length=64, unique=True)
-    scheme = models.CharField(max_length=16, choices=SCHEMES, default=SCHEME_KEYED)
-
-    class Meta:
-        ordering = ["chain", "seq"]
-        constraints = [models.UniqueConstraint(fields=["chain", "seq"], name="audit_seq_unique_in_chain")]
-        verbose_name_plural = "audit entries"
-
-    def __str__(self) -> str:
-        return f"{self.chain}#{self.seq} {self.action}"
-
-    def save(self, *args, **kwargs) -> None:
-        if self.pk is not None:
-            raise ValueError("Audit entries are append-only and cannot be changed.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ValueError("Audit entries are append-only and cannot be deleted.")
-
-
-class Production(models.Model):
-    """A set of exhibits stamped with Bates numbers, combined, indexed, and packed as a production volume.
-
-    Its numbers ``first_number``..``last_number`` are reserved for ``prefix`` in the matter when it starts
-    stamping and are never used again, even if it fails (its range is then void). Bates numbers read
-    ``prefix`` + the number zero-padded to ``digits`` + ``suffix``. A finished production is never changed.
-    Productions are generated material (origin ``production``), stored apart from uploads, never evidence.
-    """
-
-    class Status(models.TextChoices):
-        STAMPING = "stamping", "Stamping"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed (its Bates range is void)"
-
-    class Position(models.TextChoices):
-        BOTTOM_RIGHT = "bottom-right", "Bottom right"
-        BOTTOM_CENTER = "bottom-center", "Bottom center"
-        BOTTOM_LEFT = "bottom-left", "Bottom left"
-        TOP_RIGHT = "top-right", "Top right"
-        TOP_CENTER = "top-center", "Top center"
-        TOP_LEFT = "top-left", "Top left"
-
-    class CoverSheets(models.TextChoices):
-        NONE = "none", "No cover sheets"
-        UNNUMBERED = "unnumbered", "Cover sheets without Bates numbers"
-        NUMBERED = "numbered", "Cover sheets with Bates numbers"
-
-    matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="productions")
-    prefix = models.CharField(max_length=30)
-    digits = models.PositiveSmallIntegerField(default=6)
-    suffix = models.CharField(max_length=30, blank=True)
-    first_number = models.PositiveBigIntegerField()
-    last_number = models.PositiveBigIntegerField()
-    position = models.CharField(max_length=20, choices=Position.choices, default=Position.BOTTOM_RIGHT)
-    cover_sheets = models.CharField(max_length=20, choices=CoverSheets.choices, default=CoverSheets.NONE)
-    with_index = models.BooleanField(default=True)
-    with_images = models.BooleanField(default=False)
-    # Form fields stay fillable in the produced PDFs (under one parent field per document, named by its first
-    # Bates number); otherwise they are baked into the pages with every annotation.
-    keep_forms = models.BooleanField(default=False)
-    volume = models.CharField(max_length=20, default="VOL001")
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.STAMPING)
-    reason = models.TextField(blank=True)
-    page_count = models.PositiveIntegerField(default=0)
-    pages_done = models.PositiveIntegerField(default=0)
-    pdf_sha256 = models.CharField(max_length=64, blank=True)
-    zip_sha256 = models.CharField(max_length=64, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # Served: an attorney's act (permission serve_production), recorded once, with to whom, by whom and when.
-    served_to = models.CharField(max_length=300, blank=True)
-    served_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    served_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["matter", "prefix", "first_number"]
-
-    def __str__(self) -> str:
-        return f"{self.bates(self.first_number)}–{self.bates(self.last_number)}"
-
-    def bates(self, number: int) -> str:
-        return f"{self.prefix}{number:0{self.digits}d}{self.suffix}"
-
-    @property
-    def first(self) -> str:
-        return self.bates(self.first_number)
-
-    @property
-    def last(self) -> str:
-        return self.bates(self.last_number)
-
-
-class ProductionDocument(models.Model):
-    """One exhibit in a production, in order, with its confidentiality designation and its Bates range."""
-
-    production = models.ForeignKey(Production, on_delete=models.CASCADE, related_name="documents")
-    exhibit = models.ForeignKey(Exhibit, on_delete=models.PROTECT, related_name="production_documents")
-    order = models.PositiveIntegerField()
-    confidentiality = models.CharField(max_length=120, blank=True)
-    first_number = models.PositiveBigIntegerField(null=True)
-    last_number = models.PositiveBigIntegerField(null=True)
-    page_count = models.PositiveIntegerField(default=0)
-
-    class Meta:
-        ordering = ["production", "order"]
-        constraints = [models.UniqueConstraint(fields=["production", "order"], name="document_order_unique")]
-
-
-class BatesPage(models.Model):
-    """The Bates number a production gave one page: a page of an exhibit, or a numbered cover sheet
-    (``page`` empty). This is how a cite such as ``SMITH000123`` finds its page and text."""
-
-    production = models.ForeignKey(Production, on_delete=models.CASCADE, related_name="bates_pages")
-    document = models.ForeignKey(ProductionDocument, on_delete=models.CASCADE, related_name="bates_pages")
-    page = models.ForeignKey(Page, null=True, blank=True, on_delete=models.PROTECT, related_name="bates_numbers")
-    number = models.PositiveBigIntegerField()
-    bates = models.CharField(max_length=80, db_index=True)
-
-    class Meta:
-        ordering = ["production", "number"]
-        constraints = [models.UniqueConstraint(fields=["production", "number"], name="bates_number_unique")]
-
-
 class GeneratedDocument(models.Model):
     """Something LawDesk produced: a draft version, summary, extraction, review, production file, export or log.
 
@@ -467,48 +317,3 @@ class GeneratedDocument(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_origin_display()}: {self.title}"
-
-
-class IncomingProduction(models.Model):
-    """A production received from another party (a volume with load files, or stamped PDFs), imported as
-    exhibits whose pages carry the producing party's Bates numbers. ``report`` lists every discrepancy."""
-
-    class Status(models.TextChoices):
-        AWAITING_CONFIRMATION = "awaiting_confirmation", "Awaiting confirmation of the field mapping"
-        IMPORTING = "importing", "Importing"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-
-    matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="incoming_productions")
-    origin = models.CharField(max_length=20, choices=[(Origin.OPPOSING_PARTY, "Opposing party"),
-                                                      (Origin.THIRD_PARTY, "Third party")])
-    source_name = models.CharField(max_length=500)
-    sha256 = models.CharField(max_length=64)
-    status = models.CharField(max_length=30, choices=Status.choices, default=Status.IMPORTING)
-    header = models.JSONField(default=list, blank=True)
-    field_map = models.JSONField(default=dict, blank=True)
-    report = models.JSONField(default=list, blank=True)
-    reason = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self) -> str:
-        return self.source_name
-
-
-class IncomingBatesPage(models.Model):
-    """The Bates number the producing party gave a page."""
-
-    incoming = models.ForeignKey(IncomingProduction, on_delete=models.CASCADE, related_name="bates_pages")
-    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="incoming_bates")
-    bates = models.CharField(max_length=80, db_index=True)
-
-    class Meta:
-        ordering = ["incoming", "bates"]
-
-
-# Drafts, their versions and the verifier's findings live in their own module; Django finds models through this one.
-from .draft_models import Draft, DraftVersion, Finding, PageFact, ReviewAttack  # noqa: E402,F401
-from .privilege_models import ImproperRedaction, PrivilegeLogEntry, Redaction  # noqa: E402,F401
