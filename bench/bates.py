@@ -8,7 +8,7 @@ temporary directory). Each measurement runs in its own process, so its peak memo
   Helvetica, upright on the displayed page), every stamp render-checked for ink, then appended to the combined
   PDF, bookmarks set, saved with garbage collection and duplicate objects and streams merged (PyMuPDF's
   garbage=4: a font embedded by several documents is kept once) and compression
-  (:func:`matters.bates.stamp.stamp_and_append`, as a production does);
+  (:func:`matters.productions.bates.stamp.stamp_and_append`, as a production does);
 - naive: the documents combined first, then ``page.insert_text`` on every page of the combined document, saved
   the same way (2,000 pages only: it is the slow one);
 - pypdf: a one-page stamp overlay per page (made with PyMuPDF), ``merge_page`` onto each source page, written
@@ -56,7 +56,7 @@ def sources_for(pages: int, work: Path) -> list[Path]:
 def run_ours(files: list[Path], out: Path, check: bool = True) -> int:
     import pymupdf
 
-    from matters.bates.stamp import StampSpec, stamp_and_append
+    from matters.productions.bates.stamp import StampSpec, stamp_and_append
 
     spec, combined, toc, number = StampSpec(), pymupdf.open(), [], 1
     for path in files:

@@ -23,7 +23,7 @@ def _check_programs() -> None:
                              ("soffice", "Word-processing documents (DOCX, DOC, WPD, RTF, ODT)")):
         if shutil.which(program) is None:
             print(f"warning: {program} is not installed; {purpose} will fail with a reason until it is.", flush=True)
-    from matters.ingest.sandbox import SandboxUnavailable, probe
+    from matters.exhibits.ingest.sandbox import SandboxUnavailable, probe
 
     try:
         probe()
@@ -39,7 +39,7 @@ def _prepare() -> None:
     django.setup()
     from django.conf import settings
 
-    from matters.ingest.ocr_check import ocr_problems
+    from matters.exhibits.ingest.ocr_check import ocr_problems
 
     for problem in ocr_problems(settings.LAWDESK_OCR_LANG):
         print(f"warning: {problem}", flush=True)
@@ -63,7 +63,7 @@ def _prepare() -> None:
     elif account.created:
         print(f"First attorney account '{account.username}' created with LAWDESK_ADMIN_PASSWORD.", flush=True)
     from django.conf import settings
-    from matters.processing import exhibits_requeue_stale
+    from matters.exhibits.processing import exhibits_requeue_stale
 
     if requeued := exhibits_requeue_stale(idle_s=settings.LAWDESK_INGEST_TIMEOUT_S):
         print(f"Queued again {len(requeued)} file(s) whose processing had stopped with a worker.", flush=True)

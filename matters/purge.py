@@ -25,7 +25,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from . import storage
-from .audit import audit_record
+from matters.audit.services import audit_record
 from .models import AuditEntry, Exhibit, IncomingProduction, Matter
 from .permissions import require
 from .retention import hold_refusal

@@ -18,8 +18,8 @@ preserves the documents, and every document keeps its original byte for byte.
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from .audit import audit_record
-from .models import Matter
+from matters.audit.services import audit_record
+from .models import DraftVersion, Matter
 from .permissions import require
 
 REASON_MAX_CHARS = 500
@@ -99,8 +99,6 @@ def guarded_models():
     ``matter`` foreign key to :class:`Matter`, in any app, and draft versions. Audit entries are append-only
     anyway."""
     from django.apps import apps
-
-    from .models import DraftVersion
 
     found = [Matter, DraftVersion]
     for model in apps.get_models():

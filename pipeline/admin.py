@@ -17,7 +17,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from matters.admin_audit import AuditedAdmin
+from matters.audit.admin import AuditedAdmin
 
 from .models import GPU, Board, Host, ModelServer, NVLink, ProbeResult, RoleAssignment
 from .topology.discover import NvmlUnavailable, discovery_apply, nvml_read

@@ -63,7 +63,7 @@ def _file_mode(relative: str) -> int:
 
 
 def _verify_chains() -> dict[str, int]:
-    from matters.audit import SYSTEM_CHAIN, audit_verify
+    from matters.audit.services import SYSTEM_CHAIN, audit_verify
     from matters.models import AuditEntry, Matter
 
     checked = {}

@@ -2,7 +2,7 @@
 
 from django.db import models
 
-from matters.audit_schemes import SCHEME_KEYED, SCHEMES
+from matters.audit.schemes import SCHEME_KEYED, SCHEMES
 
 from .case import Matter
 
@@ -14,7 +14,7 @@ class AuditEntry(models.Model):
     (``chain='system'``, logins). ``hash`` is computed over the entry's canonical JSON, which includes
     ``prev_hash``, so rewriting any entry breaks every hash after it (``manage.py audit_verify``). ``scheme`` says
     how: ``hmac-sha256`` (keyed, every new entry) or ``sha256`` (unkeyed, entries written before the audit log was
-    keyed; see :mod:`matters.audit_schemes`).
+    keyed; see :mod:`matters.audit.schemes`).
     """
 
     chain = models.CharField(max_length=40)

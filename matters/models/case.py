@@ -7,7 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from matters.reading import reading_form
+from matters.exhibits.reading import reading_form
+from matters.exhibits.sniff import type_name
 
 
 class Origin(models.TextChoices):
@@ -136,10 +137,10 @@ class Exhibit(models.Model):
     reason = models.TextField(blank=True)
     notes = models.JSONField(default=list, blank=True)
     # A Word file's tracked changes, comments and hidden text, taken out of the text that grounds claims
-    # (matters.ingest.docx_revisions.WordChanges as JSON); {} for any other file or a Word file without them.
+    # (matters.exhibits.ingest.docx_revisions.WordChanges as JSON); {} for any other file or a Word file without them.
     word_changes = models.JSONField(default=dict, blank=True)
     # The short form a brief cites this transcript by ("Roe Dep.", "Hr'g Tr."): prefilled from the caption of an
-    # exhibit read as a transcript, set by a person otherwise (matters.verifier.transcripts).
+    # exhibit read as a transcript, set by a person otherwise (matters.drafts.verifier.transcripts).
     transcript_cite = models.CharField("cited as (transcript)", max_length=60, blank=True)
     duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     page_count = models.PositiveIntegerField(default=0)
@@ -188,9 +189,7 @@ class Exhibit(models.Model):
     @property
     def type_name(self) -> str:
         """What a lawyer calls this file's detected type ("PDF", "Word document"); see
-        :func:`matters.sniff.type_name`."""
-        from .sniff import type_name
-
+        :func:`matters.exhibits.sniff.type_name`."""
         return type_name(self.mime_type)
 
     @property
@@ -236,7 +235,7 @@ class Page(models.Model):
     exhibit = models.ForeignKey(Exhibit, on_delete=models.CASCADE, related_name="pages")
     number = models.PositiveIntegerField()
     text = models.TextField(blank=True)
-    # The text in reading form (matters.reading), what search indexes; written with ``text``, never edited.
+    # The text in reading form (matters.exhibits.reading), what search indexes; written with ``text``, never edited.
     reading_text = models.TextField(blank=True, default="", editable=False)
     source = models.CharField(max_length=10, choices=Source.choices)
     ocr_confidence = models.FloatField(null=True, blank=True)

@@ -193,7 +193,7 @@ def discovery_apply(*, host_name: str, found: Found, dry_run: bool = False, acto
     created or updated, proposed boards created for GPUs in no board; boards that differ from the NVLink graph
     are reported, never changed. Nothing is deleted. With ``dry_run`` nothing is written. What changed is one
     ``topology.discover`` entry in the system audit chain, by ``actor`` (None: the command line, "system")."""
-    from matters.audit import audit_record
+    from matters.audit.services import audit_record
 
     from pipeline.models import GPU, Board, Host, NVLink
 

@@ -190,7 +190,7 @@ def server_probe(*, server):
     outcome = probe(server.client_config(), floor_tok_s=server.decode_floor)
     if server.out_of_service_reason and outcome.status in (ProbeResult.Status.UP, ProbeResult.Status.SLOW):
         # A real generation came back from the new address: the server may take stages again.
-        from matters.audit import audit_record
+        from matters.audit.services import audit_record
 
         ModelServer.objects.filter(pk=server.pk).update(out_of_service_reason="")
         audit_record(action="topology.in_service", obj=server, detail={

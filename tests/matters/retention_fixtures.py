@@ -7,7 +7,7 @@ import pytest
 from django.apps import apps
 
 from matters.models import Exhibit, Matter, Production
-from matters.productions import production_create, production_run
+from matters.productions.services import production_create, production_run
 from matters.services import matter_create
 from pipeline.job_models import Job
 from pipeline.stages.control import job_start

@@ -10,11 +10,12 @@ from django.core.management import CommandError, call_command
 from django.db import transaction
 
 from matters import storage
-from matters.audit import audit_verify
+from matters.audit.services import audit_verify
 from matters.models import AuditEntry, Draft, Exhibit, Matter, Page
 from matters.purge import _rows_of, matter_models, matter_purge
 from matters.retention import MatterOnHold, matter_hold, matter_hold_lift
-from matters.services import exhibit_create, matter_create
+from matters.exhibits.services import exhibit_create
+from matters.services import matter_create
 from pipeline.job_models import Job
 from tests.matters.retention_fixtures import furnish, row_counts  # noqa: F401  (fixture)
 

@@ -14,7 +14,7 @@ from channels.testing import WebsocketCommunicator
 
 from matters.progress import matter_group
 from matters.routing import websocket_urlpatterns
-from matters.services import exhibit_create
+from matters.exhibits.services import exhibit_create
 
 REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
 
