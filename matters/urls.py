@@ -3,7 +3,7 @@ own paths after that prefix in its ``urls.py``. Names stay in the ``matters`` na
 
 from django.urls import include, path
 
-from matters import views, views_retention
+from matters import views
 
 app_name = "matters"
 
@@ -15,8 +15,7 @@ matter_patterns = [
     path("", include("matters.productions.urls")),
     path("", include("matters.incoming.urls")),
     path("", include("matters.audit.urls")),
-    path("hold/", views_retention.matter_hold_view, name="hold"),
-    path("purge/", views_retention.matter_purge_view, name="purge"),
+    path("", include("matters.retention.urls")),
     path("", include("matters.drafts.urls")),
 ]
 

@@ -69,7 +69,7 @@ class Matter(models.Model):
     )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="matters", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    # Legal hold: nothing of the matter may be deleted while set (matters.retention); who set or lifted it and
+    # Legal hold: nothing of the matter may be deleted while set (matters.retention.services); who set or lifted it and
     # why is in the matter's audit chain.
     legal_hold = models.BooleanField(default=False)
     # Set when the matter was purged: the row stays only so its audit chain, which ends with the purge, can be

@@ -1,5 +1,5 @@
 """The retention section of a matter's page: legal hold on and off, and purge. Thin: the services in
-:mod:`matters.retention` and :mod:`matters.purge` check the role, the hold and the typed name, and audit."""
+:mod:`matters.retention.services` and :mod:`matters.retention.purge` check the role, the hold and the typed name, and audit."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .purge import matter_purge
-from .retention import matter_hold, matter_hold_lift
-from .selectors import matter_for_user
+from matters.retention.services import matter_hold, matter_hold_lift
+from matters.selectors import matter_for_user
 
 
 def _retention_section(request: HttpRequest, matter, error: str = "", notice: str = "") -> HttpResponse:

@@ -4,7 +4,7 @@ An attorney of the matter (permission ``hold_matter``, :mod:`matters.permissions
 lifts it, each time with a reason, both audited in the matter's chain (``matter.hold``, ``matter.hold_lift``).
 The hold is checked where deletion happens:
 
-- :func:`matters.purge.matter_purge` refuses a matter on hold;
+- :func:`matters.retention.purge.matter_purge` refuses a matter on hold;
 - the admin offers no deletion of matters or exhibits at all (a matter leaves only by purge, which keeps its
   audit chain);
 - any other deletion through the ORM of a matter, or of one of its documents (exhibits, productions, productions
@@ -19,8 +19,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from matters.audit.services import audit_record
-from .models import DraftVersion, Matter
-from .permissions import require
+from matters.models import DraftVersion, Matter
+from matters.permissions import require
 
 REASON_MAX_CHARS = 500
 

@@ -24,11 +24,11 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from . import storage
+from matters import storage
 from matters.audit.services import audit_record
-from .models import AuditEntry, Exhibit, IncomingProduction, Matter
-from .permissions import require
-from .retention import hold_refusal
+from matters.models import AuditEntry, Exhibit, IncomingProduction, Matter
+from matters.permissions import require
+from matters.retention.services import hold_refusal
 
 logger = logging.getLogger(__name__)
 
@@ -192,7 +192,7 @@ def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
 
     ``confirm_name`` must be the matter's name typed again (surrounding spaces ignored, otherwise exact).
     Raises PermissionDenied for anyone but an attorney of the matter (``user=None``, the command line, passes),
-    :class:`matters.retention.MatterOnHold` for a matter on legal hold, ValidationError when the name does not
+    :class:`matters.retention.services.MatterOnHold` for a matter on legal hold, ValidationError when the name does not
     match, the matter was purged already, or a record outside the matter points into it (found by the database
     at commit; nothing is purged then)."""
     require(user, "hold_matter", matter)
