@@ -15,8 +15,10 @@ Reprocessing an exhibit replaces its page rows from the original it keeps, so pa
 preserves the documents, and every document keeps its original byte for byte.
 """
 
+from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models.signals import pre_delete
 
 from matters.audit.services import audit_record
 from matters.models import DraftVersion, Matter
@@ -98,8 +100,6 @@ def guarded_models():
     """The models whose rows are documents of a matter (or the matter itself): every model with a non-null
     ``matter`` foreign key to :class:`Matter`, in any app, and draft versions. Audit entries are append-only
     anyway."""
-    from django.apps import apps
-
     found = [Matter, DraftVersion]
     for model in apps.get_models():
         field = next((f for f in model._meta.concrete_fields if f.name == "matter"), None)
@@ -110,7 +110,5 @@ def guarded_models():
 
 def connect_hold_guard() -> None:
     """Connect :func:`refuse_delete_on_hold` to every guarded model (called once, from ``MattersConfig.ready``)."""
-    from django.db.models.signals import pre_delete
-
     for model in guarded_models():
         pre_delete.connect(refuse_delete_on_hold, sender=model, dispatch_uid=f"legal-hold-{model._meta.label}")
