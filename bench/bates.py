@@ -6,11 +6,11 @@ Run from the repository root as ``.venv/bin/python bench/bates.py [--quick]``.
 Productions of 2,000 and 10,000 pages are made by repeating the court filings in ``corpus/court`` (copied to a
 temporary directory). Each measurement runs in its own process, so its peak memory (ru_maxrss) is its own:
 - ours: each source document flattened (annotations and form fields baked in), stamped on its own (base-14
-  Helvetica, upright on the displayed page), every stamp checked (:mod:`matters.bates.check`: read from the
-  page's structure where that proves it shows, rendered otherwise), then appended to the combined PDF, bookmarks
-  set, saved with garbage collection and duplicate objects and streams merged (PyMuPDF's garbage=4: a font
-  embedded by several documents is kept once) and compression (:func:`matters.bates.stamp.stamp_and_append`, as
-  a production does);
+  Helvetica, upright on the displayed page), every stamp checked (:mod:`matters.productions.bates.check`: read
+  from the page's structure where that proves it shows, rendered otherwise), then appended to the combined PDF,
+  bookmarks set, saved with garbage collection and duplicate objects and streams merged (PyMuPDF's garbage=4: a
+  font embedded by several documents is kept once) and compression
+  (:func:`matters.productions.bates.stamp.stamp_and_append`, as a production does);
 - floor: the same documents combined by PyMuPDF's ``insert_pdf`` and saved as a production saves, no stamp: what
   combining alone costs;
 - qpdf: the script many offices use: a PDF of numbered stamp pages made once (before the clock starts), laid on
@@ -62,7 +62,7 @@ def sources_for(pages: int, work: Path) -> list[Path]:
 def run_ours(files: list[Path], out: Path, check: bool = True) -> int:
     import pymupdf
 
-    from matters.bates.stamp import StampSpec, stamp_and_append
+    from matters.productions.bates.stamp import StampSpec, stamp_and_append
 
     spec, combined, toc, number = StampSpec(), pymupdf.open(), [], 1
     for path in files:

@@ -4,7 +4,7 @@ Run from the repository root as ``.venv/bin/python bench/ingest.py`` (``--quick`
 Corpus files are copied to a temporary directory first; nothing is written under /work/shared.
 
 1. Born-digital PDFs (the PDFs in ``corpus/court`` whose every page has a usable text layer): pages per second
-   through :func:`matters.ingest.runner.run_child` (a child process per file, forked from the fork server, with
+   through :func:`matters.exhibits.ingest.runner.run_child` (a child process per file, forked from the fork server, with
    the memory and time limits, the ECF-header check and the JSON event stream the worker consumes), one file
    at a time, against a bare PyMuPDF loop calling ``page.get_text()`` on every page of the same files.
    Target: ours / bare >= 0.8. The page images for viewers are made by a separate, later job; its pages per
@@ -35,8 +35,9 @@ sys.path.insert(0, str(REPO))
 
 import pymupdf  # noqa: E402
 
-from matters.ingest.child import Spec, usable_text  # noqa: E402
-from matters.ingest.runner import run_child  # noqa: E402
+from matters.exhibits.ingest.child import usable_text  # noqa: E402
+from matters.exhibits.ingest.spec import Spec  # noqa: E402
+from matters.exhibits.ingest.runner import run_child  # noqa: E402
 
 CORPUS = Path("/work/shared/corpus")
 OCR_FILES = ["scan-1p.pdf", "scan-2p.pdf", "linn.pdf", "cardinal.pdf", "skew.pdf", "c02-22.pdf"]  # 10 pages

@@ -2,11 +2,11 @@
 
 Run from the repository root as ``.venv/bin/python bench/redaction.py``.
 
-- Ingest: the improper-redaction check (:func:`matters.ingest.redaction_check.find_hidden_text`) on every page of
+- Ingest: the improper-redaction check (:func:`matters.exhibits.ingest.redaction_check.find_hidden_text`) on every page of
   the born-digital court filings in ``corpus/court``, against the text extraction ingest already does on the same
   pages (``page.get_text``). Target: the check costs at most as much as the extraction (ratio <= 1.0).
-- Production: stamping a page with three redaction boxes applied for real (:func:`matters.bates.redact.apply_boxes`,
-  or :func:`~matters.bates.redact.redact_as_image` where MuPDF moved text, then the Bates stamp) against stamping
+- Production: stamping a page with three redaction boxes applied for real (:func:`matters.productions.bates.redact.apply_boxes`,
+  or :func:`~matters.productions.bates.redact.redact_as_image` where MuPDF moved text, then the Bates stamp) against stamping
   the same page alone. Reported as a ratio; a redacted page also reads its text again, which is included.
 """
 
@@ -22,9 +22,9 @@ CORPUS = REPO.parent / "shared" / "corpus" / "court"
 def main() -> None:
     import pymupdf
 
-    from matters.bates.redact import apply_boxes, redact_as_image
-    from matters.bates.stamp import StampSpec, stamp_and_append
-    from matters.ingest.redaction_check import find_hidden_text
+    from matters.productions.bates.redact import apply_boxes, redact_as_image
+    from matters.productions.bates.stamp import StampSpec, stamp_and_append
+    from matters.exhibits.ingest.redaction_check import find_hidden_text
 
     paths = sorted(CORPUS.glob("*.pdf"))
     extract_s = check_s = 0.0

@@ -3,7 +3,7 @@
 Run from the repository root as ``.venv/bin/python bench/sandbox.py [--runs N]``.
 
 - Word conversion: ``odd/letter.docx`` (copied to a temporary directory) converted to PDF by LibreOffice directly,
-  and through :func:`matters.ingest.convert.office_to_pdf` (the allowlist, the sandbox probe and LibreOffice
+  and through :func:`matters.exhibits.ingest.convert.office_to_pdf` (the allowlist, the sandbox probe and LibreOffice
   inside bubblewrap); the median of ``--runs`` each, interleaved, and their ratio.
 - Volume images: a 14,000 x 14,000 PNG (the decompression bomb of a hostile OPT) decoded the old way, in this
   process, against the limited child; each in a fresh process, whose peak memory (ru_maxrss) is reported.
@@ -32,8 +32,8 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 """
 _DECODE_IN_CHILD = """
 import os, resource, sys, tempfile
-from matters.ingest.child import Spec
-from matters.ingest.runner import run_child
+from matters.exhibits.ingest.spec import Spec
+from matters.exhibits.ingest.runner import run_child
 with tempfile.TemporaryDirectory() as work:
     events = list(run_child(Spec(source="", kind="images", out_dir=work, images=(sys.argv[1],),
                                  max_image_pixels=89_478_485), memory_mb=1536, timeout_s=600, job="assemble"))
@@ -48,7 +48,7 @@ def _convert_direct(source: Path, work: Path) -> None:
 
 
 def conversion(runs: int) -> dict:
-    from matters.ingest.convert import office_to_pdf
+    from matters.exhibits.ingest.convert import office_to_pdf
 
     direct, sandboxed = [], []
     with tempfile.TemporaryDirectory() as folder:

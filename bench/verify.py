@@ -8,7 +8,7 @@ matter's evidence with a Bates production (CT000001...) in a fresh SQLite databa
 indexed as ingest does (timed apart: it happens once per page, when an exhibit becomes ready).
 The draft has 200 claims drawn from random pages: quotations, dates and amounts cited by Bates number, uncited
 dates and quotations, and invented ones; plus the Bates cites themselves.
-- ours: :func:`matters.verifier.check.verify_text` (median of 5 runs);
+- ours: :func:`matters.drafts.verifier.check.verify_text` (median of 5 runs);
 - naive: the same claims (as our extractors read them), each looked for in every page of the matter: page text
   loaded and normalised once per verification, then a substring test per claim per page.
 Targets: under 1 second at 10,000 pages; at least 50 times faster than the naive scan there; 10 times the
@@ -61,7 +61,7 @@ def build_matter(name: str, pages: int, texts: list[str]):
 
     from matters.models import BatesPage, Exhibit, Page, Production, ProductionDocument
     from matters.services import matter_create
-    from matters.reading import reading_form
+    from matters.exhibits.reading import reading_form
 
     user = get_user_model().objects.get_or_create(username="bench")[0]
     matter = matter_create(name=name, created_by=user)
@@ -101,7 +101,7 @@ def draft_for(matter, seed: int = 7) -> str:
     import re
 
     from matters.models import BatesPage
-    from matters.verifier.dates import find_dates
+    from matters.drafts.verifier.dates import find_dates
 
     rng = random.Random(seed)
     bates_pages = list(BatesPage.objects.filter(production__matter=matter).select_related("page"))
@@ -152,10 +152,10 @@ def naive_verify(matter, text: str) -> int:
     """Every claim looked for in every page: returns how many claims were found somewhere."""
     from matters.models import Page
     from matters.selectors import evidence_exhibits
-    from matters.verifier.dates import find_dates
-    from matters.verifier.money import find_amounts
-    from matters.verifier.quotes import find_quotations, prepare
-    from matters.verifier.text import match_words
+    from matters.drafts.verifier.dates import find_dates
+    from matters.drafts.verifier.money import find_amounts
+    from matters.drafts.verifier.quotes import find_quotations, prepare
+    from matters.drafts.verifier.text import match_words
 
     pages = [match_words(t) for t in Page.objects.filter(exhibit__in=evidence_exhibits(matter)).values_list("text", flat=True)]
     needles = [" ".join(prepare(q.inner).plain) for q in find_quotations(text)]
@@ -177,8 +177,8 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="lawdesk-bench-verify-"))
     try:
         setup_django(work / "data")
-        from matters.verifier.check import verify_text
-        from matters.verifier.facts import matter_index_facts
+        from matters.drafts.verifier.check import verify_text
+        from matters.drafts.verifier.facts import matter_index_facts
 
         texts = corpus_pages(work)
         results = {}

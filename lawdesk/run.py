@@ -18,7 +18,7 @@ from pathlib import Path
 import django
 from django.conf import settings
 
-from matters.ingest.sandbox import SandboxUnavailable, probe
+from matters.exhibits.ingest.sandbox import SandboxUnavailable, probe
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 

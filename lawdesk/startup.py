@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.management import call_command
 
 from lawdesk.accounts import WeakPassword, ensure_first_attorney
-from matters.ingest.ocr_check import ocr_problems
-from matters.processing import exhibits_requeue_stale
+from matters.exhibits.ingest.ocr_check import ocr_problems
+from matters.exhibits.processing import exhibits_requeue_stale
 from matters.recovery import documents_recover
 from pipeline.embedded import EmbeddedServer, EmbeddedUnavailable, embedded_model, start_embedded_server
 from pipeline.servers import needs_embedded, register_embedded

@@ -1,7 +1,7 @@
 """Django admin for the case file: it shows each viewer only the matters they are a member of (ethical walls).
 
 The admin is for topology and users; matters and exhibits appear here read-mostly, and never to non-members.
-Audit entries are read-only. Every change made here is audited (:mod:`matters.admin_audit`): a matter's members
+Audit entries are read-only. Every change made here is audited (:mod:`matters.audit.admin`): a matter's members
 and exhibits in the matter's chain; users, groups and passwords in the system chain, a password set by someone
 for another user recorded as a reset, with whether that someone is a superuser.
 """
@@ -13,8 +13,8 @@ from django.contrib.auth.models import Group
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
-from .admin_audit import AuditedAdmin
-from .audit import audit_record
+from matters.audit.admin import AuditedAdmin
+from matters.audit.services import audit_record
 from .models import AuditEntry, Exhibit, Matter
 from .selectors import matters_for_user
 
@@ -33,7 +33,7 @@ class MatterAdmin(AuditedAdmin):
         return obj if obj.pk else None
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        # A matter leaves only by purge (matters.purge), which checks the legal hold and keeps the audit chain.
+        # A matter leaves only by purge (matters.retention.purge), which checks the legal hold and keeps the audit chain.
         return False
 
 

@@ -10,9 +10,9 @@ class MattersConfig(AppConfig):
 
     def ready(self) -> None:
         # Audit of logins is a record, not workflow: auth's own signals are the only hook Django offers for it.
-        from . import audit_login  # noqa: F401
+        from matters.audit import login  # noqa: F401
         # Legal hold is an invariant every deletion must respect, whoever deletes: a guard, not workflow.
-        from .retention import connect_hold_guard
+        from matters.retention.services import connect_hold_guard
 
         connect_hold_guard()
 
@@ -21,7 +21,7 @@ class MattersConfig(AppConfig):
         if len(sys.argv) > 1 and sys.argv[1] == "db_worker":
             from django.conf import settings
 
-            from .ingest.ocr_check import ocr_problems
+            from matters.exhibits.ingest.ocr_check import ocr_problems
 
             for problem in ocr_problems(settings.LAWDESK_OCR_LANG):
                 logging.getLogger("matters").warning("%s", problem)

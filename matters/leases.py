@@ -21,8 +21,11 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Self
 
-from django.db import DatabaseError, connection
+from django.conf import settings
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
+
+from matters.tasks import watch_lease as watch_lease_task
 
 logger = logging.getLogger(__name__)
 
@@ -94,3 +97,14 @@ class LeaseKeeper(threading.Thread):
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+# A watch runs this many leases after the claim: one lease for the expiry, half of one for a renewal in flight.
+WATCH_AFTER_LEASES = 1.5
+
+
+def lease_watch_schedule(kind: str, pk: int) -> None:
+    """Queue a check of the lease of an ``exhibit`` or ``production`` (``kind``) with id ``pk`` for when it would
+    have expired, once the current transaction commits."""
+    run_after = timezone.now() + timedelta(seconds=settings.LAWDESK_DOCUMENT_LEASE_S * WATCH_AFTER_LEASES)
+    transaction.on_commit(lambda: watch_lease_task.using(run_after=run_after).enqueue(kind, pk))

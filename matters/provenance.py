@@ -13,7 +13,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from rapidfuzz import fuzz
 
-from .audit import audit_record
+from matters.audit.services import audit_record
 from .models import GENERATED_ORIGINS, Exhibit, GeneratedDocument, Matter, Origin, Page
 from .validation import clean_reason
 

@@ -1,7 +1,7 @@
 """Taking over documents-queue work whose worker died: exhibits left ``processing`` and productions left
 ``stamping`` with an expired lease (:mod:`matters.leases`).
 
-Whoever claims such work schedules a watch (:func:`lease_watch_schedule`): a small task on the ``documents`` queue
+Whoever claims such work schedules a watch (:func:`matters.leases.lease_watch_schedule`): a small task on the ``documents`` queue
 that runs when the lease would have expired if nobody renewed it, on whichever worker is free, on any host. While
 the work is live the watch looks again one lease later; once the lease has expired it puts the work back:
 - an exhibit goes back to ``queued`` and is processed again from its original (pages the dead worker stored are
@@ -14,35 +14,22 @@ rows, for the start of ``make run``.
 """
 
 import logging
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .audit import audit_record
-from .models import Exhibit, Production
+from matters.audit.services import audit_record
+from matters.exhibits.services import enqueue_ingest
+from matters.leases import lease_watch_schedule
+from matters.models import Exhibit, Production
+from matters.productions.services import production_enqueue
 
 logger = logging.getLogger(__name__)
-
-# A watch runs this many leases after the claim: one lease for the expiry, half of one for a renewal in flight.
-WATCH_AFTER_LEASES = 1.5
-
-
-def lease_watch_schedule(kind: str, pk: int) -> None:
-    """Queue a check of the lease of an ``exhibit`` or ``production`` (``kind``) with id ``pk`` for when it would
-    have expired, once the current transaction commits."""
-    from .tasks import watch_lease  # tasks import the modules that call this
-
-    run_after = timezone.now() + timedelta(seconds=settings.LAWDESK_DOCUMENT_LEASE_S * WATCH_AFTER_LEASES)
-    transaction.on_commit(lambda: watch_lease.using(run_after=run_after).enqueue(kind, pk))
-
 
 def exhibits_recover(*, exhibit_id: int | None = None) -> list[int]:
     """Queue again every exhibit left ``processing`` whose lease has expired (``exhibit_id``: only that one);
     return their ids. A live exhibit, whose worker renews its lease, is never touched."""
-    from .services import enqueue_ingest
-
     stale = Exhibit.objects.filter(status=Exhibit.Status.PROCESSING, lease_expires_at__lt=timezone.now())
     if exhibit_id is not None:
         stale = stale.filter(pk=exhibit_id)
@@ -68,8 +55,6 @@ def exhibits_recover(*, exhibit_id: int | None = None) -> list[int]:
 def productions_recover(*, production_id: int | None = None) -> list[int]:
     """Stamp again, in the same reserved range, every production left ``stamping`` whose lease has expired
     (``production_id``: only that one); return their ids. A live production is never touched."""
-    from .productions import production_enqueue
-
     stale = Production.objects.filter(status=Production.Status.STAMPING, lease_expires_at__lt=timezone.now())
     if production_id is not None:
         stale = stale.filter(pk=production_id)

@@ -7,7 +7,7 @@ a matter is not disclosed either.
 from django.db.models import F, Q, QuerySet
 from django.http import Http404
 
-from .models import EVIDENCE_ORIGINS, Exhibit, Matter, Page
+from .models import EVIDENCE_ORIGINS, BatesPage, Exhibit, IncomingBatesPage, Matter, Page, Production
 
 
 def matters_for_user(user) -> QuerySet[Matter]:
@@ -49,8 +49,6 @@ def exhibits_of_matter(matter: Matter) -> QuerySet[Exhibit]:
 def pages_for_bates(matter: Matter, bates: str) -> list[Page]:
     """The pages a Bates number names in ``matter``: from its finished productions and from productions received
     from other parties. Usually one page; more means two productions used the same number."""
-    from .models import BatesPage, IncomingBatesPage, Production
-
     outgoing = BatesPage.objects.filter(production__matter=matter, production__status=Production.Status.DONE,
                                         bates=bates, page__isnull=False).values_list("page_id", flat=True)
     incoming = IncomingBatesPage.objects.filter(incoming__matter=matter, bates=bates).values_list("page_id", flat=True)

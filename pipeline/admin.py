@@ -15,7 +15,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from matters.admin_audit import AuditedAdmin
+from matters.audit.admin import AuditedAdmin
 
 from .admin_forms import BoardForm, ModelServerForm
 from .api_keys import key_clear, key_read, key_write

@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from matters.models import Matter, Page
-from matters.search import matter_search
+from matters.exhibits.search import matter_search
 from matters.selectors import evidence_exhibits
 
 # Exhibit text goes into a prompt between these markers; a page cannot forge them (see _fence).

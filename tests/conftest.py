@@ -13,9 +13,10 @@ from django.db import connection
 
 from lawdesk.run import asgi_server_command
 from matters.models import Matter
-from matters.processing import exhibit_process
+from matters.exhibits.processing import exhibit_process
 from matters.roles import role_group
-from matters.services import exhibit_create, matter_create
+from matters.exhibits.services import exhibit_create
+from matters.services import matter_create
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("LAWDESK_CORPUS", BASE_DIR.parent / "shared" / "corpus"))

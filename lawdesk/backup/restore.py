@@ -3,7 +3,7 @@
 Before anything is written, every file of the snapshot and the database dump are hashed against the manifest;
 the first mismatch or missing object stops the restore, naming the file. After writing, each restored file is
 checked as it is copied, the row count of every table is compared with the count taken with the snapshot, and
-every audit chain (the system chain and each matter's) is verified with :func:`matters.audit.audit_verify`,
+every audit chain (the system chain and each matter's) is verified with :func:`matters.audit.services.audit_verify`,
 which needs the audit key and checkpoint file the snapshot brought back.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from matters.audit import SYSTEM_CHAIN, audit_verify
+from matters.audit.services import SYSTEM_CHAIN, audit_verify
 from matters.models import AuditEntry, Matter
 
 from . import database

@@ -14,7 +14,7 @@ Image load files (one line per page image, :class:`ImageRow`):
 - IPRO LFP: ``IM,BATES,BREAK,OFFSET,@VOLUME;PATH;FILE;TYPE,ROTATION`` where BREAK is ``D`` (document) or ``C``
   (child) on a document's first page and OFFSET the page within a multi-page image (0 or 1 for its first page).
   Other LFP lines (``FT`` full text, ``OF`` natives) are not images and are skipped.
-Paths use backslashes and any letter case; :func:`matters.imports` looks them up without case.
+Paths use backslashes and any letter case; :func:`matters.incoming.services` looks them up without case.
 """
 
 import csv

@@ -3,7 +3,7 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-from matters.search_index import TRIGGERS
+from matters.exhibits.search_index import TRIGGERS
 
 SQLITE_FORWARD = [
     """CREATE VIRTUAL TABLE matters_page_fts USING fts5(

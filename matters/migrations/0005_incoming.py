@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from matters.search_index import reinstall_page_fts
+from matters.exhibits.search_index import reinstall_page_fts
 
 
 class Migration(migrations.Migration):

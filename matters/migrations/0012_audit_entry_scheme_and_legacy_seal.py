@@ -2,13 +2,13 @@
 
 Existing entries whose hash is their unkeyed SHA-256 (the leading part of each chain) become ``sha256``; every
 other entry, and every new one, is ``hmac-sha256``. Each chain's last unkeyed entry and its head are checkpointed
-outside the database (see matters.audit_schemes.seal_existing_chains), so the unkeyed part cannot be truncated,
+outside the database (see matters.audit.schemes.seal_existing_chains), so the unkeyed part cannot be truncated,
 rewritten or extended afterwards without ``audit_verify`` saying so.
 """
 
 from django.db import migrations, models
 
-from matters.audit_schemes import seal_existing_chains
+from matters.audit.schemes import seal_existing_chains
 
 
 def seal(apps, schema_editor) -> None:

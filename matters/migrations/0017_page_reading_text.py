@@ -1,8 +1,8 @@
-"""Page text in its reading form (matters.reading), indexed for search in place of the stored text."""
+"""Page text in its reading form (matters.exhibits.reading), indexed for search in place of the stored text."""
 
 from django.db import migrations, models
 
-from matters.search_index import index_reading_text, index_stored_text
+from matters.exhibits.search_index import index_reading_text, index_stored_text
 
 
 class Migration(migrations.Migration):

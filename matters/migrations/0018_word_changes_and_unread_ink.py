@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-from matters.search_index import reinstall_page_fts
+from matters.exhibits.search_index import reinstall_page_fts
 
 
 class Migration(migrations.Migration):

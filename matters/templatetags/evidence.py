@@ -4,6 +4,8 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from matters.exhibits.sniff import type_name
+
 from ..invisible import is_invisible, mark_html
 
 register = template.Library()
@@ -23,13 +25,11 @@ def as_quoted(query: str) -> str:
     if '"' not in query and "“" not in query:
         return f"“{query}”"
     parts = query.split('"')
-    # Straight quotes alternate opening and closing, as the search reads them (matters.search._PHRASE).
+    # Straight quotes alternate opening and closing, as the search reads them (matters.exhibits.search._PHRASE).
     return "".join(part if i == 0 else ("“" if i % 2 else "”") + part for i, part in enumerate(parts))
 
 
 @register.filter(name="type_name")
 def type_name_filter(mime_type: str) -> str:
-    """What a lawyer calls a file of this detected type (see :func:`matters.sniff.type_name`)."""
-    from matters.sniff import type_name
-
+    """What a lawyer calls a file of this detected type (see :func:`matters.exhibits.sniff.type_name`)."""
     return type_name(mime_type)

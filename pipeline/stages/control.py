@@ -9,7 +9,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
-from matters.audit import audit_record
+from matters.audit.services import audit_record
 from matters.models import Exhibit, Matter
 from matters.selectors import evidence_exhibits
 from matters.validation import clean_reason

@@ -5,7 +5,7 @@
   or ``Ex. N at P``). llama.cpp turns the schema into a grammar (``response_format.json_schema``) and Ollama
   enforces it through ``format``, so a model cannot write a cite the packet does not hold; the answer is validated
   against the same schema on return (:mod:`pipeline.llm.client`).
-- :func:`extraction_check`: every extraction row verified as a draft's claim is (:func:`matters.verifier.check.
+- :func:`extraction_check`: every extraction row verified as a draft's claim is (:func:`matters.drafts.verifier.check.
   verify_text`): its value must be on its source page. Each row gets ``status`` and ``message`` (glossary
   finding statuses); a value the verifier cannot read as a date or amount is ``ambiguous``, never passed.
 """
@@ -13,7 +13,7 @@
 import copy
 
 from matters.models import Matter
-from matters.verifier.check import verify_text
+from matters.drafts.verifier.check import verify_text
 
 # Fields that name a page of the record, by stage schema: (path to the array's item schema, field).
 _CITE_FIELDS = {"source", "cited_pages"}

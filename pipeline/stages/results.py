@@ -6,7 +6,13 @@ status are written together or not at all: a worker killed in between leaves not
 
 import json
 
-from matters.drafts import draft_add_attacks, draft_create, draft_title_from, draft_verify, draft_version_create
+from matters.drafts.services import (
+    draft_add_attacks,
+    draft_create,
+    draft_title_from,
+    draft_verify,
+    draft_version_create,
+)
 from matters.models import DraftVersion, Origin
 from matters.provenance import generated_record
 

@@ -26,7 +26,7 @@ from pynvml import (
     NVMLError_NotSupported,
 )
 
-from matters.audit import audit_record
+from matters.audit.services import audit_record
 from pipeline.models import GPU, Board, Host, NVLink
 
 from .bandwidth import nvml_bandwidth_gbs

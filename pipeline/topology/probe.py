@@ -20,7 +20,7 @@ from django.conf import settings
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from matters.audit import audit_record
+from matters.audit.services import audit_record
 from pipeline.llm import (
     HostNotAllowed,
     Message,

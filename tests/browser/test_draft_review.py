@@ -8,11 +8,11 @@ import docx
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from matters.audit import audit_verify
-from matters.drafts import draft_add_attacks, draft_create, draft_verify
+from matters.audit.services import audit_verify
+from matters.drafts.services import draft_add_attacks, draft_create, draft_verify
 from tests.browser.test_upload_flow import CHROMIUM, CHROMIUM_ARGS
 from tests.conftest import free_port
-from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 
 # Planted: a grounded date and Bates cite, an inspection date found nowhere (to waive), and a rent amount with
 # two digits swapped (to fix by editing).

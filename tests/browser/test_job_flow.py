@@ -10,7 +10,7 @@ from playwright.sync_api import expect, sync_playwright
 from pipeline.job_models import Job
 from tests.browser.test_upload_flow import CHROMIUM, CHROMIUM_ARGS
 from tests.conftest import free_port
-from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
 from tests.pipeline.stage_server import DEFAULT, TIMINGS, stage_server, words
 from tests.pipeline.test_jobs import register

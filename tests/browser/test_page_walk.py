@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import sync_playwright
 
-from matters.drafts import draft_create, draft_verify
+from matters.drafts.services import draft_create, draft_verify
 from pipeline.job_models import Job
 from pipeline.stages.control import job_start
 from tests.browser.test_upload_flow import CHROMIUM, CHROMIUM_ARGS

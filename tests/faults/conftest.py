@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from matters.models import Exhibit
-from matters.processing import exhibit_process
-from matters.services import exhibit_create
+from matters.exhibits.processing import exhibit_process
+from matters.exhibits.services import exhibit_create
 
 # Short leases keep each takeover to seconds; the watch runs 1.5 leases after a claim.
 LEASE_ENV = {"LAWDESK_DOCUMENT_LEASE_S": "2", "LAWDESK_STAGE_LEASE_S": "2"}

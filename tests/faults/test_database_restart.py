@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from matters.models import AuditEntry, Exhibit
-from matters.services import exhibit_create
+from matters.exhibits.services import exhibit_create
 from tests.conftest import database_url
 from tests.faults.conftest import LEASE_ENV, OCR_ENV, wait_for
 from tests.support.tcp_proxy import TcpProxy

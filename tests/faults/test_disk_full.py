@@ -11,9 +11,9 @@ from django.urls import reverse
 
 from matters import storage
 from matters.models import BatesPage, Exhibit, Production
-from matters.processing import exhibit_process
-from matters.productions import production_create, production_run
-from matters.services import exhibit_create
+from matters.exhibits.processing import exhibit_process
+from matters.productions.services import production_create, production_run
+from matters.exhibits.services import exhibit_create
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db]
 

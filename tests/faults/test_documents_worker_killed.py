@@ -7,8 +7,8 @@ import pytest
 
 from matters import storage
 from matters.models import AuditEntry, BatesPage, Exhibit, Page, Production
-from matters.productions import production_create, production_files
-from matters.services import exhibit_create
+from matters.productions.services import production_create, production_files
+from matters.exhibits.services import exhibit_create
 from tests.faults.conftest import kill_worker, ready_exhibits, sha256_file, wait_for
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]

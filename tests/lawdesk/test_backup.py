@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from lawdesk.backup.snapshot import TRANSIENT
 from tests.conftest import BASE_DIR
-from tests.matters.retention_fixtures import furnish, row_counts  # noqa: F401  (fixture)
+from tests.matters.retention.retention_fixtures import furnish, row_counts  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -19,7 +19,7 @@ import pytest
 
 from pipeline.models import ModelServer, Role, RoleAssignment
 from tests.conftest import BASE_DIR, database_url
-from tests.matters.test_import_production import build_volume
+from tests.matters.incoming.test_import_production import build_volume
 from tests.pipeline.scripted_server import ScriptedServer
 from tests.pipeline.stage_server import stage_server
 

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from lawdesk.middleware import CONTENT_SECURITY_POLICY
-from matters.drafts import draft_create
+from matters.drafts.services import draft_create
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from matters.models import Exhibit
-from matters.services import exhibit_create
+from matters.exhibits.services import exhibit_create
 
 pytestmark = pytest.mark.django_db
 

@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from matters.leases import LeaseKeeper
 from matters.models import AuditEntry, Exhibit, Production
-from matters.productions import production_create, production_run
+from matters.productions.services import production_create, production_run
 from matters.recovery import exhibits_recover, lease_watch, productions_recover
-from matters.services import exhibit_create
+from matters.exhibits.services import exhibit_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

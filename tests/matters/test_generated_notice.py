@@ -5,7 +5,8 @@ import io
 import pytest
 
 from matters.provenance import generated_record
-from matters.services import exhibit_create, matter_create
+from matters.exhibits.services import exhibit_create
+from matters.services import matter_create
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,10 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from matters.imports import import_production
-from matters.verifier.check import verify_text
-from tests.matters.test_import_production import build_volume
-from tests.matters.test_verifier import by_text, record  # noqa: F401  (fixture)
+from matters.incoming.services import import_production
+from matters.drafts.verifier.check import verify_text
+from tests.matters.incoming.test_import_production import build_volume
+from tests.matters.drafts.test_verifier import by_text, record  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 

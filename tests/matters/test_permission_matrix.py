@@ -10,11 +10,11 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
-from matters.drafts import draft_approve, draft_create, draft_verify, draft_version_create, finding_waive
-from matters.imports import incoming_receive
+from matters.drafts.services import draft_approve, draft_create, draft_verify, draft_version_create, finding_waive
+from matters.incoming.services import incoming_receive
 from matters.models import AuditEntry, Exhibit, Production
-from matters.productions import production_create, production_serve
-from matters.services import exhibit_create, exhibit_update
+from matters.productions.services import production_create, production_serve
+from matters.exhibits.services import exhibit_create, exhibit_update
 from pipeline.stages.control import job_start
 
 pytestmark = pytest.mark.django_db

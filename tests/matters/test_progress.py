@@ -16,7 +16,7 @@ from channels_redis.core import RedisChannelLayer
 from lawdesk.layers import BRPOP_TIMEOUT_S, redis_channel_layers
 from matters.progress import matter_group
 from matters.routing import websocket_urlpatterns
-from matters.services import exhibit_create
+from matters.exhibits.services import exhibit_create
 
 REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
 

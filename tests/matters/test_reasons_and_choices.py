@@ -6,12 +6,12 @@ import io
 import pytest
 from django.core.exceptions import ValidationError
 
-from matters.drafts import finding_confirm, finding_waive
-from matters.imports import incoming_receive
+from matters.drafts.services import finding_confirm, finding_waive
+from matters.incoming.services import incoming_receive
 from matters.models import Draft, DraftVersion, Finding, IncomingProduction, Page, Production
-from matters.productions import production_create
+from matters.productions.services import production_create
 from matters.provenance import exhibit_override_generated, generated_record, page_clear_injection
-from matters.services import exhibit_create
+from matters.exhibits.services import exhibit_create
 from matters.validation import clean_reason
 from pipeline.job_models import Job
 from pipeline.stages.control import job_continue

@@ -10,7 +10,7 @@ from django.urls import reverse
 from matters.models import AuditEntry
 from pipeline.job_models import Job
 from pipeline.stages.control import job_cancel, job_start
-from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 from tests.pipeline.stage_server import stage_server
 from tests.pipeline.test_jobs import register, run_all, server  # noqa: F401  (fixture)
 

@@ -15,7 +15,7 @@ from pipeline.models import ModelServer
 from pipeline.servers import register_embedded
 from pipeline.stages.control import job_start
 from tests.conftest import BASE_DIR
-from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 from tests.pipeline.scripted_server import ScriptedServer
 from tests.pipeline.stage_server import stage_server
 from tests.pipeline.test_jobs import run_all

@@ -13,7 +13,7 @@ from pipeline.stages import runner
 from pipeline.stages.control import job_cancel, job_continue, job_start, stage_retry
 from pipeline.stages.runner import stage_execute
 from tests.conftest import free_port
-from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
 from tests.pipeline.stage_server import TIMINGS, stage_server, words
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 from django.core.management import call_command
 
-from matters.productions import production_create, production_run
+from matters.productions.services import production_create, production_run
 from pipeline.embedded import EMBEDDED_CONTEXT_TOKENS, start_embedded_server
 from pipeline.job_models import Job, StageRun
 from pipeline.models import Role

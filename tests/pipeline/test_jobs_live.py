@@ -16,7 +16,7 @@ from pipeline.job_models import StageRun
 from pipeline.routing import websocket_urlpatterns
 from pipeline.stages.control import job_start
 from tests.matters.test_progress import redis_layer  # noqa: F401  (fixture)
-from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
 from tests.pipeline.stage_server import TIMINGS, stage_server, words
 from tests.pipeline.test_jobs import register

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.urls import reverse
 
-from matters.audit import audit_verify
+from matters.audit.services import audit_verify
 from matters.models import AuditEntry
 from pipeline.api_keys import key_read, key_write
 from pipeline.llm import HostAllowlist, HostNotAllowed, ModelClient
@@ -16,7 +16,7 @@ from pipeline.llm.hosts import check_server_address
 from pipeline.models import ModelServer, Role
 from pipeline.stages.control import job_start
 from pipeline.topology.probe import server_probe
-from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 from tests.pipeline.scripted_server import ScriptedServer, llama_cpp_routes
 from tests.pipeline.stage_server import TIMINGS, stage_server
 from tests.pipeline.test_jobs import register, run_all

@@ -7,12 +7,12 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from matters.drafts import draft_approve, draft_create
+from matters.drafts.services import draft_approve, draft_create
 from matters.models import AuditEntry
 from pipeline.stages.control import job_start
 from pipeline.stages.degenerate import echo_share, extraction_verdict, free_text_verdict
 from pipeline.stages.prompts import render
-from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 from tests.pipeline.test_jobs import register, run_all, server  # noqa: F401  (fixture)
 from tests.pipeline.stage_server import stage_server
 

@@ -10,7 +10,7 @@ from pipeline.llm import Message, ModelClient
 from pipeline.llm.client import OLLAMA_TRUNCATED_BELOW, ServerConfig
 from pipeline.models import ModelServer, Role, RoleAssignment
 from pipeline.stages.control import job_start
-from tests.matters.test_verifier import record  # noqa: F401  (fixture)
+from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 from tests.pipeline.scripted_server import Reply, ScriptedServer
 from tests.pipeline.stage_server import DEFAULT, stage_of
 from tests.pipeline.test_jobs import run_all

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from matters.audit import audit_verify
+from matters.audit.services import audit_verify
 from matters.models import Matter
 
 

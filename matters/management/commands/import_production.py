@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from matters.imports import import_production
+from matters.incoming.services import import_production
 from matters.incoming.archive import UnsafeArchive
 from matters.models import Matter
 

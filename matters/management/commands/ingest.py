@@ -5,8 +5,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from matters.models import UPLOAD_ORIGINS, Matter
-from matters.processing import exhibit_process
-from matters.services import exhibit_create
+from matters.exhibits.processing import exhibit_process
+from matters.exhibits.services import exhibit_create
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from matters.models import Matter
-from matters.retention import matter_hold, matter_hold_lift
+from matters.retention.services import matter_hold, matter_hold_lift
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from matters.models import Matter
-from matters.purge import matter_purge
+from matters.retention.purge import matter_purge
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from matters.models import Matter
-from matters.verifier.check import verify_text
+from matters.drafts.verifier.check import verify_text
 
 
 class Command(BaseCommand):

@@ -1,0 +1,181 @@
+"""The audit log service: append entries to a keyed hash chain and verify a chain.
+
+Every feature that touches case material records here: logins, uploads, downloads, views of originals, status
+changes, productions, jobs, waivers, approvals, admin changes and topology changes. Each entry's hash is an
+HMAC under a key kept outside the database, and each committed entry's (seq, hash) is appended to a checkpoint
+file outside the database (:mod:`matters.audit.seal`), so neither an edited, a deleted (last or middle) nor a
+recomputed entry passes :func:`audit_verify`. Entries written before the key existed keep their unkeyed hashes
+(``scheme='sha256'``, :mod:`matters.audit.schemes`); they are verified the old way, and only as the leading part of
+a chain sealed at upgrade.
+"""
+
+import json
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from matters.audit.schemes import SCHEME_KEYED, SCHEME_UNKEYED, entry_canonical, unkeyed_hash
+from matters.audit.seal import checkpoint_append, checkpoints_of, legacy_head_of, seal
+from matters.models import AuditEntry, Matter
+
+GENESIS_HASH = "0" * 64
+SYSTEM_CHAIN = "system"
+
+
+def _chain_for(matter: Matter | None) -> str:
+    return f"matter:{matter.pk}" if matter is not None else SYSTEM_CHAIN
+
+
+def _entry_hash(entry: AuditEntry) -> str:
+    """Return the HMAC-SHA256 (hex) of the entry's canonical JSON under the audit key."""
+    return seal(entry_canonical(entry))
+
+
+def audit_record(
+    *,
+    action: str,
+    actor=None,
+    matter: Matter | None = None,
+    obj=None,
+    file_sha256: str = "",
+    detail: dict | None = None,
+) -> AuditEntry:
+    """Append one entry to the matter's chain (or the system chain) and return it.
+
+    ``actor`` is a user or None for the system (the worker); ``obj`` any model instance the entry is about.
+    Two writers racing for the same sequence number collide on the (chain, seq) unique constraint; the loser
+    re-reads the chain head and tries again, so the chain never forks.
+    """
+    chain = _chain_for(matter)
+    actor_name = getattr(actor, "get_username", lambda: "")() if actor is not None else "system"
+    for _attempt in range(20):
+        try:
+            with transaction.atomic():
+                head = AuditEntry.objects.filter(chain=chain).order_by("-seq").first()
+                entry = AuditEntry(
+                    chain=chain,
+                    seq=(head.seq + 1) if head else 1,
+                    matter=matter,
+                    at=timezone.now(),
+                    actor=actor_name,
+                    action=action,
+                    object_type=obj._meta.label_lower if obj is not None else "",
+                    object_id=str(obj.pk) if obj is not None else "",
+                    file_sha256=file_sha256,
+                    detail=json.loads(json.dumps(detail or {})),
+                    prev_hash=head.hash if head else GENESIS_HASH,
+                )
+                entry.hash = _entry_hash(entry)
+                entry.save()
+                # Only a committed entry is a checkpoint: one rolled back with its transaction never existed.
+                transaction.on_commit(
+                    lambda chain=chain, seq=entry.seq, digest=entry.hash: checkpoint_append(
+                        chain=chain, seq=seq, hash=digest),
+                    robust=True,
+                )
+                return entry
+        except IntegrityError:
+            continue
+    raise RuntimeError(f"Could not append to audit chain {chain!r}: too many concurrent writers.")
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    """Outcome of :func:`audit_verify`: ``ok``, entries checked, and the first broken entry's seq and why."""
+
+    ok: bool
+    entries: int
+    head_hash: str
+    broken_seq: int | None = None
+    problem: str = ""
+    legacy_entries: int = 0  # unkeyed entries from before sealing, verified the old way
+
+    @property
+    def legacy_note(self) -> str:
+        """``"N entries before sealing, verified unkeyed"``, or "" when the chain has none."""
+        if not self.legacy_entries:
+            return ""
+        noun = "entry" if self.legacy_entries == 1 else "entries"
+        return f"{self.legacy_entries} {noun} before sealing, verified unkeyed"
+
+
+def audit_verify(*, matter: Matter | None) -> ChainCheck:
+    """Recompute the chain of ``matter`` (or the system chain) and report the first thing that does not match.
+
+    Checked in order: each entry's seq follows the previous one (a deleted middle entry leaves a gap), its
+    ``prev_hash`` is the previous entry's hash, its own hash is the keyed hash of its content (an edited entry, or
+    a chain recomputed without the key), and, from the checkpoint file, every checkpointed (seq, hash) is still in
+    the database with that hash (deleted last entries; a chain rebuilt even with the key). ``problem`` names what
+    was found.
+
+    Unkeyed (``sha256``) entries are verified with the old SHA-256 and counted in ``legacy_entries``; they are
+    accepted only up to the chain's last legacy entry checkpointed at upgrade and never after a keyed entry.
+    """
+    chain = _chain_for(matter)
+    checkpoints = checkpoints_of(chain)
+    legacy_head = legacy_head_of(chain)
+    prev = GENESIS_HASH
+    count = legacy = 0
+    first_keyed = None
+    expected_seq = 1
+    for entry in AuditEntry.objects.filter(chain=chain).order_by("seq").iterator():
+        count += 1
+
+        def broken(problem: str, entry=entry) -> ChainCheck:
+            return ChainCheck(False, count, prev, entry.seq, problem, legacy)
+
+        if entry.seq != expected_seq:
+            return broken(f"sequence gap: expected entry {expected_seq}, found {entry.seq} (entries deleted)")
+        if entry.prev_hash != prev:
+            return broken("prev_hash does not match the previous entry")
+        if entry.scheme == SCHEME_UNKEYED:
+            # Unkeyed hashes can be recomputed by anyone, so they are believed only where the seal says they were.
+            if first_keyed is not None:
+                return broken(f"unkeyed (legacy-scheme) entry after the first keyed entry {first_keyed}: legacy "
+                              "entries cannot be added after sealing")
+            if legacy_head is None:
+                return broken("unkeyed (legacy-scheme) entry, but the checkpoint file records no legacy entries "
+                              "in this chain when it was sealed: legacy entries cannot be added after sealing")
+            if entry.seq > legacy_head:
+                return broken(f"unkeyed (legacy-scheme) entry after the last legacy entry {legacy_head} sealed at "
+                              "upgrade: legacy entries cannot be added after sealing")
+            if unkeyed_hash(entry) != entry.hash:
+                return broken("legacy entry content does not match its unkeyed hash (edited)")
+            legacy += 1
+        elif entry.scheme == SCHEME_KEYED:
+            first_keyed = first_keyed or entry.seq
+            if _entry_hash(entry) != entry.hash:
+                return broken("entry content does not match its keyed hash (edited, or recomputed without the key)")
+        else:
+            return broken(f"unknown hash scheme {entry.scheme!r}")
+        checkpoint = checkpoints.get(entry.seq)
+        if checkpoint is not None and checkpoint != entry.hash:
+            return broken("entry differs from its checkpoint outside the database (the chain was rewritten)")
+        prev = entry.hash
+        expected_seq += 1
+    beyond = [seq for seq in checkpoints if seq >= expected_seq]
+    if beyond:
+        last = max(beyond)
+        return ChainCheck(False, count, prev, expected_seq,
+                          f"entries {expected_seq} to {last} are checkpointed outside the database but missing "
+                          "from it (the chain was truncated)", legacy)
+    return ChainCheck(True, count, prev, legacy_entries=legacy)
+
+
+def audit_record_once_per(*, window_s: int, action: str, actor, matter: Matter, obj, file_sha256: str = "",
+                          detail: dict | None = None) -> AuditEntry | None:
+    """Record like :func:`audit_record` unless the same actor already has an entry of ``action`` about ``obj`` in
+    the matter's chain within the last ``window_s`` seconds; return the new entry or None.
+
+    For reads that come in bursts (a page viewer fetching each page image): one entry per user, object and hour
+    says who looked at what without drowning the log."""
+    since = timezone.now() - timedelta(seconds=window_s)
+    already = AuditEntry.objects.filter(
+        chain=_chain_for(matter), action=action, actor=actor.get_username(), object_type=obj._meta.label_lower,
+        object_id=str(obj.pk), at__gte=since,
+    ).exists()
+    if already:
+        return None
+    return audit_record(action=action, actor=actor, matter=matter, obj=obj, file_sha256=file_sha256, detail=detail)

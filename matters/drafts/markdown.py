@@ -1,0 +1,194 @@
+"""A draft's text read as Markdown (CommonMark through markdown-it-py, raw HTML off), for the formatted view and
+the exports.
+
+Drafts come from models and people; their text is untrusted. The HTML for the page is rendered with raw HTML
+disabled and then passed through nh3 keeping only formatting tags, no attributes and no links, so nothing a
+draft says can run or load in the attorney's browser. Footnotes use the common extension syntax, which
+CommonMark itself lacks: ``text[^1]`` and a definition line ``[^1]: the note`` (continued by indented lines).
+They are taken out before parsing (CommonMark would read ``[^1]: ...`` as a link definition) and numbered in
+the order they are first referenced.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+import nh3
+from markdown_it import MarkdownIt
+
+from matters.invisible import reveal_in_html
+
+# Formatting only: no links, images, forms, media or attributes of any kind.
+FORMATTING_TAGS = {"p", "br", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "b", "i", "u", "s", "code",
+                   "pre", "blockquote", "ul", "ol", "li", "hr", "sup", "sub", "table", "thead", "tbody", "tr",
+                   "th", "td"}
+
+_DEFINITION = re.compile(r"^\[\^([^\]\s]+)\]:[ \t]?(.*)$")
+_REFERENCE = re.compile(r"\[\^([^\]\s]+)\]")
+# Placeholders for footnote references that survive Markdown parsing as plain text (private-use characters, which
+# a draft has no business containing; any that it does contain are removed first).
+_REF_OPEN, _REF_CLOSE = "\ue000", "\ue001"
+_PLACEHOLDER = re.compile(f"{_REF_OPEN}(\\d+){_REF_CLOSE}")
+
+
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+@dataclass
+class Footnoted:
+    """A draft's body with footnote references replaced by numbered placeholders, and the notes' texts by number
+    (1-based, in order of first reference)."""
+
+    body: str
+    notes: list[str] = field(default_factory=list)
+
+
+def split_footnotes(text: str) -> Footnoted:
+    """Take footnote definitions out of ``text`` and number the references to them. A reference to a label with no
+    definition stays as written; a definition never referenced is dropped from the body and kept as a note after
+    the referenced ones, so no text of the draft is lost."""
+    text = text.replace(_REF_OPEN, "").replace(_REF_CLOSE, "")
+    definitions: dict[str, list[str]] = {}
+    body_lines: list[str] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        match = _DEFINITION.match(line)
+        if match:
+            current = definitions.setdefault(match.group(1), [])
+            current.append(match.group(2).strip())
+            continue
+        if current is not None and line.strip() and (line.startswith("    ") or line.startswith("\t")):
+            current.append(line.strip())
+            continue
+        current = None
+        body_lines.append(line)
+    numbers: dict[str, int] = {}
+
+    def number(match: re.Match) -> str:
+        label = match.group(1)
+        if label not in definitions:
+            return match.group(0)
+        numbers.setdefault(label, len(numbers) + 1)
+        return f"{_REF_OPEN}{numbers[label]}{_REF_CLOSE}"
+
+    body = _REFERENCE.sub(number, "\n".join(body_lines))
+    for label in definitions:
+        numbers.setdefault(label, len(numbers) + 1)
+    notes = [""] * len(numbers)
+    for label, index in numbers.items():
+        notes[index - 1] = " ".join(definitions[label])
+    return Footnoted(body=body, notes=notes)
+
+
+def sanitize(html: str) -> str:
+    """Keep only formatting tags (no attributes, no links); everything else is dropped or escaped."""
+    return nh3.clean(html, tags=FORMATTING_TAGS, attributes={}, url_schemes=set(), strip_comments=True,
+                     link_rel=None)
+
+
+def render_html(text: str, *, notes_heading: str = "Notes", reveal: bool = True) -> str:
+    """Return safe HTML for ``text`` read as Markdown, footnotes as superscript numbers and a numbered list at the
+    end, and (with ``reveal``, for the review page) zero-width and bidi characters shown as ``U+XXXX`` marks as in
+    the page viewer. Safe to mark_safe: it has been through :func:`sanitize`."""
+    parts = split_footnotes(text)
+    html = _parser().render(parts.body)
+    if parts.notes:
+        items = "".join(f"<li>{_parser().renderInline(note)}</li>" for note in parts.notes)
+        html += f"<hr><p><strong>{notes_heading}</strong></p><ol>{items}</ol>"
+    html = _PLACEHOLDER.sub(lambda m: f"<sup>{m.group(1)}</sup>", html)
+    html = sanitize(html)
+    return reveal_in_html(html) if reveal else html
+
+
+@dataclass
+class Run:
+    """A piece of a paragraph with one formatting; ``footnote`` is a note's number (the run is its reference)."""
+
+    text: str = ""
+    bold: bool = False
+    italic: bool = False
+    code: bool = False
+    footnote: int | None = None
+
+
+@dataclass
+class Block:
+    """One paragraph-level element for an export: ``kind`` is ``heading`` (``level`` 1-6), ``paragraph``,
+    ``bullet`` or ``number`` (a list item; ``level`` is its nesting depth from 1), ``quote``, ``code`` or
+    ``rule``."""
+
+    kind: str
+    runs: list[Run] = field(default_factory=list)
+    level: int = 0
+
+    @property
+    def text(self) -> str:
+        return "".join(f"[{r.footnote}]" if r.footnote else r.text for r in self.runs)
+
+
+def _inline_runs(children) -> list[Run]:
+    runs: list[Run] = []
+    bold = italic = False
+    for token in children or []:
+        if token.type in ("strong_open", "strong_close"):
+            bold = token.type == "strong_open"
+        elif token.type in ("em_open", "em_close"):
+            italic = token.type == "em_open"
+        elif token.type == "code_inline":
+            runs.append(Run(token.content, bold, italic, code=True))
+        elif token.type == "softbreak":
+            runs.append(Run(" ", bold, italic))
+        elif token.type == "hardbreak":
+            runs.append(Run("\n", bold, italic))
+        elif token.type in ("text", "html_inline"):
+            position = 0
+            for match in _PLACEHOLDER.finditer(token.content):
+                if match.start() > position:
+                    runs.append(Run(token.content[position:match.start()], bold, italic))
+                runs.append(Run(footnote=int(match.group(1))))
+                position = match.end()
+            if position < len(token.content):
+                runs.append(Run(token.content[position:], bold, italic))
+        elif token.type == "image":
+            runs.append(Run(token.content, bold, italic))
+    return runs
+
+
+def blocks(text: str) -> tuple[list[Block], list[list[Run]]]:
+    """Read ``text`` as Markdown into paragraph-level blocks and the footnotes' runs (note n is item n-1).
+    Links keep their text only; images their description."""
+    parts = split_footnotes(text)
+    out: list[Block] = []
+    lists: list[str] = []  # the open lists, innermost last: "bullet" or "number"
+    quote_depth = 0
+    pending: Block | None = None
+    for token in _parser().parse(parts.body):
+        if token.type == "heading_open":
+            pending = Block("heading", level=int(token.tag[1]))
+        elif token.type == "bullet_list_open":
+            lists.append("bullet")
+        elif token.type == "ordered_list_open":
+            lists.append("number")
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif token.type == "blockquote_open":
+            quote_depth += 1
+        elif token.type == "blockquote_close":
+            quote_depth -= 1
+        elif token.type == "paragraph_open" and pending is None:
+            if lists:
+                pending = Block(lists[-1], level=len(lists))
+            else:
+                pending = Block("quote" if quote_depth else "paragraph")
+        elif token.type == "inline" and pending is not None:
+            pending.runs = _inline_runs(token.children)
+            out.append(pending)
+            pending = None
+        elif token.type in ("code_block", "fence"):
+            out.append(Block("code", [Run(token.content.rstrip("\n"), code=True)]))
+        elif token.type == "hr":
+            out.append(Block("rule"))
+        elif token.type in ("heading_close", "paragraph_close"):
+            pending = None
+    notes = [_inline_runs(_parser().parseInline(note)[0].children) if note else [] for note in parts.notes]
+    return out, notes

@@ -1,0 +1,257 @@
+"""Reads for the draft review page: the draft's text cut into highlighted segments, the margin in reading order,
+the counts at the top, the version history and the diff between two versions.
+
+Findings and attacks carry character offsets into their version's text and may overlap (a quotation that holds
+a date, an attack quoting a whole sentence with three cites in it). The text is therefore cut at every start
+and end, and each segment lists every finding and attack that covers it; the page never nests or re-parses
+markup. Segment texts are plain strings: the template escapes them.
+"""
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from fast_diff_match_patch import diff as _diff
+
+from matters.models import Draft, DraftVersion, Finding, ReviewAttack
+
+# Which status colours a segment covered by several findings: the one an attorney must act on first.
+STATUS_RANK = {
+    Finding.Status.UNGROUNDED: 0, Finding.Status.UNREADABLE: 1, Finding.Status.UNVERIFIED_AUTHORITY: 2,
+    Finding.Status.AMBIGUOUS: 3, Finding.Status.NEEDS_RECORD_CITE: 4, Finding.Status.WAIVED: 5,
+    Finding.Status.CONFIRMED: 6, Finding.Status.GROUNDED: 7,
+}
+SEVERITY_RANK = {ReviewAttack.Severity.HIGH: 0, ReviewAttack.Severity.MEDIUM: 1, ReviewAttack.Severity.LOW: 2}
+ATTACK_KIND = "attack"  # the filter's pseudo-kind for reviewer attacks
+
+
+@dataclass
+class Segment:
+    """A stretch of the draft's text covered by the same findings and attacks. ``status`` is the most urgent
+    status among them ('' when none), ``severity`` the highest attack severity ('' when none); ``anchors`` are
+    the margin keys (``f<id>``, ``a<id>``) of the items that start here, so the page can scroll to them."""
+
+    text: str
+    findings: list[int] = field(default_factory=list)
+    attacks: list[int] = field(default_factory=list)
+    status: str = ""
+    severity: str = ""
+    anchors: list[str] = field(default_factory=list)
+
+    @property
+    def keys(self) -> str:
+        """Space-separated margin keys of everything covering this segment (for the page's data attribute)."""
+        return " ".join([f"f{i}" for i in self.findings] + [f"a{i}" for i in self.attacks])
+
+
+@dataclass
+class MarginItem:
+    """One finding or attack in the margin. ``key`` is ``f<id>`` or ``a<id>``; ``start`` is None for an outdated
+    attack (listed last)."""
+
+    key: str
+    kind: str
+    obj: Finding | ReviewAttack
+    start: int | None
+
+    @property
+    def is_attack(self) -> bool:
+        return self.kind == ATTACK_KIND
+
+
+def segments(text: str, findings: list[Finding], attacks: list[ReviewAttack]) -> list[Segment]:
+    """Cut ``text`` at every start and end of ``findings`` and anchored ``attacks`` (offsets into ``text``,
+    clamped to it); return the segments in order. Their texts joined give ``text`` back exactly. An empty span
+    (start == end) still gets its anchor, on the segment that starts there."""
+    length = len(text)
+    spans: list[tuple[int, int, str, object]] = []
+    for finding in findings:
+        spans.append((min(finding.start, length), min(max(finding.end, finding.start), length), "f", finding))
+    for attack in attacks:
+        if attack.start is not None:
+            spans.append((min(attack.start, length), min(max(attack.end or attack.start, attack.start), length),
+                          "a", attack))
+    cuts = sorted({0, length, *(s for s, _, _, _ in spans), *(e for _, e, _, _ in spans)})
+    starts_at: dict[int, list[str]] = {}
+    for start, _end, tag, obj in sorted(spans, key=lambda s: (s[0], s[2] != "f", s[3].pk)):
+        starts_at.setdefault(start, []).append(f"{tag}{obj.pk}")
+    bounds = list(zip(cuts, cuts[1:]))
+    if starts_at.get(length) and (not bounds or bounds[-1][1] == length):
+        bounds.append((length, length))  # an empty span at the very end still needs its anchor
+    # Sweep from left to right keeping the spans that cover the current cut: linear in segments + spans for
+    # the usual few overlaps, instead of testing every span against every segment.
+    pending = sorted(spans, key=lambda s: s[0])
+    active: list[tuple[int, int, str, object]] = []
+    cursor = 0
+    out: list[Segment] = []
+    for left, right in bounds:
+        while cursor < len(pending) and pending[cursor][0] <= left:
+            active.append(pending[cursor])
+            cursor += 1
+        active = [span for span in active if span[1] > left]
+        covering = [(tag, obj) for _s, _e, tag, obj in sorted(active, key=lambda s: (s[2], s[3].pk))]
+        found = [obj for tag, obj in covering if tag == "f"]
+        attacked = [obj for tag, obj in covering if tag == "a"]
+        out.append(Segment(
+            text=text[left:right],
+            findings=[f.pk for f in found],
+            attacks=[a.pk for a in attacked],
+            status=min((f.status for f in found), key=lambda s: STATUS_RANK.get(s, 9), default=""),
+            severity=min((a.severity for a in attacked), key=lambda s: SEVERITY_RANK.get(s, 9), default=""),
+            anchors=starts_at.get(left, []),
+        ))
+    return out
+
+
+def margin(findings: list[Finding], attacks: list[ReviewAttack]) -> list[MarginItem]:
+    """Findings and attacks in reading order (by where their span starts; a finding before an attack at the same
+    place); outdated attacks last."""
+    items = [MarginItem(f"f{f.pk}", f.kind, f, f.start) for f in findings]
+    items += [MarginItem(f"a{a.pk}", ATTACK_KIND, a, a.start) for a in attacks]
+    return sorted(items, key=lambda i: (i.start is None, i.start or 0, i.is_attack, i.obj.pk))
+
+
+@dataclass(frozen=True)
+class ReviewCounts:
+    """The numbers at the top of the page, over the whole version whatever the filter shows."""
+
+    blocking_open: int
+    ambiguous: int
+    needs_record_cite: int
+    resolved: int
+    total: int
+    attacks_high: int
+    attacks_medium: int
+    attacks_low: int
+    attacks_outdated: int
+
+
+def review_counts(version: DraftVersion) -> ReviewCounts:
+    statuses = Counter(version.findings.values_list("status", flat=True))
+    attacks = list(version.attacks.values_list("severity", "start"))
+    severities = Counter(severity for severity, _ in attacks)
+    return ReviewCounts(
+        blocking_open=sum(statuses[s] for s in Finding.BLOCKING_STATUSES),
+        ambiguous=statuses[Finding.Status.AMBIGUOUS],
+        needs_record_cite=statuses[Finding.Status.NEEDS_RECORD_CITE],
+        resolved=statuses[Finding.Status.WAIVED] + statuses[Finding.Status.CONFIRMED],
+        total=sum(statuses.values()),
+        attacks_high=severities[ReviewAttack.Severity.HIGH],
+        attacks_medium=severities[ReviewAttack.Severity.MEDIUM],
+        attacks_low=severities[ReviewAttack.Severity.LOW],
+        attacks_outdated=sum(1 for _, start in attacks if start is None),
+    )
+
+
+@dataclass(frozen=True)
+class ReviewFilter:
+    """What the page shows: finding kinds (and ``attack`` for reviewer attacks) and finding statuses. An empty
+    set means all."""
+
+    kinds: frozenset[str] = frozenset()
+    statuses: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_query(cls, query) -> "ReviewFilter":
+        """Read ``kind`` and ``status`` (repeatable) from a QueryDict; unknown values are ignored."""
+        kinds = {k for k in query.getlist("kind") if k in Finding.Kind.values or k == ATTACK_KIND}
+        statuses = {s for s in query.getlist("status") if s in Finding.Status.values}
+        return cls(frozenset(kinds), frozenset(statuses))
+
+    @property
+    def active(self) -> bool:
+        return bool(self.kinds or self.statuses)
+
+    def findings(self, version: DraftVersion) -> list[Finding]:
+        rows = version.findings.all()
+        if self.kinds:
+            rows = rows.filter(kind__in=self.kinds)
+        if self.statuses:
+            rows = rows.filter(status__in=self.statuses)
+        return list(rows)
+
+    def attacks(self, version: DraftVersion) -> list[ReviewAttack]:
+        """Attacks show when no kind is chosen or ``attack`` is; a status filter hides them (they have none)."""
+        if (self.kinds and ATTACK_KIND not in self.kinds) or self.statuses:
+            return []
+        return list(version.attacks.all())
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    """One line of the version history: who made the version (a person, or a model on a server) and its state."""
+
+    version: DraftVersion
+    blocking_open: int
+    findings: int
+
+    @property
+    def made_by(self) -> str:
+        version = self.version
+        if version.author_kind == DraftVersion.AuthorKind.MODEL:
+            where = f" on {version.server_name}" if version.server_name else ""
+            return f"{version.model_name or 'a model'}{where}"
+        return version.author.get_username() if version.author else "a person (account removed)"
+
+
+def version_history(draft: Draft) -> list[VersionRow]:
+    """Every version of ``draft``, newest first, with its finding counts."""
+    rows = []
+    for version in draft.versions.select_related("author", "approved_by").order_by("-number"):
+        statuses = list(version.findings.values_list("status", flat=True))
+        rows.append(VersionRow(version, sum(s in Finding.BLOCKING_STATUSES for s in statuses), len(statuses)))
+    return rows
+
+
+@dataclass(frozen=True)
+class DiffPiece:
+    """A stretch of a diff: ``op`` is ``=`` (in both), ``-`` (only in the older version) or ``+`` (only in the
+    newer one)."""
+
+    op: str
+    text: str
+
+
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def version_diff(older: str, newer: str) -> list[DiffPiece]:
+    """The word diff of two texts: each word, run of spaces and punctuation mark is one unit (encoded as one
+    character for diff-match-patch, as its line mode does with lines), so an edit reads as the words that
+    changed, never as letters shared by chance between two different words."""
+    codes: dict[str, str] = {}
+    tokens: list[str] = []
+
+    def encode(text: str) -> str:
+        out = []
+        for token in _TOKEN.findall(text):
+            if token not in codes:
+                codes[token] = chr(0x10000 + len(tokens))  # supplementary planes: no surrogates, room for 1M
+                tokens.append(token)
+            out.append(codes[token])
+        return "".join(out)
+
+    raw = [(op, "".join(tokens[ord(c) - 0x10000] for c in encoded))
+           for op, encoded in _diff(encode(older), encode(newer), cleanup="No", counts_only=False)]
+    # A space or a comma left equal between two changes splits one edit in two: fold it into the change.
+    pieces: list[DiffPiece] = []
+    removed, added = [], []
+    for index, (op, text) in enumerate(raw):
+        between_changes = 0 < index < len(raw) - 1 and raw[index - 1][0] != "=" and raw[index + 1][0] != "="
+        if op == "=" and not (between_changes and len(text) <= 3 and not re.search(r"\w", text)):
+            if removed:
+                pieces.append(DiffPiece("-", "".join(removed)))
+            if added:
+                pieces.append(DiffPiece("+", "".join(added)))
+            removed, added = [], []
+            pieces.append(DiffPiece("=", text))
+            continue
+        if op in ("=", "-"):
+            removed.append(text)
+        if op in ("=", "+"):
+            added.append(text)
+    if removed:
+        pieces.append(DiffPiece("-", "".join(removed)))
+    if added:
+        pieces.append(DiffPiece("+", "".join(added)))
+    return pieces

@@ -1,0 +1,290 @@
+"""Writes for drafts: versions, verification, waivers and confirmations of findings, approval.
+
+Every version is recorded as generated material (origin ``draft``), so its text coming back as an upload is kept
+out of the evidence. Approval is refused here, not only in the page, while a blocking finding is open.
+"""
+
+import hashlib
+import json
+import re
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from matters.audit.services import audit_record
+from matters.permissions import require
+from matters.models import Draft, DraftVersion, Finding, Matter, Origin, ReviewAttack
+from matters.provenance import generated_record
+from matters.validation import clean_reason
+from .verifier.check import verify_text
+
+# A title made from a job's instructions: long enough to tell drafts apart in a list.
+TITLE_MAX_CHARS = 120
+TITLE_FIELD_CHARS = 300  # Draft.title's max_length
+
+
+def draft_title_from(text: str, *, limit: int = TITLE_MAX_CHARS) -> str:
+    """Return ``text`` on one line as a title of at most ``limit`` characters, cut after a whole word with an
+    ellipsis (never mid-word: "...appeal is pending, re" becomes "...appeal is pending…")."""
+    words = " ".join(text.split())
+    if len(words) <= limit:
+        return words
+    cut = words[: limit - 1]
+    if words[limit - 1] != " " and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:-–—") + "…"
+
+
+def draft_rename(*, draft: Draft, title: str, user: AbstractBaseUser) -> Draft:
+    """Give ``draft`` a new title (whitespace collapsed), recorded in the audit log with the old one. Attorneys
+    and assistants, who may edit drafts, may rename them: raise PermissionDenied for anyone else, ValidationError
+    for an empty title or one past 300 characters."""
+    if not user.has_perm("matters.upload_exhibit"):
+        raise PermissionDenied("Only attorneys and assistants may rename a draft.")
+    title = " ".join(title.split())
+    if not title:
+        raise ValidationError("A draft needs a title; the old one was kept.")
+    if len(title) > TITLE_FIELD_CHARS:
+        raise ValidationError(f"A title has at most {TITLE_FIELD_CHARS} characters; this one has {len(title)}.")
+    if title == draft.title:
+        return draft
+    with transaction.atomic():
+        old = draft.title
+        draft.title = title
+        draft.save(update_fields=["title"])
+        audit_record(action="draft.rename", actor=user, matter=draft.matter, obj=draft,
+                     detail={"from": old, "to": title})
+    return draft
+
+
+def draft_create(*, matter: Matter, title: str, text: str, author_kind: str, kind: str = "",
+                 author: AbstractBaseUser | None = None, model_name: str = "", server_name: str = "",
+                 provenance: dict | None = None) -> DraftVersion:
+    """Create a draft with its first version (not yet verified); return the version."""
+    with transaction.atomic():
+        draft = Draft.objects.create(matter=matter, title=title[:300], kind=kind, created_by=author)
+        return draft_version_create(draft=draft, text=text, author_kind=author_kind, author=author,
+                                    model_name=model_name, server_name=server_name, provenance=provenance)
+
+
+def draft_version_create(*, draft: Draft, text: str, author_kind: str, author: AbstractBaseUser | None = None,
+                         model_name: str = "", server_name: str = "", provenance: dict | None = None) -> DraftVersion:
+    """Append a version to ``draft``. ``author_kind`` is ``model`` (with ``model_name``/``server_name`` and the
+    pipeline's ``provenance``: job and stage records) or ``person`` (with ``author``). Raises ValidationError for
+    an unknown author kind; PermissionDenied for an author who may not edit the matter's drafts."""
+    require(author, "edit_draft", draft.matter)
+    if author_kind not in DraftVersion.AuthorKind.values:
+        raise ValidationError(f"Unknown author kind {author_kind!r}.")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    with transaction.atomic():
+        Draft.objects.select_for_update().filter(pk=draft.pk).first()
+        number = (draft.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+        generated = generated_record(matter=draft.matter, origin=Origin.DRAFT, title=f"{draft.title} v{number}",
+                                     text=text, content=text.encode("utf-8"))
+        version = DraftVersion.objects.create(
+            draft=draft, number=number, text=text, sha256=digest, author_kind=author_kind,
+            author=author if author_kind == DraftVersion.AuthorKind.PERSON else None,
+            model_name=model_name, server_name=server_name, generated=generated, provenance=provenance or {},
+        )
+        audit_record(action="draft.version", actor=author, matter=draft.matter, obj=version, file_sha256=digest,
+                     detail={"draft": draft.pk, "number": number, "author_kind": author_kind,
+                             "model": model_name, "server": server_name})
+    return version
+
+
+def _finding_key(kind: str, verdict: str, text: str, occurrence: int) -> str:
+    raw = json.dumps([kind, verdict, " ".join(text.split()), occurrence])
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def draft_verify(*, version: DraftVersion) -> list[Finding]:
+    """Run the verifier on ``version`` and store its findings (replacing earlier ones of this version).
+
+    A waiver or confirmation carries over to the same claim (same kind, text, verdict and occurrence) from this
+    version's earlier run or from the previous version, and records where it came from.
+    """
+    matter = version.draft.matter
+    results = verify_text(matter=matter, text=version.text)
+    resolved: dict[str, Finding] = {}
+    previous = version.draft.versions.filter(number__lt=version.number).order_by("-number").first()
+    for source in ([previous] if previous else []) + [version]:
+        for finding in source.findings.filter(status__in=[Finding.Status.WAIVED, Finding.Status.CONFIRMED]):
+            resolved[finding.key] = finding
+    seen: dict[tuple[str, str, str], int] = {}
+    rows = []
+    for result in results:
+        ident = (result.kind, result.status, " ".join(result.text.split()))
+        occurrence = seen.get(ident, 0)
+        seen[ident] = occurrence + 1
+        key = _finding_key(result.kind, result.status, result.text, occurrence)
+        row = Finding(version=version, kind=result.kind, status=result.status, verdict=result.status,
+                      start=result.start, end=result.end, text=result.text, message=result.message,
+                      sources=result.sources, detail=result.detail, key=key)
+        earlier = resolved.get(key)
+        if earlier is not None and result.status != Finding.Status.GROUNDED:
+            row.status = earlier.status
+            row.resolution_reason = earlier.resolution_reason
+            row.resolved_by_id = earlier.resolved_by_id
+            row.resolved_at = earlier.resolved_at
+            row.carried_from = earlier if earlier.version_id != version.pk else earlier.carried_from
+        rows.append(row)
+    with transaction.atomic():
+        version.findings.all().delete()
+        Finding.objects.bulk_create(rows)
+        DraftVersion.objects.filter(pk=version.pk).update(verified_at=timezone.now())
+        version.refresh_from_db()
+        counts: dict[str, int] = {}
+        for row in rows:
+            counts[row.status] = counts.get(row.status, 0) + 1
+        audit_record(action="draft.verify", matter=matter, obj=version, file_sha256=version.sha256,
+                     detail={"findings": counts, "blocking": sum(r.status in Finding.BLOCKING_STATUSES for r in rows)})
+    return list(version.findings.all())
+
+
+def _require_attorney(user: AbstractBaseUser, matter: Matter) -> None:
+    if user is None:
+        raise PermissionDenied("Only an attorney may approve drafts, waive or confirm findings.")
+    require(user, "approve_draft", matter)
+
+
+def _resolve(finding: Finding, *, user, reason: str, status: str, allowed: set[str], action: str) -> Finding:
+    matter = finding.version.draft.matter
+    _require_attorney(user, matter)
+    reason = clean_reason(reason)
+    if finding.version.approved_at is not None:
+        raise ValidationError("This version is approved; edit the draft to make a new version instead.")
+    if finding.status not in allowed:
+        raise ValidationError(f"A finding that is {finding.get_status_display().lower()} cannot be {status}.")
+    with transaction.atomic():
+        Finding.objects.filter(pk=finding.pk).update(status=status, resolution_reason=reason, resolved_by=user,
+                                                     resolved_at=timezone.now())
+        finding.refresh_from_db()
+        audit_record(action=action, actor=user, matter=matter, obj=finding, file_sha256=finding.version.sha256,
+                     detail={"version": finding.version_id, "kind": finding.kind, "verdict": finding.verdict,
+                             "text": finding.text, "reason": reason})
+    return finding
+
+
+def finding_waive(*, finding: Finding, user: AbstractBaseUser, reason: str) -> Finding:
+    """Waive one ungrounded or unreadable (or ambiguous / needs-record-cite) finding with a written reason.
+    Attorneys only; raises PermissionDenied or ValidationError. An unverified authority is confirmed, not waived."""
+    return _resolve(finding, user=user, reason=reason, status=Finding.Status.WAIVED,
+                    allowed={Finding.Status.UNGROUNDED, Finding.Status.UNREADABLE, Finding.Status.AMBIGUOUS,
+                             Finding.Status.NEEDS_RECORD_CITE},
+                    action="finding.waive")
+
+
+def finding_confirm(*, finding: Finding, user: AbstractBaseUser, reason: str) -> Finding:
+    """Confirm one citation the matter's authorities do not hold (``unverified_authority``), with a reason such as
+    "checked in Westlaw on 2026-11-30". One citation at a time: there is no bulk confirmation."""
+    return _resolve(finding, user=user, reason=reason, status=Finding.Status.CONFIRMED,
+                    allowed={Finding.Status.UNVERIFIED_AUTHORITY}, action="finding.confirm")
+
+
+def _model_provenance(version: DraftVersion) -> list[dict]:
+    """The provenance of every model-written version up to ``version`` (the job and stage records that made
+    the text an attorney approves, through any edits since)."""
+    return [{"version": v.number, **v.provenance}
+            for v in version.draft.versions.filter(number__lte=version.number, author_kind="model")
+            if v.provenance]
+
+
+# A model's version sharing this share of its 6-word runs with its own prompt's instructions (pipeline's
+# ``prompt_echo_share`` in the version's provenance) is approved only with an attorney's reason.
+PROMPT_ECHO_APPROVAL_SHARE = 0.2
+
+
+def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict | None = None,
+                  override_reason: str = "") -> DraftVersion:
+    """Approve ``version``: verify it again (the evidence may have changed), refuse while a blocking finding is
+    open, and refuse a model's version that largely repeats its prompt (``provenance["prompt_echo_share"]`` at
+    least PROMPT_ECHO_APPROVAL_SHARE) unless ``override_reason`` says why it is the document; then record the
+    approval (user, time, the version's SHA-256, ``record`` such as the job's stage records, the override) in
+    the audit log. Raises PermissionDenied or ValidationError."""
+    matter = version.draft.matter
+    _require_attorney(user, matter)
+    if version.approved_at is not None:
+        raise ValidationError("This version is already approved.")
+    latest = version.draft.versions.order_by("-number").first()
+    if latest is not None and latest.pk != version.pk:
+        raise ValidationError(f"Version {version.number} is not the latest (version {latest.number} is).")
+    draft_verify(version=version)
+    open_blocking = list(version.open_blocking())
+    if open_blocking:
+        first = open_blocking[0]
+        raise ValidationError(
+            f"{len(open_blocking)} blocking finding(s) are open; the first is “{first.text}”: {first.message} "
+            "Fix the draft, or waive or confirm each with a reason, before approving."
+        )
+    echo = float((version.provenance or {}).get("prompt_echo_share") or 0)
+    override_reason = override_reason.strip()
+    if echo >= PROMPT_ECHO_APPROVAL_SHARE and not override_reason:
+        raise ValidationError(
+            f"{echo:.0%} of version {version.number} repeats the instructions its model was given: it may be the "
+            "prompt coming back rather than a draft. Read it, and approve only with a reason why it is the document."
+        )
+    if override_reason:
+        record = {**(record or {}), "prompt_echo_override": override_reason, "prompt_echo_share": echo}
+    with transaction.atomic():
+        DraftVersion.objects.filter(pk=version.pk).update(approved_at=timezone.now(), approved_by=user)
+        version.refresh_from_db()
+        audit_record(action="draft.approve", actor=user, matter=matter, obj=version, file_sha256=version.sha256,
+                     detail={"draft": version.draft_id, "number": version.number, "sha256": version.sha256,
+                             "findings": version.findings.count(), "provenance": _model_provenance(version),
+                             **(record or {})})
+    return version
+
+
+def anchor_quote(text: str, quote: str) -> tuple[int, int] | None:
+    """Where ``quote`` (a span a reviewer quoted) is in ``text``: exactly, or word for word ignoring case,
+    punctuation and spacing (a model re-types quotation marks and line breaks); None when it is not there."""
+    quote = quote.strip().strip("\"“”'‘’")
+    if not quote:
+        return None
+    position = text.find(quote)
+    if position >= 0:
+        return position, position + len(quote)
+    words = re.findall(r"\w+", quote)
+    if not words:
+        return None
+    match = re.search(r"\W+".join(re.escape(w) for w in words), text, re.IGNORECASE)
+    return (match.start(), match.end()) if match else None
+
+
+def draft_add_attacks(*, version: DraftVersion, attacks: list[dict]) -> list[ReviewAttack]:
+    """Store a reviewer's attacks on ``version`` (each ``{quote, attack, severity, suggested_fix}``), anchored to
+    the spans they quote, and record them as generated material (origin ``review``). Severities other than
+    low/medium/high are read as medium."""
+    rows = []
+    for item in attacks:
+        quote = str(item.get("quote", ""))
+        span = anchor_quote(version.text, quote)
+        severity = str(item.get("severity", "medium")).lower()
+        rows.append(ReviewAttack(
+            version=version, quote=quote, attack=str(item.get("attack", "")),
+            severity=severity if severity in ReviewAttack.Severity.values else ReviewAttack.Severity.MEDIUM,
+            suggested_fix=str(item.get("suggested_fix", "")), start=span[0] if span else None,
+            end=span[1] if span else None))
+    with transaction.atomic():
+        ReviewAttack.objects.bulk_create(rows)
+        generated_record(matter=version.draft.matter, origin=Origin.REVIEW,
+                         title=f"Review of {version.draft.title} v{version.number}",
+                         text=json.dumps(attacks, ensure_ascii=False))
+    return list(version.attacks.all())
+
+
+def attacks_carry(*, from_version: DraftVersion, to_version: DraftVersion) -> list[ReviewAttack]:
+    """Re-anchor ``from_version``'s attacks on ``to_version`` (an edit): an attack whose quoted span is still in
+    the new text points at it; one whose span is gone is kept, outdated (no span)."""
+    rows = []
+    for attack in from_version.attacks.all():
+        span = anchor_quote(to_version.text, attack.quote)
+        rows.append(ReviewAttack(version=to_version, quote=attack.quote, attack=attack.attack,
+                                 severity=attack.severity, suggested_fix=attack.suggested_fix,
+                                 start=span[0] if span else None, end=span[1] if span else None,
+                                 carried_from=attack))
+    ReviewAttack.objects.bulk_create(rows)
+    return list(to_version.attacks.all())

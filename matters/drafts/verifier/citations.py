@@ -1,0 +1,293 @@
+"""Case, statute and regulation citations in text.
+
+Case citations come from eyecite (Free Law Project), full and short forms, ``Id.`` and ``supra``, with eyecite's
+resolution of short forms to the full citation they refer to. Three gaps of eyecite 2.7 are filled here:
+- a citation-shaped string with a reporter eyecite does not know (``45 F.9th 12 (5th Cir. 2019)``) yields
+  nothing from eyecite; it is read here and reported (no such reporter: likely invented);
+- the year in the parenthetical is read here, right after the citation and its pin cite, because eyecite can
+  attach the next citation's year to an earlier one;
+- statutes, regulations and rules are read in :mod:`matters.drafts.verifier.statutes`.
+A year outside the dates of the reporter's edition (reporters-db, through eyecite) is reported too.
+"""
+
+import re
+from dataclasses import dataclass
+
+from eyecite import get_citations, resolve_citations
+from eyecite.models import (
+    FullCaseCitation,
+    FullJournalCitation,
+    IdCitation,
+    ShortCaseCitation,
+    SupraCitation,
+)
+
+from .text import Spans
+
+
+@dataclass
+class CaseMention:
+    """A case citation. ``form``: ``full``, ``short``, ``id``, ``supra`` or ``unknown_reporter``. For a short form,
+    ``antecedent`` is the index (in the returned list) of the full citation eyecite resolved it to, or None.
+    ``problem`` is set when the citation cannot be right whatever the authorities say (an unknown reporter, a
+    year the reporter did not cover). ``in_parenthetical``: it stands inside a ``(citing ...)`` or ``(quoting
+    ...)`` parenthetical, so ``Id.`` does not refer to it. A public-domain citation (``2022-NCSC-1``) has the
+    year as ``volume``, the court code as ``reporter`` and the decision number as ``page``."""
+
+    start: int
+    end: int
+    text: str
+    form: str
+    volume: str = ""
+    reporter: str = ""
+    page: str = ""
+    pin_cite: str = ""
+    year: int | None = None
+    plaintiff: str = ""
+    defendant: str = ""
+    antecedent: int | None = None
+    problem: str = ""
+    in_parenthetical: bool = False
+    name: str = ""  # the case name as written in the draft ("Calvary Chapel of Bangor v. Mills"), for messages
+
+    @property
+    def reporter_cite(self) -> str:
+        return f"{self.volume} {self.reporter} {self.page}".strip()
+
+
+_PIN = r"(?:slip\s+op\.\s+at\s+)?\*?\d+(?:\s*[-–—]\s*\*?\d+)?"
+_AFTER = re.compile(
+    rf"(?:,\s*(?:at\s+)?(?P<pin>{_PIN}(?:\s*(?:,|&)\s*{_PIN})*|_{{2,}})(?:\s*n\.\s*\d+)?)?"
+    r"\s*\((?P<court>[^()]{0,60}?)\s*(?P<year>1[6-9]\d\d|20\d\d)\)"
+)
+_UNKNOWN = re.compile(
+    r"\b(?P<volume>\d{1,4})\s+(?P<reporter>[A-Z][A-Za-z]*\.(?:\s?[A-Za-z0-9]+\.?){0,4})\s+(?P<page>\d{1,5})\b"
+    r"(?=(?:,\s*(?:at\s+)?\d+(?:\s*[-–—]\s*\d+)?)?\s*\([^()]{0,60}?\d{4}\))"
+)
+# A public-domain (vendor-neutral) citation: year, court code, decision number, paragraph pins (2022-NCSC-1, ¶ 52).
+_NEUTRAL = re.compile(
+    r"\b(?P<year>(?:19|20)\d\d)-(?P<court>[A-Z][A-Za-z]{1,9})-(?P<number>\d{1,6})\b"
+    r"(?:,\s*(?P<pin>¶¶?\s*\d+(?:\s*[-–—]\s*\d+)?))?"
+)
+# A citation to a reporter volume whose page is not yet known (569 U.S. ___), pinned to the slip opinion's pages.
+_BLANK_PAGE = re.compile(
+    r"\b(?P<volume>\d{1,4})\s+(?P<reporter>[A-Z][A-Za-z0-9.]*(?:\s?[A-Za-z0-9]+\.){0,3})\s+_{2,}"
+    r"(?:,\s*(?:_{2,}|(?P<pin>slip\s+op\.\s+at\s+\d+(?:\s*[-–—]\s*\d+)?)))?"
+    r"\s*\([^()]{0,60}?(?P<year>1[6-9]\d\d|20\d\d)\)"
+)
+_CAPTION_BEFORE = re.compile(r"([A-Z][\w.'’&]*(?:\s+[\w.'’&]+){0,6}\s+v\.\s+[A-Z][\w.'’&]*(?:\s+[A-Z][\w.'’&]*){0,5}),\s*$")
+# A parenthetical whose citations are the cited authority's, not the draft's: "Id." never refers to them.
+_CITING = re.compile(r"\(\s*(?:citing|quoting|cited\s+in|quoted\s+in|(?:internal\s+)?(?:quotation\s+marks\s+and\s+)?"
+                     r"citations?\s+omitted[;,]?\s*(?:citing|quoting))\b", re.IGNORECASE)
+_LOOK_BACK = 600
+_NAME_SPAN = 200
+# eyecite looks, after every full case citation, through the whole rest of the text for later references to it by
+# name, which this module does not use: minutes for a 2 MB draft. A long text is read a stretch at a time, cut
+# where a paragraph ends (or at least between words), and the spans are shifted back into the whole text.
+_STRETCH = 20_000
+
+
+def _cut(flat: str, start: int) -> int:
+    """Where the stretch that begins at ``start`` ends: after the last blank (a flattened line break) in its
+    second half, else after its last space, else ``_STRETCH`` characters on."""
+    limit = start + _STRETCH
+    if limit >= len(flat):
+        return len(flat)
+    for gap in ("  ", " "):
+        found = flat.rfind(gap, start + _STRETCH // 2, limit)
+        if found >= 0:
+            return found + len(gap)
+    return limit
+
+
+def eyecite_citations(flat: str) -> list:
+    """eyecite's ``get_citations`` of ``flat`` (text with line breaks flattened), spans into ``flat``; none for
+    blank text, which eyecite refuses. Short forms resolve over the whole list with ``resolve_citations``, which
+    reads the citations, not the text, so reading in stretches loses only a citation cut in two, and stretches
+    end between paragraphs where one can."""
+    citations: list = []
+    start = 0
+    while start < len(flat):
+        end = _cut(flat, start)
+        if flat[start:end].strip():
+            for citation in get_citations(flat[start:end]):
+                if start:
+                    _shift(citation, start)
+                citations.append(citation)
+        start = end
+    return citations
+
+
+def _shift(citation, offset: int) -> None:
+    span_start, span_end = citation.span()
+    citation.span_start, citation.span_end = span_start + offset, span_end + offset
+    for owner, name in ((citation, "full_span_start"), (citation, "full_span_end"),
+                        (citation.metadata, "pin_cite_span_start"), (citation.metadata, "pin_cite_span_end")):
+        value = getattr(owner, name, None)
+        if value is not None:
+            setattr(owner, name, value + offset)
+
+
+def _year_and_end(flat: str, end: int) -> tuple[int | None, str, int]:
+    match = _AFTER.match(flat, end)
+    if match is None:
+        return None, "", end
+    return int(match.group("year")), (match.group("pin") or ""), match.end()
+
+
+def in_citing_parenthetical(flat: str, start: int) -> bool:
+    """Whether ``start`` lies inside a ``(citing ...)`` or ``(quoting ...)`` parenthetical: the nearest
+    unclosed parenthesis before it opens with such a signal."""
+    depth = 0
+    for k in range(start - 1, max(-1, start - _LOOK_BACK), -1):
+        char = flat[k]
+        if char == ")":
+            depth += 1
+        elif char == "(":
+            if depth == 0:
+                return bool(_CITING.match(flat, k))
+            depth -= 1
+    return False
+
+
+def _edition_problem(citation, year: int | None) -> str:
+    if year is None:
+        return ""
+    editions = [e for e in (getattr(citation, "all_editions", None) or []) if e is not None]
+    if not editions and getattr(citation, "edition_guess", None) is not None:
+        editions = [citation.edition_guess]
+    if not editions:
+        return ""
+    for edition in editions:
+        start = edition.start.year if edition.start else None
+        end = edition.end.year if edition.end else None
+        if (start is None or start <= year) and (end is None or year <= end):
+            return ""
+    spans = ", ".join(
+        f"{e.short_name} {e.start.year if e.start else '?'}–{e.end.year if e.end else 'today'}" for e in editions
+    )
+    return f"The reporter {citation.groups.get('reporter')} covers {spans}; a {year} decision cannot be in it."
+
+
+def _party(text: str | None) -> str:
+    text = (text or "").strip()
+    # eyecite's case-name guess can swallow the signal or conjunction before the name ("See Doe", "And Doe").
+    return re.sub(r"^(?:see(?: also)?|also|and|but|cf\.|accord|in|e\.g\.,?)\s+", "", text, flags=re.IGNORECASE)
+
+
+def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMention]:
+    """Every case citation in ``flat`` (text with line breaks flattened), full ones with their case name, pin cite
+    and year, short forms pointing at their full citation. ``citations``: :func:`eyecite_citations` of ``flat``
+    when the caller already has it."""
+    citations = eyecite_citations(flat) if citations is None else citations
+    mentions: list[CaseMention] = []
+    index_of: dict[int, int] = {}
+    for citation in citations:
+        start, end = citation.span()
+        if isinstance(citation, FullCaseCitation):
+            year, pin, end = _year_and_end(flat, end)
+            name_start = start
+            if citation.full_span_start is not None and start - citation.full_span_start <= _NAME_SPAN:
+                name_start = citation.full_span_start
+            mention = CaseMention(
+                name_start, end, flat[name_start:end], "full", citation.groups.get("volume") or "",
+                citation.groups.get("reporter") or "", citation.groups.get("page") or "",
+                pin or (citation.metadata.pin_cite or ""), year, _party(citation.metadata.plaintiff),
+                _party(citation.metadata.defendant),
+            )
+            mention.problem = _edition_problem(citation, year)
+            # Messages quote the name as the draft writes it: eyecite's plaintiff and defendant are normalised
+            # for matching and drop words ("Calvary Chapel  Bangor" for "Calvary Chapel of Bangor").
+            written = " ".join(_party(flat[name_start:start]).split()).rstrip(", ")
+            mention.name = written if " v. " in written or " v " in written else ""
+        elif isinstance(citation, FullJournalCitation):
+            # A law review article: checked like an opinion (an authority that is the article grounds it).
+            year, pin, end = _year_and_end(flat, end)
+            mention = CaseMention(start, end, flat[start:end], "full", citation.groups.get("volume") or "",
+                                  citation.groups.get("reporter") or "", citation.groups.get("page") or "",
+                                  pin or (citation.metadata.pin_cite or ""), year)
+        elif isinstance(citation, ShortCaseCitation):
+            mention = CaseMention(start, end, flat[start:end], "short", citation.groups.get("volume") or "",
+                                  citation.groups.get("reporter") or "", "", citation.metadata.pin_cite or "")
+            if citation.full_span_start is not None and start - citation.full_span_start <= 80:
+                mention.start = citation.full_span_start
+                mention.text = flat[mention.start:end]
+        elif isinstance(citation, IdCitation):
+            end = max(end, citation.full_span_end or end)
+            mention = CaseMention(start, end, flat[start:end], "id", pin_cite=citation.metadata.pin_cite or "")
+        elif isinstance(citation, SupraCitation):
+            start = citation.full_span_start if citation.full_span_start is not None else start
+            end = max(end, citation.full_span_end or end)
+            mention = CaseMention(start, end, flat[start:end], "supra", pin_cite=citation.metadata.pin_cite or "")
+        else:
+            continue
+        index_of[id(citation)] = len(mentions)
+        mentions.append(mention)
+
+    for resource, members in resolve_citations(citations).items():
+        full = index_of.get(id(getattr(resource, "citation", None)))
+        for member in members:
+            i = index_of.get(id(member))
+            if i is not None and mentions[i].form != "full":
+                mentions[i].antecedent = full
+
+    known = Spans((m.start, m.end) for m in mentions)
+    for match in _UNKNOWN.finditer(flat):
+        if known.overlaps(match.start(), match.end()):
+            continue
+        year, pin, end = _year_and_end(flat, match.end())
+        mentions.append(CaseMention(
+            match.start(), end, flat[match.start():end], "unknown_reporter", match.group("volume"),
+            match.group("reporter"), match.group("page"), pin, year,
+            problem=f"No reporter abbreviated “{match.group('reporter')}” exists (reporters-db); "
+                    "this citation is likely invented.",
+        ))
+    for match in _NEUTRAL.finditer(flat):
+        if known.overlaps(match.start(), match.end()):
+            continue
+        start, parties = _caption_before(flat, match.start())
+        mentions.append(CaseMention(
+            start, match.end(), flat[start:match.end()], "full", match.group("year"), match.group("court"),
+            match.group("number"), match.group("pin") or "", int(match.group("year")), _party(parties[0]),
+            parties[1].strip()))
+    for match in _BLANK_PAGE.finditer(flat):
+        if known.overlaps(match.start(), match.end()):
+            continue
+        start, parties = _caption_before(flat, match.start())
+        mentions.append(CaseMention(
+            start, match.end(), flat[start:match.end()], "full", match.group("volume"), match.group("reporter"), "",
+            match.group("pin") or "", int(match.group("year")), _party(parties[0]), parties[1].strip()))
+    # Short forms point at their full citation by index: keep the pointers right through the sort.
+    targets = {id(m): mentions[m.antecedent] for m in mentions if m.antecedent is not None}
+    mentions.sort(key=lambda m: m.start)
+    position = {id(m): i for i, m in enumerate(mentions)}
+    for mention in mentions:
+        target = targets.get(id(mention))
+        mention.antecedent = position[id(target)] if target is not None else None
+        mention.in_parenthetical = in_citing_parenthetical(flat, mention.start)
+    _resolve_ids(mentions)
+    return mentions
+
+
+def _caption_before(flat: str, start: int) -> tuple[int, list[str]]:
+    """Where the case name written just before ``start`` begins, and its two parties (``["", ""]`` when none)."""
+    name = _CAPTION_BEFORE.search(flat[max(0, start - 120):start])
+    if not name:
+        return start, ["", ""]
+    # The window can reach back past the end of the sentence before ("Appeal. State v. Doe").
+    cut = list(re.finditer(r"[a-z]{3,}[.;:!?]\s+", name.group(1).split(" v. ", 1)[0]))
+    caption = name.group(1)[cut[-1].end():] if cut else name.group(1)
+    return start - len(name.group(0)) + (len(name.group(1)) - len(caption)), caption.split(" v. ", 1)
+
+
+def _resolve_ids(mentions: list[CaseMention]) -> None:
+    """Point every ``Id.`` at the last authority cited before it, passing over citations inside ``(citing ...)``
+    and ``(quoting ...)`` parentheticals (eyecite resolves it to the last citation of any kind, or to none)."""
+    last: int | None = None
+    for i, mention in enumerate(mentions):
+        if mention.form == "id":
+            mention.antecedent = last
+            continue
+        if mention.in_parenthetical:
+            continue
+        last = i if mention.form in ("full", "unknown_reporter") else mention.antecedent

@@ -1,0 +1,153 @@
+"""Quotations in text, and how to find each one in a source with its proper alterations.
+
+A quotation is text between double quotation marks, straight or curly. Alterations that Bluebook rule 5 allows
+match their source: bracketed changes (``[t]he`` for ``The``; ``[the defendant]`` for ``he``; ``[sic]``),
+omissions marked by an ellipsis (``...``, ``. . .``, ``…``) and the parentheticals ``(emphasis added)``,
+``(internal quotation marks omitted)``, ``(citation omitted)``, ``(alteration in original)`` after it. Every
+other difference of words is a misquotation; punctuation and capitalisation are not compared (see
+:func:`matters.drafts.verifier.text.match_words`).
+"""
+
+import re
+from dataclasses import dataclass
+
+from matters.exhibits.reading import HYPHENATED, reading_form
+from .text import Spans, match_words
+
+_PAIRS = [re.compile(r"“([^“”]{2,2000}?)”"), re.compile(r'(?<![\w"])"([^"\n]{2,2000}?)"(?![\w"])')]
+_ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.(?:\s?\.)?|…)\s*")
+_BRACKET = re.compile(r"\[([^\[\]]{0,60})\]")
+_GAP = "qqgapqq"
+# A bracketed insertion stands for at most this many words of the source ("[the defendant]" for "he").
+_GAP_WORDS = 8
+
+
+@dataclass(frozen=True)
+class QuoteMention:
+    """``start``/``end`` include the quotation marks; ``inner`` is the quoted text."""
+
+    start: int
+    end: int
+    text: str
+    inner: str
+
+    @property
+    def word_count(self) -> int:
+        return len(match_words(_BRACKET.sub(" ", self.inner)).split())
+
+
+def find_quotations(text: str) -> list[QuoteMention]:
+    """Every double-quoted passage in ``text``, in order of position."""
+    found: list[QuoteMention] = []
+    taken = Spans()
+    for pattern in _PAIRS:
+        for match in pattern.finditer(text):
+            if taken.overlaps(match.start(), match.end()):
+                continue
+            taken.add(match.start(), match.end())
+            found.append(QuoteMention(match.start(), match.end(), match.group(0), match.group(1)))
+    found.sort(key=lambda q: q.start)
+    return found
+
+
+def _variants(segment: str) -> list[str]:
+    """The segment with bracketed alterations resolved: a bracket standing alone is a gap of up to a few words;
+    a bracket inside a word is read with its letters ([t]he -> the) and without them (word[s] -> word); and the
+    segment as written, for a source that prints the same brackets."""
+
+    def standalone(match: re.Match) -> bool:
+        before = segment[match.start() - 1:match.start()]
+        after = segment[match.end():match.end() + 1]
+        return not (before.isalnum() or after.isalnum())
+
+    kept, dropped = [], []
+    position = 0
+    for match in _BRACKET.finditer(segment):
+        kept.append(segment[position:match.start()])
+        dropped.append(segment[position:match.start()])
+        inner = match.group(1).strip().lower()
+        if inner in ("sic", "sic!", "emphasis added", "emphasis in original", "alteration in original"):
+            pass
+        elif standalone(match):
+            kept.append(f" {_GAP} ")
+            dropped.append(f" {_GAP} ")
+        else:
+            kept.append(match.group(1))
+        position = match.end()
+    kept.append(segment[position:])
+    dropped.append(segment[position:])
+    # The source may itself print the brackets ("raise[s] the same"), quoted exactly: the segment as written.
+    return list(dict.fromkeys(["".join(kept), "".join(dropped), segment]))
+
+
+def _tokens(segment: str) -> list[str | tuple[str, ...]]:
+    """Match words of ``segment``; a hyphenated word is a tuple of its two forms (``("non compete",
+    "noncompete")``), since a compound broken at its own hyphen at a line end reads joined in the source."""
+    form = reading_form(segment)
+    tokens: list[str | tuple[str, ...]] = []
+    position = 0
+    for match in HYPHENATED.finditer(form):
+        tokens += match_words(form[position:match.start()]).split()
+        spaced = match_words(match.group(0))
+        tokens.append((spaced, spaced.replace(" ", "")) if " " in spaced else spaced)
+        position = match.end()
+    return tokens + match_words(form[position:]).split()
+
+
+def _pattern(words: list[str | tuple[str, ...]]) -> re.Pattern | None:
+    parts: list[str] = []
+    for word in words:
+        if isinstance(word, tuple):
+            parts.append("(?:" + "|".join(re.escape(w) for w in word) + ") ")
+        elif word == _GAP:
+            parts.append(f"(?:\\S+ ){{0,{_GAP_WORDS}}}")
+        else:
+            parts.append(re.escape(word) + " ")
+    body = "".join(parts).rstrip(" ")
+    if body.endswith("}"):  # a gap at the end matches nothing in particular
+        body = body[: body.rfind("(?:")].rstrip(" ")
+    if not body:
+        return None
+    return re.compile(r"(?<!\S)" + body + r"(?!\S)")
+
+
+@dataclass(frozen=True)
+class QuoteSearch:
+    """A quotation prepared for matching: per segment between ellipses, the patterns of its bracket variants,
+    and its plain words (for candidate lookup and similarity scoring)."""
+
+    segments: list[list[re.Pattern]]
+    plain: list[str]
+
+    @property
+    def words(self) -> list[str]:
+        return " ".join(self.plain).split()
+
+    def find(self, haystack: str) -> tuple[int, int] | None:
+        """Where every segment appears in ``haystack`` (match words), in order: the span from the first
+        segment's start to the last one's end; None when any is missing."""
+        position, first = 0, None
+        for patterns in self.segments:
+            best = None
+            for pattern in patterns:
+                hit = pattern.search(haystack, position)
+                if hit and (best is None or hit.start() < best.start()):
+                    best = hit
+            if best is None:
+                return None
+            first = best.start() if first is None else first
+            position = best.end()
+        return (first or 0, position)
+
+
+def prepare(inner: str) -> QuoteSearch:
+    """Prepare the quoted text ``inner`` for :meth:`QuoteSearch.find`."""
+    segments, plain = [], []
+    for segment in _ELLIPSIS.split(inner):
+        variants = _variants(segment)
+        patterns = [p for p in (_pattern(_tokens(v)) for v in variants) if p is not None]
+        words = [w for w in match_words(variants[0]).split() if w != _GAP]
+        if patterns and words:
+            segments.append(patterns)
+            plain.append(" ".join(words))
+    return QuoteSearch(segments, plain)

@@ -1,0 +1,124 @@
+"""Open the file of a child's job as a PDF: office documents converted by LibreOffice in its sandbox, images and
+damaged or encrypted PDFs saved as the display PDF that page images are made from."""
+
+from pathlib import Path
+
+import pymupdf
+
+from .convert import ConversionRefused, office_to_pdf
+from .docx_revisions import WordChanges
+from .fonts import document_fonts, font_note, word_processing_suffix
+from .spec import IngestFailure, Spec, _check_image_pixels
+
+# Exhibit kinds LibreOffice converts: kind -> (file suffix it expects, what people call the file); a suffix of
+# None is judged from the content (DOC, WPD, RTF, ODT). Every one goes through the same sandboxed conversion
+# (matters.exhibits.ingest.convert.office_to_pdf); only DOCX can have its outside links cut first, which is why the
+# conversion never runs outside the sandbox.
+OFFICE_KINDS = {"docx": (".docx", "Word document"), "document": (None, "document")}
+
+
+def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str], changes: WordChanges) -> Path:
+    """Convert an office document with LibreOffice in its sandbox; see README ("Word documents") for why
+    LibreOffice. The file converted reads with tracked changes accepted and comments and hidden text out; what
+    was taken out is recorded in ``changes``. Fonts the document names that have no metric-compatible font
+    installed are added to ``notes`` (:mod:`.fonts`). Raises IngestFailure when the conversion is refused or
+    comes out blank."""
+    suffix, description = OFFICE_KINDS[spec.kind]
+    if suffix is None:
+        try:
+            suffix = word_processing_suffix(spec.source)
+        except (ValueError, OSError) as exc:
+            raise IngestFailure(f"The document could not be read as a word-processing file ({exc}).") from exc
+    target = out_dir / "display.pdf"
+    hidden = (spec.data_dir,) if spec.data_dir else ()
+    try:
+        cut = office_to_pdf(Path(spec.source), target, suffix=suffix, description=description, hidden=hidden,
+                           changes=changes)
+    except ConversionRefused as exc:
+        raise IngestFailure(str(exc)) from exc
+    if _blank(target):
+        # LibreOffice opens what it cannot parse as an empty document rather than failing; an empty
+        # upload is as unreadable as a damaged one, and saying "ready" would hide that.
+        raise IngestFailure(
+            f"The {description} converted to blank pages: LibreOffice could read no text or images from it, so it "
+            "is damaged, empty, or in a version of its format LibreOffice cannot read (it could not be "
+            "converted to PDF). Ask the sender for a PDF or a DOCX."
+        )
+    if cut:
+        notes.append(
+            f"{cut} link(s) to files or web addresses outside the {description} were removed before "
+            "conversion; linked content is not shown."
+        )
+    try:
+        requested = document_fonts(Path(spec.source), suffix)
+    except Exception:  # zipfile and lxml raise several types; the conversion itself already succeeded
+        requested = None
+    if note := font_note(requested, target):
+        notes.append(note)
+    return target
+
+
+def _blank(pdf: Path) -> bool:
+    """True when no page of ``pdf`` has text, an image or a drawing."""
+    with pymupdf.open(pdf) as doc:
+        return not any(page.get_text().strip() or page.get_images() or page.get_drawings() for page in doc)
+
+
+def open_document(spec: Spec, out_dir: Path, notes: list[str],
+                  changes: WordChanges | None = None) -> pymupdf.Document:
+    """Open the upload as a PDF document, converting images and Word files; raise IngestFailure if impossible.
+    A Word file's tracked changes, comments and hidden text are recorded in ``changes``."""
+    if spec.kind == "image":
+        _check_image_pixels(spec.source, spec.max_image_pixels)
+        try:
+            with pymupdf.open(spec.source) as image_doc:
+                pdf_bytes = image_doc.convert_to_pdf()
+        except Exception as exc:
+            raise IngestFailure(f"The image could not be read: {exc}.") from exc
+        target = out_dir / "display.pdf"
+        target.write_bytes(pdf_bytes)
+        return pymupdf.open(target)
+    if spec.kind in OFFICE_KINDS:
+        changes = changes if changes is not None else WordChanges()
+        return pymupdf.open(_office_to_pdf(spec, out_dir, notes, changes))
+    try:
+        doc = pymupdf.open(spec.source, filetype="pdf")
+    except Exception as exc:
+        raise IngestFailure(
+            "The PDF is damaged beyond repair: no page could be read from it. Ask the sender for a new copy."
+        ) from exc
+    if doc.needs_pass:
+        password = Path(spec.password_file).read_text() if spec.password_file else ""
+        if not password:
+            raise IngestFailure(
+                "The PDF is password-protected. Enter its password on the exhibit page to process it.",
+                status="needs_password",
+            )
+        if not doc.authenticate(password):
+            raise IngestFailure(
+                "The password was not accepted for this PDF. Enter the correct password to process it.",
+                status="needs_password",
+            )
+        notes.append("Password-protected PDF opened with the password given; a decrypted copy is kept for display.")
+        return _save_display(doc, out_dir)
+    if doc.is_encrypted or doc.metadata.get("encryption"):
+        notes.append("The PDF carries permission restrictions (owner password only); its content was read normally.")
+    if doc.page_count == 0:
+        raise IngestFailure("The PDF contains no pages.")
+    if doc.is_repaired:
+        notes.append("The PDF's cross-reference table was damaged and was repaired when opened.")
+        return _save_display(doc, out_dir)
+    return doc
+
+
+def _save_display(doc: pymupdf.Document, out_dir: Path) -> pymupdf.Document:
+    target = out_dir / "display.pdf"
+    doc.save(target, garbage=1, encryption=pymupdf.PDF_ENCRYPT_NONE)
+    doc.close()
+    return pymupdf.open(target)
+
+
+def display_source(spec: Spec) -> str:
+    """The PDF that viewers and later steps read: the derived display.pdf if ingest made one, else the original."""
+    display = Path(spec.out_dir) / "display.pdf"
+    return str(display) if display.exists() else spec.source

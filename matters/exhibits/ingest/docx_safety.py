@@ -1,0 +1,186 @@
+"""Keep only what lies inside a Word (OOXML) package before LibreOffice opens it: an allowlist, not a blocklist.
+
+A DOCX can point outside itself in many ways: relationships with ``TargetMode="External"`` of any type (linked
+pictures through ``a:blip r:link``, hyperlinks, OLE links, ``subDocument``, ``attachedTemplate``, frames, font-table
+links), relationships whose "internal" target is an absolute URL or climbs out of the package, field instructions
+(``INCLUDEPICTURE``, ``INCLUDETEXT``, ``LINK``, ``DDE`` ...), ``altChunk`` parts (imported HTML or RTF with links of
+their own) and VML ``src``/``href`` attributes. This module copies the package keeping
+
+- a relationship only if its mode, after normalising case and whitespace, is internal and its target, with any
+  URL fragment dropped and percent-escapes decoded, is a part of this very package (ECMA-376 Part 2, Open
+  Packaging Conventions, section 9.3: internal targets are relative references resolved against the source part);
+- a field only if its instruction's name is on a list of fields that compute from the document itself (ECMA-376
+  Part 1 section 17.16.5 lists them all); the others lose their instruction and show their stored result;
+- no ``altChunk`` at all, and no VML attribute that names a URL.
+
+The sandbox in :mod:`matters.exhibits.ingest.sandbox` is the second wall: a link this module misses still cannot reach the
+data directory or the network. XML is parsed without DTDs, entities or network access.
+"""
+
+import posixpath
+import re
+import zipfile
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from lxml import etree
+
+from .docx_revisions import WordChanges, accept_package, hidden_styles
+
+_RELATIONSHIPS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_AFCHUNK_TYPE = "/afchunk"
+# Fields whose result comes from the document and its properties only (ECMA-376 Part 1, 17.16.5).
+_SAFE_FIELDS = frozenset(
+    "ADVANCE ASK AUTHOR AUTONUM AUTONUMLGL AUTONUMOUT BARCODE BIDIOUTLINE COMMENTS COMPARE CREATEDATE DATE DOCPROPERTY "
+    "DOCVARIABLE EDITTIME EQ FILESIZE FILLIN FORMCHECKBOX FORMDROPDOWN FORMTEXT GOTOBUTTON GREETINGLINE IF INDEX "
+    "INFO KEYWORDS LASTSAVEDBY LISTNUM MACROBUTTON MERGEFIELD MERGEREC MERGESEQ NEXT NEXTIF NOTEREF NUMCHARS "
+    "NUMPAGES NUMWORDS PAGE PAGEREF PRINTDATE QUOTE RD REF REVNUM SAVEDATE SECTION SECTIONPAGES SEQ SET SKIPIF "
+    "STYLEREF SUBJECT SYMBOL TA TC TEMPLATE TIME TITLE TOA TOC USERADDRESS USERINITIALS USERNAME XE".split()
+)
+_URLISH = re.compile(r"^\s*(?:[a-z][a-z0-9+.\-]*:|[/\\]{2})", re.IGNORECASE)
+_VML_LINK_ATTRIBUTES = ("src", "href")
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+
+
+def _normalised(value: str | None) -> str:
+    return "".join((value or "").split()).lower()
+
+
+def _inside(source_part: str, target: str, members: set[str]) -> bool:
+    """Whether ``target`` of a relationship in ``source_part`` (a .rels path) names a part of this package."""
+    if _URLISH.match(target) or "\\" in target:
+        return False
+    parts = urlsplit(target.strip())
+    if parts.scheme or parts.netloc:
+        return False
+    path = unquote(parts.path)  # the fragment is dropped: it never changes which part is meant
+    if not path:
+        return False
+    # "word/_rels/document.xml.rels" describes "word/document.xml": targets resolve against "word/".
+    base = posixpath.dirname(posixpath.dirname(source_part))
+    resolved = posixpath.normpath(path.lstrip("/") if path.startswith("/") else posixpath.join(base, path))
+    if resolved.startswith("../") or resolved == "..":
+        return False
+    return resolved in members
+
+
+def _clean_relationships(name: str, data: bytes, members: set[str]) -> tuple[bytes, int]:
+    root = etree.fromstring(data, _PARSER)
+    removed = 0
+    for relationship in root.findall(f"{{{_RELATIONSHIPS_NS}}}Relationship"):
+        mode = _normalised(relationship.get("TargetMode"))
+        kind = _normalised(relationship.get("Type")).split("#")[0]
+        keep = (mode in ("", "internal") and not kind.endswith(_AFCHUNK_TYPE)
+                and _inside(name, relationship.get("Target", ""), members))
+        if not keep:
+            root.remove(relationship)
+            removed += 1
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True), removed
+
+
+def _field_name(instruction: str) -> str:
+    words = instruction.replace("\\", " \\").split()
+    return words[0].upper().lstrip("=") if words else ""
+
+
+def _clean_fields(root: etree._Element) -> int:
+    """Blank every field instruction not on the safe list; return how many fields were cut. A complex field's
+    instruction may be split over several ``w:instrText`` runs, so runs are joined before the name is read."""
+    cut = 0
+    stack: list[list[etree._Element]] = []
+    for element in root.iter(f"{_W}fldChar", f"{_W}instrText", f"{_W}fldSimple"):
+        if element.tag == f"{_W}fldSimple":
+            if _field_name(element.get(f"{_W}instr", "")) not in _SAFE_FIELDS:
+                element.set(f"{_W}instr", "")
+                cut += 1
+        elif element.tag == f"{_W}instrText":
+            if stack:
+                stack[-1].append(element)
+            else:  # an instruction outside any field is still read by some converters
+                element.text = ""
+        else:
+            kind = element.get(f"{_W}fldCharType")
+            if kind == "begin":
+                stack.append([])
+            elif kind == "end" and stack:
+                runs = stack.pop()
+                if _field_name("".join(run.text or "" for run in runs)) not in _SAFE_FIELDS and runs:
+                    for run in runs:
+                        run.text = ""
+                    cut += 1
+    for runs in stack:  # fields never ended: cut whatever they asked for
+        for run in runs:
+            run.text = ""
+        cut += bool(runs)
+    return cut
+
+
+def _is_xml_type(content_type: str | None) -> bool:
+    return _normalised(content_type).endswith("xml")  # application/xml, text/xml, ...+xml
+
+
+def _xml_parts(package: zipfile.ZipFile, members: set[str]) -> set[str]:
+    """The parts that are XML: named ``.xml`` or declared with an XML content type in ``[Content_Types].xml``
+    (ECMA-376 Part 2, section 10.1.2). Pictures, fonts and orphan HTML chunks are not; LibreOffice reads no links
+    from them once their relationships are gone."""
+    xml = {name for name in members if name.lower().endswith(".xml")}
+    try:
+        types = etree.fromstring(package.read("[Content_Types].xml"), _PARSER)
+    except KeyError:
+        return xml
+    extensions = {_normalised(d.get("Extension")) for d in types.iterfind("{*}Default")
+                  if _is_xml_type(d.get("ContentType"))}
+    overrides = {(o.get("PartName") or "").lstrip("/") for o in types.iterfind("{*}Override")
+                 if _is_xml_type(o.get("ContentType"))}
+    return xml | overrides | {name for name in members if name.rpartition(".")[2].lower() in extensions}
+
+
+def _clean_part(data: bytes) -> tuple[bytes, int]:
+    # An XML part that does not parse here is not passed on: LibreOffice's own parser might still read it.
+    root = etree.fromstring(data, _PARSER)
+    cut = _clean_fields(root)
+    for chunk in root.iter(f"{_W}altChunk"):
+        chunk.getparent().remove(chunk)
+        cut += 1
+    for element in root.iter():
+        if not isinstance(element.tag, str) or "vml" not in element.tag and "office:office" not in element.tag:
+            continue
+        for attribute, value in element.attrib.items():
+            local = etree.QName(attribute).localname.lower()
+            if local in _VML_LINK_ATTRIBUTES and _URLISH.match(value):
+                element.set(attribute, "")
+                cut += 1
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True), cut
+
+
+def sanitize_docx(source: Path, target: Path, changes: WordChanges | None = None) -> int:
+    """Write a copy of the OOXML package at ``source`` to ``target`` keeping only what lies inside it; return
+    how many links, fields and imported chunks were cut. With ``changes``, the copy also has its tracked changes
+    accepted and its comments and hidden text taken out, each recorded in ``changes``
+    (:mod:`matters.exhibits.ingest.docx_revisions`).
+
+    Raises zipfile.BadZipFile, or lxml's XMLSyntaxError for any XML part (by name or declared type) that does not
+    parse.
+    """
+    cut = 0
+    with zipfile.ZipFile(source) as package, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
+        members = {info.filename for info in package.infolist() if not info.is_dir()}
+        xml_parts = _xml_parts(package, members)
+        # Styles can hide text as a run's own property does; they are read before the story parts that use them.
+        hidden = hidden_styles(package.read("word/styles.xml")) \
+            if changes is not None and "word/styles.xml" in members else frozenset()
+        for member in package.infolist():
+            data = package.read(member)
+            if member.filename.lower().endswith(".rels"):
+                data, removed = _clean_relationships(member.filename, data, members)
+            elif member.filename in xml_parts:
+                data, removed = _clean_part(data)
+                if changes is not None:
+                    data = accept_package(member, data, changes, hidden)
+            else:
+                removed = 0
+            cut += removed
+            copy.writestr(member, data)
+    return cut

@@ -1,0 +1,172 @@
+"""Full-text search over a matter's page text: SQLite FTS5 or PostgreSQL full-text search.
+
+Both index ``Page.reading_text``, the page text in its reading form (:mod:`matters.exhibits.reading`: ligatures read as
+letters, one quotation mark and dash, line-end hyphenation joined, transcript line numbers dropped), and read the
+query through the same normalisation; a hyphenated word typed (``non-compete``) also finds its joined form
+(``noncompete``), the form a compound broken at its own hyphen at a line end is indexed in.
+
+Both return the same :class:`SearchHit` with a snippet whose matched words are marked; the snippet is escaped here,
+so templates can show it as safe HTML. The FTS5 index and the PostgreSQL GIN index are created by migration 0002
+(the FTS5 triggers: :mod:`matters.exhibits.search_index`).
+"""
+
+import re
+from dataclasses import dataclass
+
+from django.db import connection
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from matters.models import Matter
+from .reading import HYPHENATED, hyphen_forms, reading_form
+
+_START, _STOP = "\x01", "\x02"
+_WORD = re.compile(r"\w+", re.UNICODE)
+_PHRASE = re.compile(r'"([^"]+)"')
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    exhibit_id: int
+    exhibit_label: str
+    exhibit_title: str
+    page_number: int
+    snippet_html: SafeString
+
+
+def _split_query(query: str) -> tuple[list[str], list[list[str]], str]:
+    """``query`` in reading form, cut into quoted phrases, hyphenated words (each with its forms, see
+    :func:`matters.exhibits.reading.hyphen_forms`) and the rest."""
+    query = reading_form(query)
+    phrases = [p for p in _PHRASE.findall(query) if _WORD.search(p)]
+    rest = _PHRASE.sub(" ", query)
+    compounds = [hyphen_forms(m.group(0)) for m in HYPHENATED.finditer(rest)]
+    return phrases, compounds, HYPHENATED.sub(" ", rest)
+
+
+def _fts5_query(query: str) -> str:
+    """Translate what a person types into an FTS5 query: quoted phrases stay phrases, other words are ANDed, and a
+    hyphenated word matches either of its forms.
+
+    Every term is quoted, so FTS5 operators typed by accident (AND, NEAR, column:) are searched as words.
+    """
+    phrases, compounds, rest = _split_query(query)
+    terms = [f'"{" ".join(_WORD.findall(p))}"' for p in phrases]
+    terms += ["(" + " OR ".join(f'"{" ".join(_WORD.findall(f))}"' for f in forms) + ")" for forms in compounds]
+    terms += [f'"{w}"' for w in _WORD.findall(rest)]
+    return " ".join(terms)
+
+
+def _postgres_query(query: str) -> tuple[str, list[str]]:
+    """A PostgreSQL ``tsquery`` expression for ``query`` and its parameters: websearch syntax for phrases and
+    words, and for each hyphenated word the OR of its forms as phrases."""
+    phrases, compounds, rest = _split_query(query)
+    parts = ["websearch_to_tsquery('english', %s)"]
+    params = [" ".join(f'"{p}"' for p in phrases) + " " + rest]
+    for forms in compounds:
+        parts.append("(" + " || ".join("phraseto_tsquery('english', %s)" for _ in forms) + ")")
+        params += forms
+    return " && ".join(parts), params
+
+
+def _snippet_html(raw: str) -> SafeString:
+    return mark_safe(escape(raw).replace(_START, "<mark>").replace(_STOP, "</mark>"))
+
+
+def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[SearchHit]:
+    """Return up to ``limit`` pages of ``matter`` whose text matches ``query``, best first. Only ``ready``
+    exhibits are searched (a failed exhibit's partial text is deleted anyway)."""
+    query = query.strip()
+    if not query:
+        return []
+    if connection.vendor == "postgresql":
+        tsquery, tsparams = _postgres_query(query)
+        sql = f"""
+            SELECT e.id, e.label, e.title, p.number,
+                   ts_headline('english', p.reading_text, q, 'StartSel=' || chr(1) || ', StopSel=' || chr(2)
+                               || ', MaxWords=30, MinWords=12, MaxFragments=2')
+            FROM matters_page p
+            JOIN matters_exhibit e ON e.id = p.exhibit_id,
+                 (SELECT {tsquery} AS q) AS typed
+            WHERE e.matter_id = %s AND e.status = 'ready'
+              AND to_tsvector('english', p.reading_text) @@ q
+            ORDER BY ts_rank(to_tsvector('english', p.reading_text), q) DESC, e.label_seq, p.number
+            LIMIT %s
+        """
+        params = [*tsparams, matter.pk, limit]
+    else:
+        fts_query = _fts5_query(query)
+        if not fts_query:
+            return []
+        sql = """
+            SELECT e.id, e.label, e.title, p.number,
+                   snippet(matters_page_fts, 0, char(1), char(2), '…', 24)
+            FROM matters_page_fts
+            JOIN matters_page p ON p.id = matters_page_fts.rowid
+            JOIN matters_exhibit e ON e.id = p.exhibit_id
+            WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'
+            ORDER BY bm25(matters_page_fts), e.label_seq, p.number
+            LIMIT %s
+        """
+        params = [fts_query, matter.pk, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return [SearchHit(r[0], r[1], r[2], r[3], _snippet_html(r[4] or "")) for r in rows]
+
+
+def page_ids_with_phrase(*, matter: Matter, words: list[str], limit: int = 5) -> list[tuple[int, int]]:
+    """``(page id, exhibit id)`` of up to ``limit`` pages of ``matter``'s ready exhibits holding ``words`` as a
+    phrase (stemmed, as the full-text index stores words), in no particular order."""
+    terms = [t for t in (" ".join(_WORD.findall(w)) for w in words) if t]
+    if not terms:
+        return []
+    if connection.vendor == "postgresql":
+        sql = """
+            SELECT p.id, p.exhibit_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id
+            WHERE e.matter_id = %s AND e.status = 'ready'
+              AND to_tsvector('english', p.reading_text) @@ phraseto_tsquery('english', %s)
+            LIMIT %s
+        """
+        params = [matter.pk, " ".join(terms), limit]
+    else:
+        sql = """
+            SELECT p.id, p.exhibit_id FROM matters_page_fts JOIN matters_page p ON p.id = matters_page_fts.rowid
+            JOIN matters_exhibit e ON e.id = p.exhibit_id
+            WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'
+            LIMIT %s
+        """
+        params = ['"' + " ".join(terms) + '"', matter.pk, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(row[0], row[1]) for row in cursor.fetchall()]
+
+
+def page_ids_with_words(*, matter: Matter, words: list[str], any_word: bool = False,
+                        limit: int = 20) -> list[tuple[int, int]]:
+    """``(page id, exhibit id)`` of pages of ``matter``'s ready exhibits holding every one of ``words`` (or, with ``any_word``, the
+    best-ranked pages holding any of them), at most ``limit``. ``words`` are plain words; anything else in them
+    is dropped. Used by the verifier to find the few pages a quotation could come from."""
+    terms = [t for t in (" ".join(_WORD.findall(w)) for w in words) if t]
+    if not terms:
+        return []
+    if connection.vendor == "postgresql":
+        joiner = " | " if any_word else " & "
+        query = joiner.join("'" + t.replace("'", "") + "'" for t in terms)
+        sql = """
+            SELECT p.id, p.exhibit_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id,
+                 to_tsquery('english', %s) q
+            WHERE e.matter_id = %s AND e.status = 'ready' AND to_tsvector('english', p.reading_text) @@ q
+            ORDER BY ts_rank(to_tsvector('english', p.reading_text), q) DESC LIMIT %s
+        """
+    else:
+        query = (" OR " if any_word else " ").join(f'"{t}"' for t in terms)
+        sql = """
+            SELECT p.id, p.exhibit_id FROM matters_page_fts JOIN matters_page p ON p.id = matters_page_fts.rowid
+            JOIN matters_exhibit e ON e.id = p.exhibit_id
+            WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'
+            ORDER BY bm25(matters_page_fts) LIMIT %s
+        """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [query, matter.pk, limit])
+        return [(row[0], row[1]) for row in cursor.fetchall()]

@@ -1,0 +1,75 @@
+"""The SQLite FTS5 index of page text, kept in step with ``matters_page`` by triggers.
+
+SQLite cannot add most columns in place, so Django rebuilds a table to alter it, and the rebuild drops the
+table's triggers. Every migration that alters ``matters_page`` must end with ``RunPython(reinstall_page_fts)``.
+The index reads ``matters_page.reading_text`` (the reading form, :mod:`matters.exhibits.reading`); before migration 0017
+it read ``text``, and :func:`reinstall_page_fts` installs the triggers for whichever column the index has.
+"""
+
+from .reading import reading_form
+
+
+def triggers(column: str = "reading_text") -> list[str]:
+    """The three triggers that keep the index of ``column`` in step with ``matters_page``."""
+    return [
+        f"""CREATE TRIGGER matters_page_fts_insert AFTER INSERT ON matters_page BEGIN
+               INSERT INTO matters_page_fts(rowid, {column}) VALUES (new.id, new.{column}); END""",
+        f"""CREATE TRIGGER matters_page_fts_delete AFTER DELETE ON matters_page BEGIN
+               INSERT INTO matters_page_fts(matters_page_fts, rowid, {column})
+               VALUES ('delete', old.id, old.{column}); END""",
+        f"""CREATE TRIGGER matters_page_fts_update AFTER UPDATE OF {column} ON matters_page BEGIN
+               INSERT INTO matters_page_fts(matters_page_fts, rowid, {column})
+               VALUES ('delete', old.id, old.{column});
+               INSERT INTO matters_page_fts(rowid, {column}) VALUES (new.id, new.{column}); END""",
+    ]
+
+
+# The index as migration 0002 made it, over the stored text.
+TRIGGERS = triggers("text")
+_NAMES = ("matters_page_fts_insert", "matters_page_fts_delete", "matters_page_fts_update")
+
+
+def reinstall_page_fts(apps, schema_editor) -> None:
+    """(Re)create the triggers and rebuild the index from the table; nothing to do on PostgreSQL."""
+    if schema_editor.connection.vendor != "sqlite":
+        return
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute("PRAGMA table_info(matters_page_fts)")
+        columns = [row[1] for row in cursor.fetchall()]
+    for name in _NAMES:
+        schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
+    for statement in triggers(columns[0] if columns else "reading_text"):
+        schema_editor.execute(statement)
+    schema_editor.execute("INSERT INTO matters_page_fts(matters_page_fts) VALUES ('rebuild')")
+
+
+def index_reading_text(apps, schema_editor) -> None:
+    """Fill ``reading_text`` of every page, then index it: on SQLite a new FTS5 table over ``reading_text``, on
+    PostgreSQL a GIN index of its ``tsvector`` in place of the one over ``text``."""
+    Page = apps.get_model("matters", "Page")
+    for page in Page.objects.only("id", "text").iterator(chunk_size=500):
+        Page.objects.filter(pk=page.pk).update(reading_text=reading_form(page.text))
+    _index_column(apps, schema_editor, "reading_text", drop="matters_page_text_fts", create="matters_page_reading_fts")
+
+
+def index_stored_text(apps, schema_editor) -> None:
+    """Undo :func:`index_reading_text`: the index over ``text`` again, as migration 0002 made it, so that
+    ``reading_text`` can be dropped (SQLite refuses to drop a column a trigger reads)."""
+    _index_column(apps, schema_editor, "text", drop="matters_page_reading_fts", create="matters_page_text_fts")
+
+
+def _index_column(apps, schema_editor, column: str, *, drop: str, create: str) -> None:
+    """Make the full-text index read ``column`` of matters_page: on PostgreSQL the GIN index ``create`` over its
+    ``tsvector`` in place of ``drop``; on SQLite the FTS5 table and its triggers rebuilt over it."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(f"DROP INDEX IF EXISTS {drop}")
+        schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {create} ON matters_page "
+                              f"USING GIN (to_tsvector('english', {column}))")
+        return
+    for name in _NAMES:
+        schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
+    schema_editor.execute("DROP TABLE IF EXISTS matters_page_fts")
+    schema_editor.execute(
+        f"""CREATE VIRTUAL TABLE matters_page_fts USING fts5({column}, content='matters_page',
+           content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""")
+    reinstall_page_fts(apps, schema_editor)

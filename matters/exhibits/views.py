@@ -1,0 +1,252 @@
+"""Pages of a matter's exhibits: upload, detail, edit, pages and their images. Thin: parse input, call a selector or
+service, render.
+
+Every view goes through ``matters.selectors``, which answer 404 to anyone who is not a member of the matter.
+"""
+
+import contextlib
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from matters import storage
+from matters.audit.services import audit_record, audit_record_once_per
+from matters.downloads import file_response
+from matters.forms import CitesAsForm, ExhibitEditForm, PasswordForm, UploadForm
+from matters.privilege.services import exhibit_privilege_context, page_privilege_context
+from matters.provenance import exhibit_override_generated, page_clear_injection
+from matters.selectors import (
+    exhibit_for_user, exhibits_of_matter, matter_for_user, page_for_user,
+)
+from .services import (
+    exhibit_create,
+    exhibit_reprocess,
+    exhibit_submit_password,
+    exhibit_set_cites_as,
+    exhibit_update,
+)
+
+def _require_permission(user, permission: str) -> None:
+    """Raise PermissionDenied (403) unless ``user`` has ``permission``. Call it after the membership check, so a
+    non-member still gets 404 and learns nothing about the matter."""
+    if not user.has_perm(permission):
+        raise PermissionDenied
+
+
+@require_POST
+def exhibit_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
+    """Take one file; answer JSON with the exhibit's status and its rendered list row (400 with a reason if the
+    request itself is unusable)."""
+    matter = matter_for_user(request.user, matter_id)
+    _require_permission(request.user, "matters.upload_exhibit")
+    try:
+        if len(request.FILES.getlist("file")) > 1:
+            return JsonResponse({"error": "Send one file per request; each file gets its own exhibit."}, status=400)
+        form = UploadForm(request.POST, request.FILES)
+        if not form.is_valid():
+            return JsonResponse({"error": _form_errors(form)}, status=400)
+        upload = form.cleaned_data["file"]
+        exhibit = exhibit_create(
+            matter=matter,
+            stream=upload,
+            original_name=upload.name or "unnamed",
+            origin=form.cleaned_data["origin"],
+            uploaded_by=request.user,
+        )
+    except OSError as error:  # the body is spooled, and the original stored, in the data directory
+        if not storage.is_disk_full(error):
+            raise
+        for handler in request.upload_handlers:
+            # Django's part-spooled body: removed now, not whenever the request object is collected.
+            if (spooled := getattr(handler, "file", None)) is not None:
+                with contextlib.suppress(OSError):  # flushing its buffer fails again; it is unlinked all the same
+                    spooled.close()
+        return JsonResponse({"error": storage.DISK_FULL_MESSAGE}, status=507)
+    row = render(request, "matters/detail.html#exhibit-row", {"exhibit": exhibit, "matter": matter}).content
+    return JsonResponse(
+        {
+            "exhibit": exhibit.pk,
+            "label": exhibit.label,
+            "status": exhibit.status,
+            "reason": exhibit.reason,
+            "duplicate_of": exhibit.duplicate_of_id,
+            "row_html": row.decode("utf-8"),
+        },
+        status=201,
+    )
+
+
+def _form_errors(form) -> str:
+    return " ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+
+
+@require_GET
+def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    pages = list(exhibit.pages.all())
+    return render(
+        request,
+        "matters/exhibits/exhibit.html",
+        {
+            "matter": exhibit.matter,
+            "exhibit": exhibit,
+            "pages": pages,
+            "flagged_pages": [page for page in pages if page.reading_flag],
+            "edit_form": ExhibitEditForm(initial={"label": exhibit.label, "title": exhibit.title,
+                                                  "transcript_cite": exhibit.transcript_cite}),
+            "cites_as_form": CitesAsForm(initial={"cites_as": exhibit.cites_as}),
+            "password_form": PasswordForm(),
+        } | exhibit_privilege_context(exhibit),
+    )
+
+
+@require_POST
+def exhibit_edit(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    _require_permission(request.user, "matters.upload_exhibit")
+    form = ExhibitEditForm(request.POST)
+    if form.is_valid():
+        try:
+            exhibit_update(exhibit=exhibit, updated_by=request.user, **form.cleaned_data)
+            messages.success(request, "Saved.")
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+    else:
+        messages.error(request, _form_errors(form))
+    return redirect(exhibit)
+
+
+@require_POST
+def exhibit_cites_as(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    if not request.user.has_perm("matters.approve_draft"):
+        raise PermissionDenied("Only an attorney may set how an exhibit is cited.")
+    form = CitesAsForm(request.POST)
+    if form.is_valid():
+        try:
+            exhibit_set_cites_as(exhibit=exhibit, updated_by=request.user, cites_as=form.cleaned_data["cites_as"])
+            messages.success(request, "Saved how drafts cite this exhibit.")
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+    else:
+        messages.error(request, _form_errors(form))
+    return redirect(exhibit)
+
+
+@require_POST
+def exhibit_password(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    _require_permission(request.user, "matters.upload_exhibit")
+    form = PasswordForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError(_form_errors(form))
+        exhibit_submit_password(exhibit=exhibit, password=form.cleaned_data["password"], submitted_by=request.user)
+        messages.success(request, "Password received; the file is queued for processing again.")
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect(exhibit)
+
+
+@require_POST
+def exhibit_reprocess_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    _require_permission(request.user, "matters.upload_exhibit")
+    try:
+        exhibit_reprocess(exhibit=exhibit, requested_by=request.user)
+        messages.success(request, "The file is queued for processing again.")
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect(exhibit)
+
+
+@require_POST
+def exhibit_override_generated_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    try:
+        exhibit_override_generated(exhibit=exhibit, user=request.user, reason=request.POST.get("reason", ""))
+        messages.success(request, "The file now counts as evidence; the reason is in the audit log.")
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect(exhibit)
+
+
+@require_POST
+def page_clear_injection_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
+    page = page_for_user(request.user, matter_id, exhibit_id, number)
+    try:
+        page_clear_injection(page=page, user=request.user, reason=request.POST.get("reason", ""))
+        messages.success(request, "The flag is cleared; the reason is in the audit log.")
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("matters:page", matter_id, exhibit_id, number)
+
+
+@require_GET
+def exhibit_original(request: HttpRequest, matter_id: int, exhibit_id: int) -> FileResponse:
+    """Serve the original bytes as an attachment with the detected type; recorded in the audit log."""
+    exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
+    source = exhibit.duplicate_of or exhibit
+    path = storage.blob_path(source.sha256, quarantined=source.quarantined)
+    if not path.exists():
+        raise Http404("The stored original is missing.")
+    audit_record(
+        action="exhibit.original_download",
+        actor=request.user,
+        matter=exhibit.matter,
+        obj=exhibit,
+        file_sha256=exhibit.sha256,
+    )
+    response = file_response(
+        request,
+        path.open("rb"),
+        as_attachment=True,
+        filename=exhibit.original_name or f"exhibit-{exhibit.pk}",
+        content_type=exhibit.mime_type or "application/octet-stream",
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@require_GET
+def page_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
+    page = page_for_user(request.user, matter_id, exhibit_id, number)
+    exhibit = page.exhibit
+    context = {"matter": exhibit.matter, "exhibit": exhibit, "page": page} | page_privilege_context(page)
+    if request.htmx:  # the figure asking again whether its image is ready
+        return render(request, "matters/exhibits/page.html#page-figure", context)
+    audit_record(action="page.view", actor=request.user, matter=exhibit.matter, obj=page, file_sha256=exhibit.sha256)
+    return render(
+        request,
+        "matters/exhibits/page.html",
+        context | {
+            "previous": number - 1 if number > 1 else None,
+            "next": number + 1 if number < exhibit.page_count else None,
+        },
+    )
+
+
+@require_GET
+def page_image(request: HttpRequest, matter_id: int, exhibit_id: int, number: int, size: str) -> FileResponse:
+    page = page_for_user(request.user, matter_id, exhibit_id, number)
+    folder = {"full": "pages", "thumb": "thumbs"}.get(size)
+    if folder is None:
+        raise Http404("No such image size.")
+    path = storage.derived_dir(page.exhibit_id) / folder / f"{page.number:04d}.jpg"
+    if not path.exists():
+        raise Http404("This page has no image.")
+    # Page images are case material as much as the page view: audited once per user, exhibit and hour.
+    audit_record_once_per(window_s=3600, action="page.image", actor=request.user, matter=page.exhibit.matter,
+                          obj=page.exhibit, file_sha256=page.exhibit.sha256, detail={"page": page.number})
+    return file_response(request, path.open("rb"), content_type="image/jpeg")  # never cached: lawdesk.middleware
+
+
+@require_GET
+def exhibit_rows(request: HttpRequest, matter_id: int) -> HttpResponse:
+    """The exhibit list's rows, for a page that cannot keep a WebSocket open."""
+    matter = matter_for_user(request.user, matter_id)
+    return render(request, "matters/detail.html#exhibit-rows", {"matter": matter, "exhibits": exhibits_of_matter(matter)})
+

@@ -1,0 +1,330 @@
+"""Import another party's production: a volume with DAT/OPT load files, or stamped PDFs without them.
+
+Each produced document becomes an exhibit (origin ``opposing_party`` or ``third_party``) whose pages carry the
+producing party's Bates numbers, so a draft citing ``DEF000123`` finds the page and its text. A volume that
+names missing images, skips or repeats numbers, or disagrees with its images' page counts is imported as far as
+it is consistent, and the report lists every discrepancy. The uploaded volume itself is kept byte for byte.
+"""
+
+import io
+import shutil
+import tempfile
+from pathlib import Path
+
+from django.db import transaction
+
+from matters import storage
+from matters.audit.services import audit_record
+from matters.productions.overlaps import bates_overlaps
+from matters.permissions import require
+from matters.incoming.encoding import decode_bytes, describe
+from matters.incoming.loadfiles import Bates, Report, guess_field_map, read_dat
+from matters.incoming.volume_files import (
+    PageFilesRefused,
+    _image_map,
+    _image_rows,
+    _index,
+    _is_pdf,
+    _is_zip,
+    _lookup,
+    _pdf_of_pages,
+    _stamps_of,
+    _unpacked,
+    inspect_volume,
+)
+from matters.models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
+from matters.exhibits.processing import exhibit_process
+from matters.exhibits.reading import reading_form
+from matters.exhibits.services import exhibit_create
+from matters.exhibits.sniff import sniff
+from matters.validation import require_choice
+from matters.tasks import run_import as run_import_task
+
+
+MAX_DOCUMENT_PAGES = 100_000
+INCOMING_ORIGINS = ("opposing_party", "third_party")  # who produces volumes to us
+
+
+def import_production(*, matter: Matter, paths: list[Path], origin: str, user, field_map: dict | None = None,
+                      incoming: IncomingProduction | None = None) -> IncomingProduction:
+    """Import a volume (one ZIP or folder) or stamped PDFs at ``paths`` now; return the IncomingProduction with
+    its documents imported and its report: ``done``, or ``failed`` with a reason when no Bates number could be
+    resolved to a page. Raises UnsafeArchive for an archive that breaks the limits, and ValidationError for an
+    origin other than ``opposing_party`` or ``third_party``."""
+    require_choice(origin, INCOMING_ORIGINS, field="origin")
+    if incoming is None:
+        first = paths[0]
+        incoming = IncomingProduction.objects.create(
+            matter=matter, origin=origin, source_name=", ".join(p.name for p in paths)[:500], created_by=user,
+            sha256=store_upload(first) if first.is_file() else "", status=IncomingProduction.Status.IMPORTING)
+    report = Report()
+    try:
+        _import_paths(incoming, paths, field_map, report)
+    except Exception as error:  # recorded for the user, then raised for the caller
+        IncomingProduction.objects.filter(pk=incoming.pk).update(
+            status=IncomingProduction.Status.FAILED, reason=str(error), report=report.items)
+        raise
+    documents = incoming.bates_pages.values("page__exhibit").distinct().count()
+    status, reason = IncomingProduction.Status.DONE, ""
+    if not documents:
+        # An import that resolved no Bates number to any page is not done, whatever else it read.
+        status = IncomingProduction.Status.FAILED
+        first = report.items[0] if report.items else "the upload names no documents"
+        more = f" ({len(report.items) - 1} more in the report)" if len(report.items) > 1 else ""
+        reason = f"No Bates number could be resolved to a page: {first}{more}"
+    for overlap in bates_overlaps(incoming.matter):
+        if overlap.involves(f"in:{incoming.pk}"):
+            report.add(overlap.message())
+    IncomingProduction.objects.filter(pk=incoming.pk).update(status=status, reason=reason, report=report.items)
+    incoming.refresh_from_db()
+    audit_record(action="incoming_production.import", actor=user, matter=matter, obj=incoming,
+                 file_sha256=incoming.sha256, detail={"documents": documents, "discrepancies": len(report.items),
+                                                      "status": status})
+    return incoming
+
+
+def _import_paths(incoming, paths: list[Path], field_map: dict | None, report: Report) -> None:
+    if len(paths) > 1 and not all(p.is_file() and _is_pdf(p) for p in paths):
+        raise ValueError("Import one volume (a ZIP or a folder) at a time, or only stamped PDFs together.")
+    with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
+        if all(p.is_file() and _is_pdf(p) for p in paths):
+            _import_stamped(incoming, paths, report)
+        else:
+            path = paths[0]
+            root = _unpacked(path, Path(work))
+            dats = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".dat")
+            if dats:
+                _import_volume(incoming, root, dats[0], field_map, report)
+            else:
+                files = sorted(p for p in root.rglob("*") if p.is_file())
+                pdfs = [p for p in files if _is_pdf(p)]
+                for named in (p for p in files if p.suffix.lower() == ".pdf" and p not in pdfs):
+                    report.add(f"{named.name} is named as a PDF but its content is not one; it was not imported.")
+                report.add("No DAT load file: documents were read as stamped PDFs.")
+                _import_stamped(incoming, pdfs, report)
+            for nested in sorted(p for p in root.rglob("*") if p.is_file() and _is_zip(p)):
+                report.add(f"{nested.name} is an archive inside the archive; nested archives are not unpacked.")
+
+
+def _new_exhibit(incoming: IncomingProduction, data: bytes, name: str) -> Exhibit:
+    """The exhibit for one produced document; a document identical to one already in the matter (productions
+    repeat documents) is that exhibit, whose pages then carry both Bates numbers."""
+    exhibit = exhibit_create(matter=incoming.matter, stream=io.BytesIO(data), original_name=name,
+                             origin=incoming.origin, uploaded_by=incoming.created_by, enqueue=False)
+    if exhibit.status == Exhibit.Status.DUPLICATE:
+        return exhibit.duplicate_of
+    return exhibit_process(exhibit_id=exhibit.pk, previews="inline")
+
+
+def _import_volume(incoming, root: Path, dat_path: Path, field_map: dict | None, report: Report) -> None:
+    dat = read_dat(dat_path.read_bytes())
+    header, rows = dat.header, dat.rows
+    if not dat.decoded.certain:
+        report.add(describe(dat_path.name, dat.decoded))
+    for problem in dat.problems:
+        report.add(problem)
+    mapping = field_map or guess_field_map(header)
+    IncomingProduction.objects.filter(pk=incoming.pk).update(header=header, field_map=mapping)
+    if "begbates" not in mapping:
+        report.add(f"No begin-Bates field among {header} (read with {dat.dialect.describe()}); nothing could be "
+                   "imported.")
+        return
+    column = {name: header.index(mapping[name]) for name in mapping if mapping[name] in header}
+    index = _index(root)
+    base = str(dat_path.parent.parent.relative_to(root)).replace("\\", "/").lower()
+    base = "" if base == "." else base
+    image_rows, kind = _image_rows(root, report)
+    images = _image_map(image_rows, kind, report)
+    previous_end: Bates | None = None
+    for row in rows:
+        def field(name: str) -> str:
+            position = column.get(name)
+            return row[position] if position is not None and position < len(row) else ""
+
+        begin = Bates.parse(field("begbates"))
+        end = Bates.parse(field("endbates")) if field("endbates") else begin
+        if begin is None or end is None or end.number < begin.number:
+            report.add(f"DAT row {row[:2]} has no usable Bates range; skipped.")
+            continue
+        if previous_end is not None and begin.prefix == previous_end.prefix and begin.number != previous_end.number + 1:
+            gap = "repeats" if begin.number <= previous_end.number else "skips"
+            report.add(f"Numbering {gap} between {previous_end} and {begin}.")
+        previous_end = end
+        if end.number - begin.number >= MAX_DOCUMENT_PAGES:
+            report.add(f"{begin}–{end} would be {end.number - begin.number + 1} pages, more than any document "
+                       f"LawDesk imports ({MAX_DOCUMENT_PAGES}); the row was skipped.")
+            continue
+        if begin.prefix.lower() != end.prefix.lower():
+            report.add(f"{begin}–{end}: the begin and end numbers have different prefixes.")
+        numbers = [begin.shifted(i) for i in range(end.number - begin.number + 1)]
+        _import_document(incoming, numbers, images, index, base, field("textpath"), field("nativepath"), report,
+                         title=field("title"), kind=kind)
+
+
+def _import_document(incoming, numbers: list[Bates], images: dict[str, tuple[str, int]], index, base: str,
+                     text_ref: str, native_ref: str, report: Report, title: str = "", kind: str = "OPT") -> None:
+    first = str(numbers[0])
+    present: list[tuple[Bates, Path, int]] = []
+    for number in numbers:
+        reference, page_index = images.get(str(number), (None, 0))
+        path = _lookup(index, reference, base) if reference else None
+        if reference is None and images:
+            report.add(f"{number}: no image is listed for it in the {kind}.")
+        elif reference and path is None:
+            report.add(f"{number}: the image {reference} named in the {kind} is missing.")
+        if path is not None:
+            present.append((number, path, page_index))
+    native = _lookup(index, native_ref, base) if native_ref else None
+    if present:
+        try:
+            data, found = _pdf_of_pages([(path, page) for _, path, page in present], report, first)
+        except PageFilesRefused as refused:
+            report.add(f"{first}: {refused}")
+            return
+        page_numbers = [number for (number, _, _), ok in zip(present, found) if ok]
+        if not page_numbers:
+            report.add(f"{first}–{numbers[-1]}: none of its images could be read; the document was not imported.")
+            return
+    elif native is not None and _is_pdf(native):
+        data, page_numbers = native.read_bytes(), numbers
+    else:
+        reason = "no image or PDF native was found" if images or native_ref else (
+            "the DAT names no native and there is no image load file")
+        report.add(f"{first}–{numbers[-1]}: {reason}; the document was not imported.")
+        return
+    exhibit = _new_exhibit(incoming, data, f"{first}.pdf")
+    if title and exhibit.title == first:
+        Exhibit.objects.filter(pk=exhibit.pk).update(title=title[:300])
+    if exhibit.status != Exhibit.Status.READY:
+        report.add(f"{first}: the document could not be read ({exhibit.reason}).")
+        return
+    pages = list(exhibit.pages.order_by("number"))
+    if page_numbers and len(page_numbers) != len(pages):
+        report.add(f"{first}: {len(pages)} pages, but {len(page_numbers)} Bates numbers.")
+        page_numbers = page_numbers[: len(pages)]
+    text_path = _lookup(index, text_ref, base) if text_ref else None
+    if text_path is not None:
+        decoded = decode_bytes(text_path.read_bytes())
+        if not decoded.certain:
+            report.add(describe(text_path.name, decoded))
+        texts = decoded.text.replace("\x00", "").split("\f")
+        if len(texts) == len(pages):
+            for page, text in zip(pages, texts):
+                Page.objects.filter(pk=page.pk).update(text=text.strip(), reading_text=reading_form(text.strip()),
+                                                       source=Page.Source.LOAD_FILE)
+            Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="")  # the verifier re-reads the new text
+        else:
+            report.add(f"{first}: the text file has {len(texts)} pages and the document {len(pages)}; the "
+                       "text was taken from the pages themselves instead.")
+    with transaction.atomic():
+        IncomingBatesPage.objects.bulk_create(
+            IncomingBatesPage(incoming=incoming, page=page, bates=str(number))
+            for page, number in zip(pages, page_numbers))
+
+
+def _import_stamped(incoming, pdfs: list[Path], report: Report) -> None:
+    seen: set[str] = set()
+    for path in pdfs:
+        exhibit = _new_exhibit(incoming, path.read_bytes(), path.name)
+        if exhibit.status != Exhibit.Status.READY:
+            report.add(f"{path.name}: could not be read ({exhibit.reason}).")
+            continue
+        found, previous = [], None
+        records = list(exhibit.pages.order_by("number"))
+        try:
+            stamps = _stamps_of(exhibit, records)
+        except PageFilesRefused as refused:
+            report.add(f"{path.name}: {refused}")
+            continue
+        for text, record in zip(stamps, records):
+            if text is None:
+                report.add(f"{path.name}, page {record.number}: no Bates number found at its edges.")
+                continue
+            parsed = Bates.parse(text)
+            if text in seen:
+                report.add(f"{path.name}, page {record.number}: {text} was already used on an earlier page; "
+                           "this page was left unnumbered.")
+                continue
+            if previous is not None and parsed and parsed.number != previous.number + 1:
+                report.add(f"{path.name}, page {record.number}: {text} does not follow {previous}.")
+            previous = parsed
+            seen.add(text)
+            found.append(IncomingBatesPage(incoming=incoming, page=record, bates=text))
+        IncomingBatesPage.objects.bulk_create(found)
+
+
+def store_upload(upload_path: Path) -> str:
+    """Keep an uploaded volume byte for byte in the originals store; return its SHA-256."""
+    with open(upload_path, "rb") as stream:
+        staged = storage.stage_stream(stream)
+    storage.commit_staged(staged, quarantined=False)
+    return staged.sha256
+
+
+def upload_dir(incoming_id: int) -> Path:
+    return storage.data_path("incoming", str(int(incoming_id)))
+
+
+def incoming_receive(*, matter: Matter, uploads: list, origin: str, user) -> IncomingProduction:
+    """Keep the uploaded files (each also stored byte for byte among the originals) and read the volume's DAT
+    header, so the user can confirm the field mapping before anything is imported. ``uploads`` are file-like
+    objects with a ``name``. A ZIP that breaks a limit is recorded as failed with the reason. Raises
+    PermissionDenied for a user who may not receive productions in the matter, and ValidationError for an origin
+    other than ``opposing_party`` or ``third_party``."""
+    require(user, "receive_production", matter)
+    require_choice(origin, INCOMING_ORIGINS, field="origin")
+    incoming = IncomingProduction.objects.create(
+        matter=matter, origin=origin, source_name=", ".join(u.name for u in uploads)[:500], sha256="",
+        created_by=user, status=IncomingProduction.Status.AWAITING_CONFIRMATION)
+    folder = upload_dir(incoming.pk)
+    folder.mkdir(parents=True)
+    digests = []
+    for index, upload in enumerate(uploads):
+        staged = storage.stage_stream(upload)
+        kind = sniff(staged.path, staged.head)
+        suffix = ".pdf" if kind.kind == "pdf" else ".zip" if staged.head[:4] == b"PK\x03\x04" else ".bin"
+        target = folder / f"{index:04d}{suffix}"
+        shutil.copyfile(staged.path, target)
+        storage.commit_staged(staged, quarantined=False)
+        digests.append(staged.sha256)
+    updates = {"sha256": digests[0] if digests else ""}
+    zips = sorted(folder.glob("*.zip"))
+    try:
+        if zips:
+            header, mapping = inspect_volume(zips[0])
+            updates.update(header=header, field_map=mapping)
+    except ValueError as error:  # UnsafeArchive included
+        updates.update(status=IncomingProduction.Status.FAILED, reason=str(error))
+    IncomingProduction.objects.filter(pk=incoming.pk).update(**updates)
+    incoming.refresh_from_db()
+    audit_record(action="incoming_production.receive", actor=user, matter=matter, obj=incoming,
+                 file_sha256=incoming.sha256, detail={"files": len(uploads), "status": incoming.status})
+    return incoming
+
+
+def incoming_confirm(*, incoming: IncomingProduction, field_map: dict, user) -> IncomingProduction:
+    """Record the field mapping the user confirmed and queue the import. PermissionDenied as for receiving."""
+    require(user, "receive_production", incoming.matter)
+    IncomingProduction.objects.filter(pk=incoming.pk).update(field_map=field_map,
+                                                           status=IncomingProduction.Status.IMPORTING)
+    incoming.refresh_from_db()
+    audit_record(action="incoming_production.confirm", actor=user, matter=incoming.matter, obj=incoming,
+                 detail={"field_map": field_map})
+    transaction.on_commit(lambda: run_import_task.enqueue(incoming.pk))
+    return incoming
+
+
+def import_confirmed(*, incoming_id: int) -> IncomingProduction:
+    """The worker's side: import the kept files with the confirmed mapping; failures are recorded, not raised."""
+    incoming = IncomingProduction.objects.select_related("matter").get(pk=incoming_id)
+    if incoming.status != IncomingProduction.Status.IMPORTING:
+        return incoming
+    paths = sorted(upload_dir(incoming.pk).iterdir())
+    try:
+        return import_production(matter=incoming.matter, paths=paths, origin=incoming.origin,
+                                 user=incoming.created_by, field_map=incoming.field_map or None, incoming=incoming)
+    except Exception as error:  # an unreadable volume must not stop the worker; the user sees why
+        IncomingProduction.objects.filter(pk=incoming.pk).update(status=IncomingProduction.Status.FAILED,
+                                                               reason=f"The import stopped: {error}")
+        incoming.refresh_from_db()
+        return incoming

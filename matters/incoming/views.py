@@ -1,0 +1,55 @@
+"""Pages for productions received from other parties: the upload, the field-mapping preview and the import
+report."""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from matters.incoming.loadfiles import FIELD_ALIASES
+from matters.incoming.services import incoming_confirm, incoming_receive
+from matters.models import IncomingProduction
+from matters.productions.overlaps import bates_overlaps
+from matters.selectors import matter_for_user
+
+CANONICAL_FIELDS = list(FIELD_ALIASES)
+
+
+@require_http_methods(["POST"])
+def incoming_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
+    matter = matter_for_user(request.user, matter_id)
+    if not request.user.has_perm("matters.upload_exhibit"):
+        raise PermissionDenied
+    uploads = request.FILES.getlist("files")
+    origin = request.POST.get("origin", "")
+    if not uploads or origin not in ("opposing_party", "third_party"):
+        messages.error(request, "Choose the production's files and who produced it.")
+        return redirect(reverse("matters:productions", args=[matter.pk]))
+    incoming = incoming_receive(matter=matter, uploads=uploads, origin=origin, user=request.user)
+    return redirect(reverse("matters:incoming", args=[matter.pk, incoming.pk]))
+
+
+@require_http_methods(["GET", "POST"])
+def incoming_detail(request: HttpRequest, matter_id: int, incoming_id: int) -> HttpResponse:
+    matter = matter_for_user(request.user, matter_id)
+    incoming = matter.incoming_productions.filter(pk=incoming_id).first()
+    if incoming is None:
+        raise Http404("No such production.")
+    awaiting = incoming.status == IncomingProduction.Status.AWAITING_CONFIRMATION
+    if request.method == "POST" and awaiting:
+        if not request.user.has_perm("matters.upload_exhibit"):
+            raise PermissionDenied
+        mapping = {field: request.POST[field] for field in CANONICAL_FIELDS
+                   if request.POST.get(field) in incoming.header}
+        incoming_confirm(incoming=incoming, field_map=mapping, user=request.user)
+        return redirect(reverse("matters:incoming", args=[matter.pk, incoming.pk]))
+    documents = (matter.exhibits.filter(pages__incoming_bates__incoming=incoming).distinct().order_by("label_seq"))
+    # Numbers shared with a production made or received after this one was imported are found now.
+    shared = [o.message() for o in bates_overlaps(matter) if o.involves(f"in:{incoming.pk}")]
+    context = {"matter": matter, "incoming": incoming, "fields": CANONICAL_FIELDS, "documents": documents,
+               "discrepancies": list(dict.fromkeys([*incoming.report, *shared]))}
+    if request.htmx:
+        return render(request, "matters/incoming/incoming.html#incoming-status", context)
+    return render(request, "matters/incoming/incoming.html", context)

@@ -1,0 +1,48 @@
+"""The models of the ``matters`` app, one module per sub-domain under one app label.
+
+Django finds models through this package, and code imports them from here (``from matters.models import
+Exhibit``): the modules are where each model is written, not a public path of their own.
+"""
+
+from .audit import AuditEntry
+from .case import (
+    EVIDENCE_ORIGINS,
+    GENERATED_ORIGINS,
+    UPLOAD_ORIGINS,
+    Exhibit,
+    GeneratedDocument,
+    Matter,
+    Origin,
+    Page,
+)
+from .drafts import Draft, DraftVersion, Finding, PageFact, ReviewAttack
+from .incoming import IncomingBatesPage, IncomingProduction
+from .privilege import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
+from .productions import BatesPage, Production, ProductionDocument
+
+__all__ = [
+    "EVIDENCE_ORIGINS",
+    "GENERATED_ORIGINS",
+    "UPLOAD_ORIGINS",
+    "AuditEntry",
+    "BatesPage",
+    "Draft",
+    "DraftVersion",
+    "Exhibit",
+    "Finding",
+    "GeneratedDocument",
+    "ImproperRedaction",
+    "IncomingBatesPage",
+    "IncomingProduction",
+    "Matter",
+    "Origin",
+    "Page",
+    "PageFact",
+    "PrivilegeBasis",
+    "PrivilegeLogEntry",
+    "ProductionDocument",
+    "Production",
+    "Redaction",
+    "RedactionReason",
+    "ReviewAttack",
+]

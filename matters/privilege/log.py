@@ -1,0 +1,184 @@
+"""The privilege log of a production: one row per withheld or redacted document, as CSV and as PDF.
+
+Columns (docs/glossary.md, "Privilege log"): ``bates_begin``, ``bates_end``, ``date``, ``author``,
+``recipients``, ``document_type``, ``treatment`` (``withheld`` or ``redacted``), ``privilege_basis``,
+``description``. Fed. R. Civ. P. 26(b)(5)(A)(ii) asks for a description of the nature of the documents withheld
+that, without revealing the privileged information, enables other parties to assess the claim; date, author and
+recipients are the usual columns courts expect. Date, author and recipients are prefilled from the document's
+own metadata (PDF document information, Word core properties, or an email or memo header on its first page)
+and stay editable.
+"""
+
+import csv
+import html
+import io
+import re
+import zipfile
+
+import pymupdf
+from django.db import transaction
+from lxml import etree
+
+from matters import storage
+from matters.audit.services import audit_record
+from matters.models import Exhibit, Production
+from matters.permissions import require
+from matters.models import PrivilegeLogEntry, RedactionReason
+
+FIELDS = ["bates_begin", "bates_end", "date", "author", "recipients", "document_type", "treatment",
+          "privilege_basis", "description"]
+EDITABLE = ["date", "author", "recipients", "document_type", "description"]
+_HEADER = re.compile(r"^\s*(from|to|cc|date|sent|subject)\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_PDF_DATE = re.compile(r"^D:(\d{4})(\d{2})?(\d{2})?")
+_CORE = {"dc": "http://purl.org/dc/elements/1.1/", "dcterms": "http://purl.org/dc/terms/",
+         "cp": "http://schemas.openxmlformats.org/package/2006/metadata/core-properties"}
+
+
+def _pdf_date(value: str) -> str:
+    found = _PDF_DATE.match(value or "")
+    if not found:
+        return ""
+    return "-".join(part for part in found.groups() if part)
+
+
+def _docx_core(exhibit: Exhibit) -> dict:
+    """Author and created date from a Word file's core properties (docProps/core.xml), parsed without entities
+    or network access."""
+    try:
+        with zipfile.ZipFile(storage.blob_path(exhibit.sha256)) as package:
+            data = package.read("docProps/core.xml")
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+        root = etree.fromstring(data, parser)
+    except Exception:  # no core properties, or damaged: nothing to prefill
+        return {}
+    author = root.findtext("dc:creator", default="", namespaces=_CORE).strip()
+    created = root.findtext("dcterms:created", default="", namespaces=_CORE).strip()[:10]
+    return {"author": author, "date": created}
+
+
+def _document_type(exhibit: Exhibit, headers: dict) -> str:
+    if {"from", "to"} <= headers.keys() and ("subject" in headers or "sent" in headers):
+        return "Email"
+    first = (exhibit.pages.order_by("number").values_list("text", flat=True).first() or "")[:400].upper()
+    if "MEMORANDUM" in first:
+        return "Memorandum"
+    return {"docx": "Word document", "image": "Image"}.get(exhibit.kind, "PDF document")
+
+
+def prefill(exhibit: Exhibit) -> dict:
+    """Date, author, recipients and document type for a log row, from the document itself; '' where unknown."""
+    first_text = exhibit.pages.order_by("number").values_list("text", flat=True).first() or ""
+    headers: dict[str, str] = {}
+    for name, value in _HEADER.findall(first_text[:3000]):
+        headers.setdefault(name.lower(), value)
+    meta = {}
+    if exhibit.kind == Exhibit.Kind.DOCX:
+        meta = _docx_core(exhibit)
+    else:
+        try:
+            with pymupdf.open(storage.display_pdf(exhibit)) as doc:
+                info = doc.metadata or {}
+            meta = {"author": (info.get("author") or "").strip(), "date": _pdf_date(info.get("creationDate", ""))}
+        except Exception:  # an unreadable file has no metadata to offer
+            meta = {}
+    recipients = "; ".join(v for v in (headers.get("to", ""), headers.get("cc", "")) if v)
+    return {
+        "date": (meta.get("date") or headers.get("date") or headers.get("sent") or "")[:40],
+        "author": (meta.get("author") or headers.get("from") or "")[:300],
+        "recipients": recipients,
+        "document_type": _document_type(exhibit, headers)[:100],
+    }
+
+
+def log_entries(production: Production):
+    return PrivilegeLogEntry.objects.filter(document__production=production).select_related(
+        "document", "document__exhibit").order_by("document__order")
+
+
+def log_rows(production: Production) -> list[dict]:
+    """The log's rows, keyed by FIELDS, in production order."""
+    rows = []
+    for entry in log_entries(production):
+        document = entry.document
+        begin = production.bates(document.first_number) if document.first_number else ""
+        end = production.bates(document.last_number) if document.last_number else ""
+        if entry.withheld:
+            basis = entry.basis_label
+        else:
+            codes = [c.strip() for c in entry.redaction_reasons.split(",") if c.strip()]
+            basis = "; ".join(RedactionReason(c).label if c in RedactionReason.values else c for c in codes)
+        rows.append({"bates_begin": begin, "bates_end": end, "date": entry.date, "author": entry.author,
+                     "recipients": entry.recipients, "document_type": entry.document_type,
+                     "treatment": "withheld" if entry.withheld else "redacted", "privilege_basis": basis,
+                     "description": entry.description})
+    return rows
+
+
+def log_csv_bytes(production: Production) -> bytes:
+    """The log as CSV (UTF-8 with a byte-order mark so spreadsheet programs read accents, CRLF line ends)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\r\n")
+    writer.writeheader()
+    writer.writerows(log_rows(production))
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+_CSS = """
+* { font-family: sans-serif; }
+h1 { font-size: 13pt; margin: 0 0 4pt 0; }
+p { font-size: 8pt; margin: 0 0 8pt 0; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border: 0.5pt solid #000; padding: 2pt; font-size: 7pt; vertical-align: top; text-align: left; }
+th { background-color: #ddd; }
+"""
+_HEADINGS = ["Bates begin", "Bates end", "Date", "Author", "Recipients", "Type", "Treatment", "Privilege basis",
+             "Description"]
+
+
+def log_pdf_bytes(production: Production) -> bytes:
+    """The log as a landscape Letter PDF with one table row per document (PyMuPDF Story, which flows the table
+    over as many pages as it needs)."""
+    rows = log_rows(production)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(row[f]))}</td>" for f in FIELDS) + "</tr>" for row in rows)
+    heading = "".join(f"<th>{h}</th>" for h in _HEADINGS)
+    matter = production.matter
+    document = (f"<h1>Privilege log — {html.escape(matter.name)}</h1>"
+                f"<p>{html.escape(matter.case_number)} · Production {html.escape(str(production))} "
+                f"({html.escape(production.volume)}) · {len(rows)} document(s) withheld or redacted</p>"
+                f"<table><tr>{heading}</tr>{body}</table>")
+    story = pymupdf.Story(html=document, user_css=_CSS)
+    buffer = io.BytesIO()
+    writer = pymupdf.DocumentWriter(buffer)
+    mediabox = pymupdf.paper_rect("letter-l")
+    where = mediabox + (36, 36, -36, -36)
+    more = True
+    while more:
+        device = writer.begin_page(mediabox)
+        more, _ = story.place(where)
+        story.draw(device)
+        writer.end_page()
+    writer.close()
+    return buffer.getvalue()
+
+
+def log_entry_update(*, entry: PrivilegeLogEntry, user, **fields: str) -> PrivilegeLogEntry:
+    """Change the editable fields of a log row (EDITABLE); recorded in the audit log. Raises PermissionDenied for
+    a user who may not serve productions."""
+    require(user, "serve_production", entry.document.production.matter)
+    changed = {}
+    limits = {f.name: f.max_length for f in PrivilegeLogEntry._meta.fields if f.name in EDITABLE}
+    for name in EDITABLE:
+        if name in fields:
+            value = (fields[name] or "").strip()
+            if limits.get(name):
+                value = value[:limits[name]]
+            if value != getattr(entry, name):
+                changed[name] = value
+                setattr(entry, name, value)
+    if changed:
+        with transaction.atomic():
+            entry.updated_by = user
+            entry.save()
+            audit_record(action="privilege_log.edit", actor=user, matter=entry.document.production.matter,
+                         obj=entry, detail={"document": entry.document_id, "fields": sorted(changed)})
+    return entry

@@ -1,0 +1,159 @@
+"""Redaction boxes picked by search: every match of words or a pattern on an exhibit's pages, for example every
+social security number. Words and their boxes come from the PDF text layer, or for a page read by OCR from
+Tesseract's word boxes (``image_to_data``) on the page image rendered as the viewer shows it.
+"""
+
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+import pytesseract
+import regex as _regex
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from matters import storage
+from matters.models import Exhibit, Page
+from matters.privilege.services import redaction_add
+from matters.models import Redaction, RedactionReason
+
+SEARCH_MARGIN_PT = 1.0
+MAX_PATTERN_CHARS = 200
+# A pattern typed by a user runs in the web server: one with catastrophic backtracking ("(.*?)*Q{5}") would hold
+# the process, and every other user's requests, for as long as it runs. All its matching in one request gets
+# this many seconds, through the ``regex`` package's own timeout (the standard library's ``re`` has none).
+PATTERN_BUDGET_S = 5.0
+
+
+class TimedPattern:
+    """A compiled search pattern whose matching, all calls together, stops once it has used its budget.
+
+    Only the time spent inside the pattern's own matching counts: reading a page (OCR of a scan takes seconds
+    on a slow machine) does not use up the budget of the pattern that searches it.
+    Raises ValidationError (with a message for the user) once PATTERN_BUDGET_S seconds of matching are spent."""
+
+    def __init__(self, compiled: "_regex.Pattern", budget_s: float = PATTERN_BUDGET_S):
+        self.compiled = compiled
+        self.budget_s = budget_s
+        self.spent_s = 0.0
+
+    def _timed_out(self):
+        raise ValidationError(
+            f"The pattern took more than {self.budget_s:g} seconds to search this exhibit and was stopped: it "
+            "backtracks too much (nested repeats such as (.*)*). Write a simpler pattern; no box was added.")
+
+    def _run(self, match):
+        left = self.budget_s - self.spent_s
+        if left <= 0:
+            self._timed_out()
+        started = time.monotonic()
+        try:
+            return match(left)
+        except TimeoutError:
+            self._timed_out()
+        finally:
+            self.spent_s += time.monotonic() - started
+
+    def search(self, text: str):
+        return self._run(lambda left: self.compiled.search(text, timeout=left))
+
+    def finditer(self, text: str):
+        return self._run(lambda left: list(self.compiled.finditer(text, timeout=left)))
+
+
+@dataclass(frozen=True)
+class Word:
+    """A word on a displayed page: its box in points and the line it belongs to (for phrases)."""
+
+    rect: tuple[float, float, float, float]
+    text: str
+    line: tuple
+
+
+def _ocr_words(page: pymupdf.Page, dpi: int, lang: str) -> list[Word]:
+    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+    with tempfile.TemporaryDirectory(prefix="lawdesk-redact-") as work:
+        path = Path(work) / "page.png"
+        pixmap.save(path)
+        data = pytesseract.image_to_data(str(path), lang=lang, config=f"--psm 1 --dpi {dpi}",
+                                         output_type=pytesseract.Output.DICT)
+    scale = 72 / dpi
+    words = []
+    for i, text in enumerate(data["text"]):
+        if not text.strip():
+            continue
+        x, y, w, h = data["left"][i], data["top"][i], data["width"][i], data["height"][i]
+        words.append(Word((x * scale, y * scale, (x + w) * scale, (y + h) * scale), text,
+                          (data["block_num"][i], data["par_num"][i], data["line_num"][i])))
+    return words
+
+
+def page_words(page: Page, pdf_page: pymupdf.Page) -> list[Word]:
+    """The words of ``page`` with their boxes on the displayed page: from the PDF text layer, or for a page whose
+    text came from OCR, from Tesseract on the page image."""
+    if page.source == Page.Source.OCR:
+        return _ocr_words(pdf_page, settings.LAWDESK_OCR_DPI, settings.LAWDESK_OCR_LANG)
+    words = []
+    for x0, y0, x1, y1, text, block, line, _ in pdf_page.get_text("words", sort=True):
+        shown = (pymupdf.Rect(x0, y0, x1, y1) * pdf_page.rotation_matrix).normalize()
+        words.append(Word(tuple(shown), text, (block, line)))
+    return words
+
+
+def match_boxes(words: list[Word], pattern: TimedPattern) -> list[tuple[tuple[float, float, float, float], str]]:
+    """Boxes (with the matched text) over every match of ``pattern`` in the lines of ``words``; a match that
+    spans several words of a line gets one box over them."""
+    lines: dict[tuple, list[Word]] = {}
+    for word in words:
+        lines.setdefault(word.line, []).append(word)
+    found = []
+    for line_words in lines.values():
+        text, spans = "", []
+        for word in line_words:
+            if text:
+                text += " "
+            spans.append((len(text), len(text) + len(word.text), word))
+            text += word.text
+        for match in pattern.finditer(text):
+            if match.end() == match.start():
+                continue
+            hit = [w for start, end, w in spans if start < match.end() and end > match.start()]
+            rect = pymupdf.Rect()
+            for word in hit:
+                rect |= pymupdf.Rect(word.rect)
+            rect = (rect + (-SEARCH_MARGIN_PT, -SEARCH_MARGIN_PT, SEARCH_MARGIN_PT, SEARCH_MARGIN_PT))
+            found.append((tuple(rect), match.group(0)))
+    return found
+
+
+def compile_pattern(query: str, *, regex: bool) -> TimedPattern:
+    """The search a user typed as a pattern: literal words (case-insensitive) or a regular expression (the
+    standard library's syntax: ``regex`` in its VERSION0 mode), with its matching limited in time
+    (:class:`TimedPattern`). Raises ValidationError for an empty, too long or invalid pattern."""
+    query = query.strip()
+    if not query or len(query) > MAX_PATTERN_CHARS:
+        raise ValidationError(f"Type the words or pattern to redact (up to {MAX_PATTERN_CHARS} characters).")
+    try:
+        return TimedPattern(_regex.compile(query if regex else _regex.escape(query), _regex.IGNORECASE | _regex.V0))
+    except _regex.error as error:
+        raise ValidationError(f"The pattern is not a valid regular expression: {error}.") from error
+
+
+def redactions_from_search(*, exhibit: Exhibit, query: str, reason: str, user, regex: bool = False) -> list[Redaction]:
+    """Add a redaction over every match of ``query`` on every page of ``exhibit`` (for example every social
+    security number: ``\\b\\d{3}-\\d{2}-\\d{4}\\b`` with ``regex=True``); return the boxes added."""
+    pattern = compile_pattern(query, regex=regex)
+    if reason not in RedactionReason.values:
+        raise ValidationError(f"Choose a reason code ({', '.join(RedactionReason.values)}).")
+    added = []
+    # All or nothing: a pattern stopped on a later page leaves no boxes from the earlier ones.
+    with transaction.atomic(), pymupdf.open(storage.display_pdf(exhibit)) as doc:
+        for page in exhibit.pages.order_by("number"):
+            if page.source == Page.Source.NONE or (page.source != Page.Source.OCR and not pattern.search(page.text)):
+                continue
+            for rect, _text in match_boxes(page_words(page, doc[page.number - 1]), pattern):
+                added.append(redaction_add(page=page, rect=rect, reason=reason, user=user, found_by=query))
+    return added

@@ -1,0 +1,413 @@
+"""Bates productions: reserve a range of numbers, stamp and combine the exhibits, write the volume.
+
+:func:`production_create` validates the request and reserves the numbers in one transaction (serialised per
+matter: ``select_for_update`` on the matter row on PostgreSQL, SQLite's write lock, taken at the start of every
+transaction here). :func:`production_run` (in the worker) does the stamping; if it fails, the range stays
+reserved and is void: logged in the audit log and shown on the matter's productions list, never reused.
+"""
+
+import hashlib
+import logging
+import os
+import re
+import shutil
+import zipfile
+from dataclasses import dataclass
+
+import pymupdf
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from matters import storage
+from matters.audit.services import audit_record
+from .bates.links import file_key, link_files, link_natives
+from .bates.stamp import StampSpec, cover_sheet, missing_glyphs, stamp_and_append
+from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
+from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
+from matters.models import BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
+from matters.permissions import require
+from matters.privilege.services import check_withheld, privilege_entries_create, produced_source, produced_title, production_blockers
+from matters.provenance import generated_record
+from matters.selectors import evidence_exhibits
+from matters.validation import require_choice
+from matters.tasks import run_production as run_production_task
+
+logger = logging.getLogger(__name__)
+
+# A prefix may not end in a digit: "Q0" + 000001 and "Q" + 0000001 would both read Q0000001.
+# One rule for the server and the form's ``pattern`` attribute. Browsers compile ``pattern`` with the ``v`` flag
+# (HTML Standard, "The pattern attribute"), in which a bare "-" inside a class is a syntax error, so it is escaped.
+PREFIX_HTML_PATTERN = r"[A-Za-z](?:[A-Za-z0-9_\-]{0,28}[A-Za-z_\-])?"
+PREFIX_PATTERN = re.compile(rf"^{PREFIX_HTML_PATTERN}$")
+CONFIDENTIAL = "CONFIDENTIAL"
+AEO = "HIGHLY CONFIDENTIAL - ATTORNEYS' EYES ONLY"
+INDEX_LINES_PER_PAGE = 40
+
+
+def default_exhibits(matter: Matter):
+    """All ready evidence of the matter, in label order: what a production offers by default."""
+    return evidence_exhibits(matter).order_by("label_seq")
+
+
+def next_number(matter: Matter, prefix: str) -> int:
+    """The first number after every range ever reserved for ``prefix`` in ``matter`` (void ranges included)."""
+    top = Production.objects.filter(matter=matter, prefix__iexact=prefix).aggregate(top=Max("last_number"))["top"]
+    return (top or 0) + 1
+
+
+def production_create(
+    *,
+    matter: Matter,
+    exhibits: list[Exhibit],
+    prefix: str,
+    created_by,
+    digits: int = 6,
+    start: int | None = None,
+    suffix: str = "",
+    position: str = Production.Position.BOTTOM_RIGHT,
+    confidentiality: dict[int, str] | None = None,
+    cover_sheets: str = Production.CoverSheets.NONE,
+    with_index: bool = True,
+    with_images: bool = False,
+    keep_forms: bool = False,
+    withheld: dict[int, dict] | None = None,
+    enqueue: bool = True,
+) -> Production:
+    """Reserve a Bates range and register a production of ``exhibits`` (in that order); return it, ``stamping``.
+
+    ``confidentiality`` maps exhibit ids to a designation (CONFIDENTIAL, AEO or custom text). ``keep_forms``
+    leaves form fields fillable (see matters/productions/bates/forms.py); annotations are baked into the pages either way.
+    ``withheld`` maps exhibit ids to ``{"basis", "basis_text", "description"}`` (see
+    :func:`matters.privilege.services.check_withheld`): each such document is produced as one placeholder page. Raises
+    ValidationError for a bad prefix, digits outside 6-15, an exhibit that is not ready or not in the matter, a
+    start number inside a range already reserved, a range that does not fit in ``digits``, or a page with an
+    improper redaction still open; PermissionDenied for a user who may not start productions in the matter
+    (:mod:`matters.permissions`), or who withholds a document without being an attorney.
+    """
+    require(created_by, "start_production", matter)
+    prefix, suffix = prefix.strip(), suffix.strip()
+    if not PREFIX_PATTERN.match(prefix):
+        raise ValidationError({"prefix": "A Bates prefix is a letter followed by up to 29 letters, digits, - or _, "
+                                         "and does not end in a digit."})
+    if not 6 <= digits <= 15:
+        raise ValidationError({"digits": "Bates numbers have 6 to 15 digits."})
+    # Letters and digits of any script (a suffix such as ".機密" or "-КОНФ"), never spaces or punctuation that
+    # load files use as delimiters.
+    if suffix and not re.fullmatch(r"[\w.-]{1,30}", suffix):
+        raise ValidationError({"suffix": "A suffix is up to 30 letters, digits, '.', '-' or '_'."})
+    if suffix and (missing := missing_glyphs(suffix)):
+        raise ValidationError({"suffix": f"“{suffix}” has characters no stamp font can show ({missing})."})
+    for designation in (confidentiality or {}).values():
+        if missing := missing_glyphs(designation):
+            raise ValidationError({"confidentiality": f"“{designation}” has characters no stamp font can show "
+                                                      f"({missing}); the stamp fonts cover Latin, Greek, Cyrillic, "
+                                                      "Chinese, Japanese and Korean."})
+    require_choice(position, Production.Position, field="position")
+    require_choice(cover_sheets, Production.CoverSheets, field="cover_sheets")
+    StampSpec.from_position(position)
+    if not exhibits:
+        raise ValidationError("Choose at least one exhibit to produce.")
+    for exhibit in exhibits:
+        if exhibit.matter_id != matter.pk or exhibit.status != Exhibit.Status.READY:
+            raise ValidationError(f"{exhibit.display_label} is not a ready exhibit of this matter.")
+    if len({e.pk for e in exhibits}) != len(exhibits):
+        raise ValidationError("An exhibit is listed twice.")
+    withheld = check_withheld(withheld or {}, created_by, matter)
+    if set(withheld) - {e.pk for e in exhibits}:
+        raise ValidationError("A withheld document must be one of the production's documents.")
+    blockers = production_blockers(exhibits, set(withheld))
+    if blockers:
+        raise ValidationError(blockers)
+    confidentiality = confidentiality or {}
+    page_counts = {e.pk: 1 if e.pk in withheld else e.page_count for e in exhibits}
+    numbered_covers = len(exhibits) if cover_sheets == Production.CoverSheets.NUMBERED else 0
+    pages = sum(page_counts.values()) + numbered_covers
+    with transaction.atomic():
+        Matter.objects.select_for_update().get(pk=matter.pk)
+        first = next_number(matter, prefix) if start is None else start
+        last = first + pages - 1
+        if first < 1:
+            raise ValidationError({"start": "Bates numbers start at 1."})
+        if last >= 10**digits:
+            raise ValidationError({"digits": f"{pages} pages from {first} do not fit in {digits} digits."})
+        # Prefixes compare without case: ABC000001 and abc000001 name the same page to a reader.
+        clash = Production.objects.filter(matter=matter, prefix__iexact=prefix).filter(
+            Q(first_number__lte=last) & Q(last_number__gte=first)
+        ).first()
+        if clash is not None:
+            raise ValidationError(
+                {"start": f"{clash.first}–{clash.last} are already used by production {clash.pk}; numbers never "
+                          f"repeat. The next free number is {next_number(matter, prefix)}."}
+            )
+        volume = f"VOL{matter.productions.count() + 1:03d}"
+        production = Production.objects.create(
+            matter=matter, prefix=prefix, volume=volume, digits=digits, suffix=suffix, first_number=first, last_number=last,
+            position=position, cover_sheets=cover_sheets, with_index=with_index, with_images=with_images, keep_forms=keep_forms,
+            page_count=pages, created_by=created_by,
+        )
+        ProductionDocument.objects.bulk_create(
+            ProductionDocument(production=production, exhibit=e, order=n, confidentiality=confidentiality.get(e.pk, ""),
+                               page_count=page_counts[e.pk])
+            for n, e in enumerate(exhibits, start=1)
+        )
+        privilege_entries_create(documents=list(production.documents.all()), withheld=withheld)
+        audit_record(action="production.start", actor=created_by, matter=matter, obj=production,
+                     detail={"first": production.first, "last": production.last, "pages": pages,
+                             "exhibits": [e.pk for e in exhibits], "withheld": sorted(withheld)})
+        if enqueue:
+            transaction.on_commit(lambda: production_enqueue(production.pk))
+    return production
+
+
+def production_enqueue(production_id: int) -> None:
+    """Queue the stamping of a production on the ``documents`` queue (call it from ``transaction.on_commit``)."""
+    run_production_task.enqueue(production_id)
+
+
+@dataclass
+class _Planned:
+    document: ProductionDocument
+    cover_number: int | None
+    numbers: list[int]
+
+
+def _plan(production: Production) -> list[_Planned]:
+    """Give every page its number before stamping, so the index page can list the ranges first."""
+    number = production.first_number
+    plan = []
+    for document in production.documents.select_related("exhibit", "privilege_entry"):
+        cover_number = None
+        if production.cover_sheets == Production.CoverSheets.NUMBERED:
+            cover_number, number = number, number + 1
+        numbers = list(range(number, number + document.page_count))
+        number += document.page_count
+        plan.append(_Planned(document, cover_number, numbers))
+    return plan
+
+
+def _index_pages(production: Production, plan: list[_Planned]) -> pymupdf.Document:
+    doc = pymupdf.open()
+    lines = [f"{'Label':<10}{'Begin':<22}{'End':<22}{'Pages':>6}  Title"]
+    for item in plan:
+        exhibit, numbers = item.document.exhibit, ([item.cover_number] if item.cover_number else []) + item.numbers
+        lines.append(f"{exhibit.label:<10}{production.bates(numbers[0]):<22}{production.bates(numbers[-1]):<22}"
+                     f"{len(numbers):>6}  {produced_title(item.document)[:60]}")
+    for start in range(0, len(lines) - 1, INDEX_LINES_PER_PAGE):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((54, 60), f"Production index — {production.matter.name}"[:90], fontname="helv", fontsize=13)
+        page.insert_text((54, 80), f"{production.first} – {production.last}, {production.page_count} pages",
+                         fontname="helv", fontsize=10)
+        body = [lines[0]] + lines[1 + start:1 + start + INDEX_LINES_PER_PAGE]
+        page.insert_text((54, 110), "\n".join(body), fontname="cour", fontsize=8, lineheight=1.6)
+    return doc
+
+
+def production_run(*, production_id: int) -> Production:
+    """Stamp, combine and pack a ``stamping`` production; return it ``done``, or ``failed`` with its range void.
+
+    The worker claims the production with a lease (:mod:`matters.leases`) and renews it while it stamps; a
+    production already claimed by a live worker, or no longer ``stamping``, is returned unchanged. If the worker
+    dies, :mod:`matters.recovery` has it stamped again from the start in the same range. Files are written under
+    temporary names and renamed once whole, so a stopped attempt never leaves a file that looks finished.
+    """
+    production = Production.objects.select_related("matter").get(pk=production_id)
+    owner = worker_id()
+    if not Production.objects.filter(pk=production.pk, status=Production.Status.STAMPING, lease_owner="").update(
+            lease_owner=owner, lease_expires_at=lease_expiry(settings.LAWDESK_DOCUMENT_LEASE_S), pages_done=0):
+        return production
+    lease_watch_schedule("production", production.pk)
+    keeper = LeaseKeeper(model=Production, pk=production.pk, owner=owner, lease_s=settings.LAWDESK_DOCUMENT_LEASE_S,
+                         live={"status": Production.Status.STAMPING})
+    with keeper:
+        return _run_claimed(production, owner, keeper)
+
+
+def _run_claimed(production: Production, owner: str, keeper: LeaseKeeper) -> Production:
+    out_dir = storage.production_dir(production.pk)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    try:
+        # Numbers an interrupted attempt gave pages are given again, to the same pages, by this one.
+        BatesPage.objects.filter(production=production).delete()
+        out_dir.mkdir(parents=True)
+        _build(production, out_dir, owner, keeper)
+    except LeaseLost:
+        logger.warning("production %s was taken over by another worker; this one stops", production.pk)
+        production.refresh_from_db()
+        return production
+    except Exception as exc:  # any failure voids the range; the reason is kept for the attorney
+        logger.exception("production %s failed", production.pk)
+        if keeper.lost:  # the folder is the new owner's now
+            production.refresh_from_db()
+            return production
+        shutil.rmtree(out_dir, ignore_errors=True)
+        reason = (storage.DISK_FULL_MESSAGE if storage.is_disk_full(exc)
+                  else f"The production could not be made: {exc}")
+        with transaction.atomic():
+            if not Production.objects.filter(pk=production.pk, lease_owner=owner,
+                                             status=Production.Status.STAMPING).update(
+                    status=Production.Status.FAILED, reason=reason, finished_at=timezone.now(), lease_owner="",
+                    lease_expires_at=None):
+                production.refresh_from_db()
+                return production
+            BatesPage.objects.filter(production=production).delete()
+            production.refresh_from_db()
+            audit_record(action="production.void", matter=production.matter, obj=production,
+                         detail={"first": production.first, "last": production.last, "reason": production.reason})
+        return production
+    production.refresh_from_db()
+    return production
+
+
+def _build(production: Production, out_dir, owner: str, keeper: LeaseKeeper) -> None:
+    spec = StampSpec.from_position(production.position)
+    plan = _plan(production)
+    volume = production.volume
+    combined = _index_pages(production, plan) if production.with_index else pymupdf.open()
+    toc, dat_rows, index_rows, opt_documents = [], [], [], []
+    # Where each document's own first page lands, for links between documents (bates/links.py).
+    natives, starts, stamped_documents = {}, {}, []
+    for item in plan:
+        shift = 1 if item.cover_number is not None else 0
+        natives[file_key(item.document.exhibit.original_name)] = (
+            f"{production.bates(item.cover_number if shift else item.numbers[0])}.pdf", shift)
+    archive_path = out_dir / f"{volume}.zip"
+    archive_part = archive_path.with_name(archive_path.name + ".part")
+    with zipfile.ZipFile(archive_part, "w", zipfile.ZIP_DEFLATED) as archive:
+        for item in plan:
+            if keeper.lost:
+                raise LeaseLost(f"production {production.pk}")
+            document, exhibit = item.document, item.document.exhibit
+            produced = produced_source(document)  # a withheld document's placeholder, or redactions applied
+            source, page_texts, title = produced.pdf, produced.page_texts, produced_title(document)
+            if source.page_count != document.page_count:
+                raise ValueError(f"{exhibit.display_label} has {source.page_count} pages, not {document.page_count}.")
+            toc.append([1, f"Exhibit {exhibit.label} – {title}", combined.page_count + 1])
+            numbers = list(item.numbers)
+            if production.cover_sheets != Production.CoverSheets.NONE:
+                covers = pymupdf.open()
+                cover_sheet(covers, f"EXHIBIT {exhibit.label}")
+                if item.cover_number is None:
+                    combined.insert_pdf(covers)  # an unnumbered slip sheet is in the combined PDF only
+                else:
+                    # A numbered cover sheet is the document's first page everywhere: BEGBATES, native, text, image.
+                    source.insert_pdf(covers, start_at=0)
+                    numbers.insert(0, item.cover_number)
+                    page_texts.insert(0, f"EXHIBIT {exhibit.label}")
+            bates = [production.bates(n) for n in numbers]
+            stamped = stamp_and_append(combined, source, bates, spec, document.confidentiality,
+                                       what=exhibit.display_label, keep_forms=production.keep_forms)
+            shift = 1 if item.cover_number is not None else 0
+            starts[file_key(exhibit.original_name)] = (stamped.start + shift, document.page_count)
+            stamped_documents.append(stamped)
+            if stamped.unresolved_names:
+                logger.warning("production %s: %s links to named destinations that name no page: %s",
+                               production.pk, exhibit.display_label, stamped.unresolved_names)
+            link_natives(source, stamped.file_links, natives)
+            native = f"{volume}/NATIVES/{bates[0]}.pdf"
+            native_bytes = source.tobytes(garbage=2, deflate=True)
+            archive.writestr(native, native_bytes)
+            generated_record(matter=production.matter, origin=Origin.PRODUCTION, content=native_bytes,
+                             title=f"{bates[0]}.pdf, native of {exhibit.display_label} in production {production}")
+            text = "\f".join(f"[{b}]\n{t}\n" for b, t in zip(bates, page_texts))
+            text_path = f"{volume}/TEXT/{bates[0]}.txt"
+            archive.writestr(text_path, text.encode("utf-8"))
+            if production.with_images:
+                for page, number in zip(source, bates):
+                    archive.writestr(f"{volume}/IMAGES/{number}.tif", tiff_bytes(page))
+                opt_documents.append(bates)
+            source.close()
+            pages = list(exhibit.pages.order_by("number")) if produced.own_pages else [None]
+            BatesPage.objects.bulk_create(
+                [BatesPage(production=production, document=document, page=p, number=n, bates=production.bates(n))
+                 for p, n in zip(pages, item.numbers)]
+                + ([BatesPage(production=production, document=document, page=None, number=item.cover_number,
+                              bates=production.bates(item.cover_number))] if item.cover_number else [])
+            )
+            ProductionDocument.objects.filter(pk=document.pk).update(first_number=numbers[0], last_number=numbers[-1])
+            first, last = bates[0], bates[-1]
+            # A withheld document's hash would identify it; its row carries only its numbers and the placeholder.
+            sha256 = exhibit.sha256 if produced.own_pages else ""
+            dat_rows.append({"BEGBATES": first, "ENDBATES": last, "PAGECOUNT": len(numbers), "TITLE": title,
+                             "ORIGIN": exhibit.origin, "CUSTODIAN": production.matter.client,
+                             "CONFIDENTIALITY": document.confidentiality, "SHA256": sha256,
+                             "TEXTPATH": text_path.replace("/", "\\"), "NATIVEPATH": native.replace("/", "\\")})
+            index_rows.append({"label": exhibit.label, "title": title, "first_bates": first,
+                               "last_bates": last, "pages": len(numbers), "sha256": sha256,
+                               "origin": exhibit.origin, "confidentiality": document.confidentiality})
+            Production.objects.filter(pk=production.pk).update(pages_done=numbers[-1] - production.first_number + 1)
+        archive.writestr(f"{volume}/DATA/{volume}.dat", dat_bytes(dat_rows))
+        if production.with_images:
+            archive.writestr(f"{volume}/DATA/{volume}.opt", opt_bytes(volume, opt_documents))
+        archive.writestr(f"{volume}/index.csv", index_csv_bytes(index_rows))
+    os.replace(archive_part, archive_path)
+    for stamped in stamped_documents:
+        link_files(combined, stamped.start, stamped.file_links, starts)
+    combined.set_toc(toc)
+    pdf_path = out_dir / f"{production.first}-{production.last}.pdf"
+    # garbage=4 merges identical objects and streams: a font embedded by two documents is kept once.
+    pdf_part = pdf_path.with_name(pdf_path.name + ".part")
+    combined.save(pdf_part, garbage=4, deflate=True)
+    combined.close()
+    os.replace(pdf_part, pdf_path)
+    generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=_sha256(pdf_path),
+                     title=f"production {production.first}–{production.last} (combined PDF)")
+    generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=_sha256(archive_path),
+                     title=f"production {production.first}–{production.last} (volume)")
+    with transaction.atomic():
+        if not Production.objects.filter(pk=production.pk, lease_owner=owner,
+                                         status=Production.Status.STAMPING).update(
+                status=Production.Status.DONE, finished_at=timezone.now(), pdf_sha256=_sha256(pdf_path),
+                zip_sha256=_sha256(archive_path), pages_done=production.page_count, lease_owner="",
+                lease_expires_at=None):
+            raise LeaseLost(f"production {production.pk}")
+        production.refresh_from_db()
+        audit_record(action="production.done", matter=production.matter, obj=production, file_sha256=production.pdf_sha256,
+                     detail={"first": production.first, "last": production.last, "pages": production.page_count,
+                             "zip_sha256": production.zip_sha256})
+
+
+def _sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def production_files(production: Production) -> dict[str, "storage.Path"]:
+    """The finished production's combined PDF and volume ZIP, by kind (``pdf``, ``zip``)."""
+    out_dir = storage.production_dir(production.pk)
+    return {"pdf": out_dir / f"{production.first}-{production.last}.pdf", "zip": out_dir / f"{production.volume}.zip"}
+
+
+MIN_SERVED_TO_CHARS = 3
+
+
+def production_serve(*, production: Production, user, served_to: str) -> Production:
+    """Record that ``production`` was served on ``served_to`` (the party or counsel it went to): by ``user``, now.
+
+    Serving is an attorney's act (permission ``serve_production``, docs/glossary.md) and is audited
+    (``production.serve``). Only a ``done`` production can be served, and only once. Raises PermissionDenied for
+    a user who may not serve in the matter; ValidationError for another status, a production already served, or
+    a ``served_to`` without at least three printable characters."""
+    require(user, "serve_production", production.matter)
+    served_to = " ".join((served_to or "").split())[:300]
+    if sum(ch.isprintable() and not ch.isspace() for ch in served_to) < MIN_SERVED_TO_CHARS:
+        raise ValidationError({"served_to": "Say whom the production was served on (the party or its counsel)."})
+    with transaction.atomic():
+        locked = Production.objects.select_for_update().get(pk=production.pk)
+        if locked.status != Production.Status.DONE:
+            raise ValidationError(f"Only a finished production can be served; this one is {locked.status}.")
+        if locked.served_at is not None:
+            raise ValidationError(f"This production was already served on {locked.served_to} "
+                                  f"({locked.served_at:%Y-%m-%d %H:%M}).")
+        now = timezone.now()
+        Production.objects.filter(pk=locked.pk).update(served_to=served_to, served_by=user, served_at=now)
+        production.refresh_from_db()
+        audit_record(action="production.serve", actor=user, matter=production.matter, obj=production,
+                     file_sha256=production.pdf_sha256,
+                     detail={"served_to": served_to, "first": production.first, "last": production.last})
+    return production

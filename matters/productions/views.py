@@ -1,0 +1,132 @@
+"""Pages for Bates productions: the matter's productions with voided ranges and gaps, a new production,
+downloads. Productions received from other parties have their own pages (:mod:`matters.incoming.views`)."""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from matters.audit.services import audit_record
+from matters.productions.overlaps import bates_overlaps
+from matters.downloads import file_response
+from matters.models import Production
+from matters.models import PrivilegeBasis
+from matters.productions.services import (
+    AEO,
+    CONFIDENTIAL,
+    PREFIX_HTML_PATTERN,
+    default_exhibits,
+    production_create,
+    production_files,
+    production_serve,
+)
+from matters.selectors import matter_for_user
+
+DESIGNATIONS = [("", "None"), (CONFIDENTIAL, CONFIDENTIAL), (AEO, AEO), ("custom", "Custom text")]
+
+
+def ranges_report(matter) -> list[dict]:
+    """Every reserved range per prefix in number order, with the gaps between them, for the productions list."""
+    rows, previous = [], {}
+    for production in matter.productions.order_by("prefix", "first_number"):
+        last = previous.get(production.prefix)
+        if last is not None and production.first_number > last + 1:
+            rows.append({"gap": True, "first": production.bates(last + 1), "last": production.bates(production.first_number - 1)})
+        rows.append({"gap": False, "production": production})
+        previous[production.prefix] = max(last or 0, production.last_number)
+    return rows
+
+
+@require_http_methods(["GET", "POST"])
+def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
+    matter = matter_for_user(request.user, matter_id)
+    candidates = list(default_exhibits(matter))
+    if request.method == "POST":
+        if not request.user.has_perm("matters.upload_exhibit"):
+            raise PermissionDenied
+        try:
+            chosen = []
+            for exhibit in candidates:
+                if request.POST.get(f"include-{exhibit.pk}"):
+                    order = int(request.POST.get(f"order-{exhibit.pk}") or 0)
+                    chosen.append((order, exhibit))
+            chosen.sort(key=lambda pair: pair[0])
+            designations = {}
+            for _, exhibit in chosen:
+                value = request.POST.get(f"confidentiality-{exhibit.pk}", "")
+                if value == "custom":
+                    value = request.POST.get(f"custom-{exhibit.pk}", "").strip()[:120]
+                designations[exhibit.pk] = value
+            withheld = {
+                exhibit.pk: {"basis": request.POST[f"withhold-{exhibit.pk}"],
+                             "basis_text": request.POST.get(f"withhold-basis-{exhibit.pk}", ""),
+                             "description": request.POST.get(f"withhold-description-{exhibit.pk}", "")}
+                for _, exhibit in chosen if request.POST.get(f"withhold-{exhibit.pk}")
+            }
+            start = request.POST.get("start", "").strip()
+            production = production_create(
+                matter=matter, exhibits=[e for _, e in chosen], prefix=request.POST.get("prefix", ""),
+                created_by=request.user, digits=int(request.POST.get("digits") or 6),
+                start=int(start) if start else None, suffix=request.POST.get("suffix", ""),
+                position=request.POST.get("position", Production.Position.BOTTOM_RIGHT),
+                confidentiality=designations, cover_sheets=request.POST.get("cover_sheets", "none"),
+                with_index=bool(request.POST.get("with_index")), with_images=bool(request.POST.get("with_images")),
+                keep_forms=bool(request.POST.get("keep_forms")),
+                withheld=withheld,
+            )
+            messages.success(request, f"Production {production.first}–{production.last} started.")
+            return redirect(reverse("matters:productions", args=[matter.pk]))
+        except ValueError:
+            messages.error(request, "Order, digits and start must be whole numbers.")
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+    overlaps = bates_overlaps(matter)
+    context = {
+        "matter": matter, "rows": ranges_report(matter), "candidates": candidates, "designations": DESIGNATIONS,
+        "positions": Production.Position.choices, "cover_choices": Production.CoverSheets.choices,
+        "privilege_bases": PrivilegeBasis.choices,
+        "stamping": matter.productions.filter(status=Production.Status.STAMPING).exists(),
+        "can_serve": request.user.has_perm("matters.serve_production"),
+        "incoming": matter.incoming_productions.order_by("-created_at"),
+        "prefix_pattern": PREFIX_HTML_PATTERN,
+        "overlaps": overlaps,
+        "overlapping": {int(key[4:]) for o in overlaps for key in (o.a[0], o.b[0]) if key.startswith("out:")},
+        "suggested_prefix": (matter.client or matter.name).split()[0].upper()[:10] if (matter.client or matter.name) else "",
+    }
+    if request.htmx:
+        return render(request, "matters/productions/productions.html#production-rows", context)
+    return render(request, "matters/productions/productions.html", context)
+
+
+@require_GET
+def production_download(request: HttpRequest, matter_id: int, production_id: int, kind: str) -> FileResponse:
+    matter = matter_for_user(request.user, matter_id)
+    production = matter.productions.filter(pk=production_id, status=Production.Status.DONE).first()
+    path = production_files(production).get(kind) if production else None
+    if path is None or not path.exists():
+        raise Http404("No such production file.")
+    audit_record(action="production.download", actor=request.user, matter=matter, obj=production,
+                 file_sha256=production.pdf_sha256 if kind == "pdf" else production.zip_sha256, detail={"kind": kind})
+    content_type = "application/pdf" if kind == "pdf" else "application/zip"
+    response = file_response(request, path.open("rb"), as_attachment=True, filename=path.name, content_type=content_type)
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+
+
+@require_http_methods(["POST"])
+def production_serve_view(request: HttpRequest, matter_id: int, production_id: int) -> HttpResponse:
+    """Record that a finished production was served (attorneys only; the service checks and audits)."""
+    matter = matter_for_user(request.user, matter_id)
+    production = matter.productions.filter(pk=production_id).first()
+    if production is None:
+        raise Http404("No such production.")
+    try:
+        production_serve(production=production, user=request.user, served_to=request.POST.get("served_to", ""))
+        messages.success(request, f"Production {production.first}–{production.last} recorded as served.")
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect(reverse("matters:productions", args=[matter.pk]))

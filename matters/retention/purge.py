@@ -1,0 +1,225 @@
+"""Purge: remove a matter that is not on legal hold, after its name is typed again.
+
+What goes: every database row of the matter (found by following the non-null foreign keys that lead to it, in
+every app, so the jobs of the pipeline go too, and its member list), the originals no other matter uses (an
+original is stored once by content address and may be shared), quarantined uploads likewise, derived files,
+production files and kept uploads of productions received. What stays: the matter's row, marked ``purged_at``,
+and its audit chain, which ends with a ``matter.purge`` entry holding the row counts per model and the SHA-256 of
+every file removed (one digest over the sorted list, and each original's own), so the purge itself can be proved
+and the chain still verifies.
+
+Rows are deleted in one transaction, children before parents; files are removed only once it has committed.
+"""
+
+import hashlib
+import logging
+import shutil
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.apps import apps
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, models, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from matters import storage
+from matters.audit.services import audit_record
+from matters.models import AuditEntry, Exhibit, IncomingProduction, Matter
+from matters.permissions import require
+from matters.retention.services import hold_refusal
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class PurgeReport:
+    """What a purge removed: ``rows`` per model label, ``files`` (data-directory relative path -> SHA-256 hex),
+    ``bytes`` removed, originals removed and originals kept because another matter uses them (SHA-256 hex)."""
+
+    matter_id: int
+    rows: dict[str, int] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    bytes: int = 0
+    originals_removed: list[str] = field(default_factory=list)
+    originals_kept_shared: list[str] = field(default_factory=list)
+
+    @property
+    def files_sha256(self) -> str:
+        """SHA-256 over the lines ``<sha256>  <path>`` of every removed file, sorted by path."""
+        lines = "".join(f"{digest}  {path}\n" for path, digest in sorted(self.files.items()))
+        return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+    def as_detail(self) -> dict:
+        return {"rows": self.rows, "files": len(self.files), "bytes": self.bytes, "files_sha256": self.files_sha256,
+                "originals_removed": self.originals_removed, "originals_kept_shared": self.originals_kept_shared}
+
+
+def matter_models() -> list[tuple[type[models.Model], list[str]]]:
+    """Every model holding rows of a matter, with the lookups from it to the matter, children before parents.
+
+    A model belongs to the matter through a non-null foreign key to a model that does (or to ``Matter`` itself),
+    and an automatic many-to-many table through its foreign keys. Nullable keys are not followed: a row that only
+    may point into the matter (a job's draft) belongs to whatever owns it. Audit entries are left out: the chain
+    stays. Raises RuntimeError if the keys form a cycle."""
+    lookups: dict[type[models.Model], list[str]] = {Matter: ["pk"]}
+    parents: dict[type[models.Model], set] = defaultdict(set)
+    queue = [Matter]
+    while queue:
+        parent = queue.pop(0)
+        for model in apps.get_models(include_auto_created=True):
+            for fk in model._meta.concrete_fields:
+                if not (fk.many_to_one or fk.one_to_one) or fk.null or fk.related_model is not parent:
+                    continue
+                if model is AuditEntry or model is parent:
+                    continue
+                paths = [f"{fk.name}" if p == "pk" else f"{fk.name}__{p}" for p in lookups[parent]]
+                known = lookups.setdefault(model, [])
+                known.extend(p for p in paths if p not in known)
+                parents[model].add(parent)
+                if model not in queue:
+                    queue.append(model)
+    order: list[type[models.Model]] = []
+    done: set = set()
+
+    def visit(model, path=()):
+        if model in done:
+            return
+        if model in path:
+            raise RuntimeError(f"foreign keys form a cycle through {model._meta.label}")
+        # A model's children (rows pointing at it) go before it.
+        for child in [m for m, ps in parents.items() if model in ps]:
+            visit(child, (*path, model))
+        done.add(model)
+        order.append(model)
+
+    visit(Matter)
+    return [(model, lookups[model]) for model in order if model is not Matter]
+
+
+def _rows_of(model, paths: list[str], matter: Matter) -> models.QuerySet:
+    condition = Q()
+    for path in paths:
+        condition |= Q(**{path: matter.pk})
+    return model._base_manager.filter(condition)
+
+
+def _hash_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while chunk := stream.read(storage.CHUNK_BYTES):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _matter_folders(matter: Matter) -> list[Path]:
+    """The folders and files of the matter outside the shared stores: derived files, PDF passwords waiting for a
+    worker, production files, kept uploads of productions received."""
+    targets: list[Path] = []
+    for exhibit_id in Exhibit.objects.filter(matter=matter).values_list("pk", flat=True):
+        targets += [storage.derived_dir(exhibit_id), storage.password_path(exhibit_id)]
+    targets += [storage.production_dir(pk) for pk in matter.productions.values_list("pk", flat=True)]
+    targets += [storage.data_path("incoming", str(int(pk)))
+                for pk in IncomingProduction.objects.filter(matter=matter).values_list("pk", flat=True)]
+    return targets
+
+
+def _files_in(targets: list[Path]) -> list[Path]:
+    found = []
+    for target in targets:
+        found += sorted(p for p in target.rglob("*") if p.is_file()) if target.is_dir() else (
+            [target] if target.is_file() else [])
+    return found
+
+
+def _hash_matter_files(matter: Matter) -> dict[Path, str]:
+    """SHA-256 of every file of the matter outside the shared stores, read before the purge takes its lock (there
+    may be tens of thousands of page images; nothing else waits while they are read)."""
+    return {path: _hash_file(path) for path in _files_in(_matter_folders(matter))}
+
+
+def _planned_files(matter: Matter, report: PurgeReport, hashed: dict[Path, str]) -> list[Path]:
+    """Return the files and folders the purge removes and fill the report's file list and original lists.
+
+    Runs under the purge's lock, so whether another matter uses an original is decided against the rows as they
+    are when the purge commits. An original's SHA-256 is its stored name (checked when it was uploaded)."""
+    root = Path(storage.data_path())
+    targets = _matter_folders(matter)
+    blobs = set(Exhibit.objects.filter(matter=matter).values_list("sha256", "quarantined"))
+    blobs |= {(sha, False) for sha in IncomingProduction.objects.filter(matter=matter).values_list("sha256", flat=True)
+              if sha}
+    for sha, quarantined in sorted(blobs):
+        shared = (Exhibit.objects.filter(sha256=sha, quarantined=quarantined).exclude(matter=matter).exists()
+                  or (not quarantined and IncomingProduction.objects.filter(sha256=sha).exclude(matter=matter)
+                      .exists()))
+        if shared:
+            report.originals_kept_shared.append(sha)
+            continue
+        report.originals_removed.append(sha)
+        blob = storage.blob_path(sha, quarantined=quarantined)
+        targets.append(blob)
+        if blob.is_file():
+            hashed = {**hashed, blob: sha}
+    for path in _files_in(targets):
+        # A file written after the early pass (a page image of a file still processing) is read now.
+        report.files[str(path.relative_to(root))] = hashed.get(path) or _hash_file(path)
+        report.bytes += path.stat().st_size
+    return targets
+
+
+def _remove(targets: list[Path]) -> None:
+    for target in targets:
+        try:
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink(missing_ok=True)
+        except OSError:
+            # The rows are gone already; a file left behind is reported, never a reason to undo the purge.
+            logger.exception("purge could not remove a file of a purged matter")
+
+
+def _refuse_if_held_or_purged(matter: Matter) -> None:
+    if matter.purged_at is not None:
+        raise ValidationError("This matter was purged already.")
+    if matter.legal_hold:
+        raise hold_refusal(matter, "the matter")
+
+
+def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
+    """Purge ``matter`` (see the module) and return what was removed.
+
+    ``confirm_name`` must be the matter's name typed again (surrounding spaces ignored, otherwise exact).
+    Raises PermissionDenied for anyone but an attorney of the matter (``user=None``, the command line, passes),
+    :class:`matters.retention.services.MatterOnHold` for a matter on legal hold, ValidationError when the name does not
+    match, the matter was purged already, or a record outside the matter points into it (found by the database
+    at commit; nothing is purged then)."""
+    require(user, "hold_matter", matter)
+    if (confirm_name or "").strip() != matter.name.strip():
+        raise ValidationError(f"Type the matter's name exactly as it reads ({matter.name}) to purge it.")
+    report = PurgeReport(matter_id=matter.pk)
+    _refuse_if_held_or_purged(Matter.objects.get(pk=matter.pk))  # before reading its files; again under the lock
+    hashed = _hash_matter_files(matter)
+    try:
+        with transaction.atomic():
+            # The lock makes a hold set at the same moment wait: the purge sees it, or the hold comes after.
+            matter = Matter.objects.select_for_update().get(pk=matter.pk)
+            _refuse_if_held_or_purged(matter)
+            targets = _planned_files(matter, report, hashed)
+            for model, paths in matter_models():
+                rows = _rows_of(model, paths, matter)
+                count = rows.count()
+                if count:
+                    report.rows[model._meta.label_lower] = count
+                    # Collector-based delete() refuses rows that PROTECT one another even when all of them go
+                    # together; the database's deferred foreign-key checks at commit still refuse the purge if
+                    # anything outside the matter points at a deleted row.
+                    rows._raw_delete(rows.db)
+            Matter.objects.filter(pk=matter.pk).update(purged_at=timezone.now())
+            audit_record(action="matter.purge", actor=user, matter=matter, obj=matter, detail=report.as_detail())
+            transaction.on_commit(lambda: _remove(targets))
+    except IntegrityError as exc:
+        raise ValidationError(f"Nothing was purged: a record outside {matter.name} points at one of its records "
+                              f"({exc}). Tell the administrator; the matter is as it was.") from exc
+    return report

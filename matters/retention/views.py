@@ -1,0 +1,60 @@
+"""The retention section of a matter's page: legal hold on and off, and purge. Thin: the services in
+:mod:`matters.retention.services` and :mod:`matters.retention.purge` check the role, the hold and the typed name, and audit."""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from .purge import matter_purge
+from matters.retention.services import matter_hold, matter_hold_lift
+from matters.selectors import matter_for_user
+
+
+def _retention_section(request: HttpRequest, matter, error: str = "", notice: str = "") -> HttpResponse:
+    return render(request, "matters/detail.html#retention", {"matter": matter, "retention_error": error,
+                                                               "retention_notice": notice})
+
+
+@require_POST
+def matter_hold_view(request: HttpRequest, matter_id: int) -> HttpResponse:
+    """Put the matter on legal hold (``action=hold``) or lift it (``action=lift``), with ``reason``."""
+    matter = matter_for_user(request.user, matter_id)
+    if not request.user.has_perm("matters.hold_matter"):
+        raise PermissionDenied
+    service = matter_hold_lift if request.POST.get("action") == "lift" else matter_hold
+    error = notice = ""
+    try:
+        matter = service(matter=matter, user=request.user, reason=request.POST.get("reason", ""))
+        notice = "The matter is on legal hold." if matter.legal_hold else "The legal hold is lifted."
+    except ValidationError as exc:
+        error = " ".join(exc.messages)
+    if request.htmx:
+        return _retention_section(request, matter, error, notice)
+    (messages.error if error else messages.success)(request, error or notice)
+    return redirect(matter)
+
+
+@require_POST
+def matter_purge_view(request: HttpRequest, matter_id: int) -> HttpResponse:
+    """Purge the matter once its name is typed again in ``confirm_name``; then back to the list of matters."""
+    matter = matter_for_user(request.user, matter_id)
+    if not request.user.has_perm("matters.hold_matter"):
+        raise PermissionDenied
+    try:
+        report = matter_purge(matter=matter, user=request.user, confirm_name=request.POST.get("confirm_name", ""))
+    except ValidationError as exc:
+        if request.htmx:
+            return _retention_section(request, matter, error=" ".join(exc.messages))
+        messages.error(request, " ".join(exc.messages))
+        return redirect(matter)
+    rows = sum(report.rows.values())
+    messages.success(request, f"{matter.name} was purged: {rows} records and {len(report.files)} files removed; "
+                              "its audit log keeps the record of the purge.")
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = reverse("matters:list")
+        return response
+    return redirect("matters:list")
