@@ -246,7 +246,7 @@ def check_known_builds(snapshot: Snapshot) -> Iterator[Finding]:
 
 RULES: tuple[Rule, ...] = (
     Rule("server_spans_boards", ERROR, "A server's GPUs span more than one board",
-         "the deployment: hops between boards go over PCIe/NUMA (ARCHITECTURE.md, Roles)", check_spans_boards),
+         "the deployment: hops between boards go over PCIe/NUMA instead of NVLink", check_spans_boards),
     Rule("gpu_other_host", ERROR, "A server or board uses GPUs of another host",
          "CUDA_VISIBLE_DEVICES names GPUs of the local machine only", check_other_host),
     Rule("gpu_in_two_boards", ERROR, "A GPU is in two boards",
