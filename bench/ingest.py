@@ -1,7 +1,8 @@
 """Ingest throughput benchmark: our child-process ingest path against bare baselines, measured side by side.
 
 Run from the repository root as ``.venv/bin/python bench/ingest.py`` (``--quick`` for a smaller run).
-Corpus files are copied to a temporary directory first; nothing is written under /work/shared.
+Corpus files (``LAWDESK_CORPUS``, bench/corpus.py) are copied to a temporary directory first; nothing is written
+into the corpus.
 
 1. Born-digital PDFs (the PDFs in ``corpus/court`` whose every page has a usable text layer): pages per second
    through :func:`matters.exhibits.ingest.runner.run_child` (a child process per file, forked from the fork server, with
@@ -35,11 +36,12 @@ sys.path.insert(0, str(REPO))
 
 import pymupdf  # noqa: E402
 
+from bench.corpus import corpus_dir  # noqa: E402
 from matters.exhibits.ingest.child import usable_text  # noqa: E402
 from matters.exhibits.ingest.spec import Spec  # noqa: E402
 from matters.exhibits.ingest.runner import run_child  # noqa: E402
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = corpus_dir()
 OCR_FILES = ["scan-1p.pdf", "scan-2p.pdf", "linn.pdf", "cardinal.pdf", "skew.pdf", "c02-22.pdf"]  # 10 pages
 QUICK_OCR_FILES = ["scan-1p.pdf", "linn.pdf", "skew.pdf"]  # 3 pages
 QUICK_COURT_FILES = 6

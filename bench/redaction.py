@@ -16,7 +16,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-CORPUS = REPO.parent / "shared" / "corpus" / "court"
+from bench.corpus import corpus_dir  # noqa: E402
+
+CORPUS = corpus_dir() / "court"
 
 
 def main() -> None:

@@ -22,7 +22,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-LETTER = REPO.parent / "shared" / "corpus" / "odd" / "letter.docx"
+from bench.corpus import corpus_dir  # noqa: E402
+
+LETTER = corpus_dir() / "odd" / "letter.docx"
 
 _DECODE_IN_PROCESS = """
 import resource, sys, pymupdf

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from bench.corpus import corpus_dir
 from lawdesk.run import asgi_server_command
 from matters.models import Matter
 from matters.exhibits.processing import exhibit_process
@@ -19,7 +20,7 @@ from matters.exhibits.services import exhibit_create
 from matters.services import matter_create
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("LAWDESK_CORPUS", BASE_DIR.parent / "shared" / "corpus"))
+CORPUS = corpus_dir()
 
 
 @pytest.fixture(autouse=True)
