@@ -1,8 +1,8 @@
 """LawDesk settings, read from environment variables with safe local defaults.
 
 Every setting an operator may change is an environment variable named ``LAWDESK_*`` (or ``DATABASE_URL`` /
-``REDIS_URL``); the README lists them. Defaults give a single-office install: SQLite in WAL mode and every stored
-file under ``./var/`` (or ``LAWDESK_DATA_DIR``).
+``REDIS_URL``); docs/configuration.md lists them. Defaults give a single-office install: SQLite in WAL mode and
+every stored file under ``./var/`` (or ``LAWDESK_DATA_DIR``).
 """
 
 import os

@@ -18,7 +18,7 @@ OFFICE_KINDS = {"docx": (".docx", "Word document"), "document": (None, "document
 
 
 def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str], changes: WordChanges) -> Path:
-    """Convert an office document with LibreOffice in its sandbox; see README ("Word documents") for why
+    """Convert an office document with LibreOffice in its sandbox; see docs/architecture.md ("Choices") for why
     LibreOffice. The file converted reads with tracked changes accepted and comments and hidden text out; what
     was taken out is recorded in ``changes``. Fonts the document names that have no metric-compatible font
     installed are added to ``notes`` (:mod:`.fonts`). Raises IngestFailure when the conversion is refused or

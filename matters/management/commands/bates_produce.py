@@ -26,7 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-index", action="store_true")
         parser.add_argument("--images", action="store_true", help="also write single-page TIFF images and an OPT")
         # Several ids after one flag (--exhibit 2 5) or the flag repeated (--exhibit 2 --exhibit 5): both as the
-        # README shows them.
+        # manual shows them.
         parser.add_argument("--exhibit", type=int, nargs="+", action="extend", default=[], metavar="ID",
                             help="exhibit ids, in the order to produce them")
         parser.add_argument("--confidentiality", default="", help="designation stamped on every document")
