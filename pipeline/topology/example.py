@@ -1,4 +1,5 @@
-"""The deployment LawDesk was written for (issue 6), loaded by ``manage.py topology_load_example``.
+"""The office deployment LawDesk was written for (twelve V100s in NVLink boards of four), loaded by
+``manage.py topology_load_example``.
 
 Host 1, ``threadripper`` (Threadripper Pro): twelve V100-SXM2 (compute capability 7.0, 32 GB; GPU 3 has 16 GB).
 Board A = NVLink group {4,5,8,9}, Board B = {6,7,10,11}, NVLink pair {0,1}, and the mixed pair {2,3}.

@@ -33,7 +33,7 @@ VLLM_MIN_CAPABILITY: dict[str, tuple[tuple[int, int], str]] = {
     "gptq_marlin": ((8, 0), "vLLM docs, Quantization > Supported Hardware: Marlin (GPTQ/AWQ/FP8) needs Ampere"),
     # vLLM's table lists GPTQ as supported on Volta; on this deployment's V100s its kernels gave broken output,
     # which is why it left vLLM for llama.cpp.
-    "gptq": ((7, 5), "this deployment (issue 6): vLLM's GPTQ kernels are broken on compute capability 7.0"),
+    "gptq": ((7, 5), "this office's deployment: vLLM's GPTQ kernels are broken on compute capability 7.0"),
 }
 
 
