@@ -77,14 +77,6 @@ def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect], laye
         return "a stamp box is not inside the visible area"
     if has_optional_content(doc) if layers is None else layers:
         return "the document has optional content: a layer left open may hide the stamp"
-    resources = mupdf.pdf_dict_get_inheritable(page_obj, pageobjects.RESOURCES)
-    try:
-        missing = mupdf.pdf_count_q_balance_outparams_fn(
-            pdf, resources, mupdf.pdf_dict_get(page_obj, pageobjects.CONTENTS))
-    except mupdf.FzErrorBase as exc:  # whatever stops MuPDF reading the content, a render decides
-        return f"the content cannot be read: {exc}"
-    if tuple(missing) != (0, 0):
-        return "the content leaves the graphics state unbalanced, or the stamp is not read as content"
     return ""
 
 

@@ -30,6 +30,7 @@ from . import pageobjects
 from .check import check_stamps
 from .flatten import flatten
 from .forms import nest_fields, restore_names
+from .isolate import PageIsolator
 from .links import resolve_named_links, take_file_links
 
 FONT = "helv"
@@ -140,8 +141,7 @@ class DocumentStamper:
         self.doc = doc
         self.pdf = pageobjects.pdf_of(doc)
         self.font = self._new_font()
-        self.font_key = pageobjects.mupdf.pdf_new_name(FONT_RESOURCE)
-        self.open_stream = pageobjects.add_stream(self.pdf, b"q\n")
+        self.isolator = PageIsolator(self.pdf)
         self.unicode_used = False  # a Unicode font was embedded whole: subset it before saving
         self.own_content: set[int] = set()
 
@@ -167,8 +167,7 @@ class DocumentStamper:
         visible, to_pdf = pageobjects.geometry(page_obj)
         placed = layout(visible, items, fontsize)
         latin = [item for item in placed if not item.unicode]
-        fonts = pageobjects.font_dictionary(self.pdf, page_obj) if latin else None
-        if fonts is not None:
+        if latin:
             zero = pageobjects.transform((0, 0), to_pdf)
             along_x, along_y = (v - z for v, z in zip(pageobjects.transform((1, 0), to_pdf), zero))
             up_x, up_y = (v - z for v, z in zip(pageobjects.transform((0, -1), to_pdf), zero))
@@ -179,12 +178,9 @@ class DocumentStamper:
                     f"BT /{FONT_RESOURCE} {item.size:g} Tf 0 g {along_x:.6g} {along_y:.6g} {up_x:.6g} {up_y:.6g} "
                     f"{origin_x:.3f} {origin_y:.3f} Tm {_pdf_string(item.text)} Tj ET"
                 )
-            pageobjects.mupdf.pdf_dict_put(fonts, self.font_key, self.font)
-            # The page's own content runs between q and Q, so a transformation or clip it leaves active cannot
-            # move or hide the stamp; the stamp itself follows in its own q ... Q.
-            stamp = ("\nQ\nq " + " ".join(operations) + " Q\n").encode("latin-1")
-            pageobjects.wrap_and_append(self.pdf, page_obj, self.open_stream,
-                                        [pageobjects.add_stream(self.pdf, stamp)])
+            # The page's own content is a form of its own: nothing it leaves open reaches the stamp (.isolate).
+            stamp = ("q " + " ".join(operations) + " Q\n").encode("latin-1")
+            self.isolator.isolate(page_obj, stamp, {FONT_RESOURCE: self.font})
             latin = []
         rest = [*latin, *(item for item in placed if item.unicode)]
         if not rest:
