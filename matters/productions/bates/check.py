@@ -3,22 +3,22 @@ fields drawn) and require dark pixels there. A stamp hidden by anything drawn af
 content left open by the page's own content, or by a white-on-white rendering fails the check.
 
 Rendering costs more than stamping, combining and saving a page together, so a page whose structure proves the
-stamp is drawn as written is not rendered (:func:`unproven`). The stamp is the last content of its page, in its
-own ``q ... Q`` after the page's content, itself between ``q`` and ``Q`` (:class:`.stamp.DocumentStamper`), and
-it sets its own font, size, fill colour and text matrix: what is drawn before it lies under it. Only these can
-hide it, and the page is rendered when any of them may:
-- the page's content leaves the graphics state unbalanced: a surplus ``Q`` pops the ``q`` before it, so a clip,
-  transformation, text render mode, soft mask or alpha set after that reaches the stamp; a surplus ``q`` keeps
-  the page's state past the ``Q`` meant to restore it (ISO 32000-1, 8.4.2);
-- marked content of a hidden optional content group left open (8.11.3.2): everything after it is hidden (a
-  document with optional content is rendered page by page);
-- a string, array or dictionary left open, or an inline image without its end, which swallows the stamp as data;
-- syntax errors: MuPDF stops reading a page's content after 100 of them;
+stamp is drawn as written is not rendered (:func:`unproven`). On a page stamped by
+:class:`.stamp.DocumentStamper` the page's own content is a form XObject painted by ``q /LDPage Do Q``
+(:mod:`.isolate`), and the stamp follows in its own ``q ... Q`` setting its own font, size, fill colour and text
+matrix. Painting a form saves and restores the graphics state, and the form's content is parsed as a stream of
+its own (ISO 32000-1, 8.10.1, 7.8.2), so what the page's content leaves open ends with the form and is
+defeated by construction, with no need to read the content:
+- a surplus ``Q`` or ``q`` (8.4.2), and with it a clip, transformation, text render mode, soft mask or alpha;
+- a string, array or dictionary left open, or an inline image without its end;
+- syntax errors (MuPDF stops reading a content stream after 100 of them: the form's, not the page's).
+What is drawn before the stamp lies under it. Only these can still hide it, and the page is rendered when any of
+them may:
+- marked content of a hidden optional content group left open (8.11.3.2): MuPDF keeps it open past the end of
+  the form, hiding everything after it, so a document with optional content is rendered page by page;
 - annotations or form fields, drawn after all page content (12.5.5), links without an appearance excepted;
-- a stamp box outside the visible area (the CropBox within the MediaBox, 14.11.2).
-The content is read by MuPDF's own content-stream interpreter counting ``q``/``Q`` (no drawing device: no glyph,
-image or page raster), the same lexer a render uses, so a construct it reads differently from us cannot slip
-through.
+- a stamp box outside the visible area (the CropBox within the MediaBox, 14.11.2);
+- a stamp written through PyMuPDF (a script base-14 Helvetica cannot write): not on an isolated page.
 """
 
 import numpy
@@ -29,7 +29,6 @@ from . import pageobjects
 CHECK_DPI = 48  # a 9 pt stamp is 6 px high: its strokes still render dark, at a quarter of 96 dpi's pixels
 DARK_LEVEL = 140  # grey level (0 black, 255 white) below which a pixel counts as ink
 MIN_DARK_SHARE = 0.02  # text covers a fifth of its box or more; a hidden stamp leaves next to none
-mupdf = pageobjects.mupdf
 
 
 class StampNotVisible(ValueError):
@@ -59,15 +58,12 @@ def has_optional_content(doc: pymupdf.Document) -> bool:
 
 def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect], layers: bool | None = None) -> str:
     """Why the structure of page ``number`` (0-based) of ``doc`` does not prove its stamp shows ('' when it
-    does). Only for a page stamped by :class:`.stamp.DocumentStamper` with its own content stream: ``q``, the
-    page's content, then ``Q q <stamp> Q``. ``boxes`` are the stamp boxes (displayed-page points); ``layers``,
-    :func:`has_optional_content` when the caller knows it.
+    does). Only for a page stamped by :class:`.stamp.DocumentStamper` with its own content stream: the
+    page's content as a form XObject, ``q /LDPage Do Q``, then ``q <stamp> Q``. ``boxes`` are the stamp boxes
+    (displayed-page points); ``layers``, :func:`has_optional_content` when the caller knows it.
 
-    MuPDF's own count of the graphics state (``pdf_count_q_balance``, what PyMuPDF's ``is_wrapped`` reads) must
-    find nothing to add: no ``Q`` without its ``q``, none missing at the end, no operator outside a ``q ... Q``.
-    Our four operators make that true of a page whose content is balanced; content that swallows any of them
-    (a string, array, dictionary or inline image left open, 100 syntax errors after which MuPDF reads no more)
-    leaves the count unbalanced, since every other way through leaves a ``q`` open or an operator unguarded."""
+    The page's content needs no reading: it is a form XObject of its own (see the module docstring); only its
+    annotations, its stamp boxes against the visible area and the document's optional content are looked at."""
     pdf = pageobjects.pdf_of(doc)
     page_obj = pageobjects.page_object(pdf, number)
     if pageobjects.draws_annots(page_obj):
@@ -84,9 +80,9 @@ def check_stamps(doc: pymupdf.Document, boxes: list[list[pymupdf.Rect]], names: 
                  readable: set[int] = frozenset()) -> int:
     """Raise StampNotVisible for the first page of ``doc`` whose stamp boxes (one list per page, displayed-page
     points) lack ink. ``names`` are the pages' Bates numbers; ``what`` names the document in the message.
-    ``readable`` are the pages (0-based) whose stamps are each in one content stream of their own (see
-    :func:`unproven`); the others, and those whose structure proves nothing, are rendered. Return how many
-    pages were rendered."""
+    ``readable`` are the pages (0-based) whose content is isolated and whose stamps are all in one content
+    stream of ours (see :func:`unproven`); the others, and those whose structure proves nothing, are rendered.
+    Return how many pages were rendered."""
     layers = has_optional_content(doc) if readable else True
     rendered = 0
     for number, (page_boxes, name) in enumerate(zip(boxes, names)):

@@ -80,43 +80,6 @@ def add_stream(pdf, data: bytes):
     return mupdf.pdf_add_stream(pdf, mupdf.fz_new_buffer_from_copied_data(data), mupdf.PdfObj(), 0)
 
 
-def font_dictionary(pdf, page_obj):
-    """The /Font dictionary of the page's resources, made where missing; None when the resources are not a
-    dictionary (a broken file: left to PyMuPDF's own insert methods). Inherited resources (ISO 32000-1,
-    7.7.3.4) are put on the page itself first: the object when it is one, else the page's own copy, so that
-    a font added for this page does not land in an ancestor that other documents' pages may share."""
-    resources = mupdf.pdf_dict_get(page_obj, RESOURCES)
-    if not resources.m_internal:
-        inherited = mupdf.pdf_dict_get_inheritable(page_obj, RESOURCES)
-        if inherited.m_internal and mupdf.pdf_is_dict(inherited):
-            resources = inherited if mupdf.pdf_is_indirect(inherited) else mupdf.pdf_deep_copy_obj(inherited)
-            mupdf.pdf_dict_put(page_obj, RESOURCES, resources)
-        else:
-            resources = mupdf.pdf_dict_put_dict(page_obj, RESOURCES, 1)
-    if not mupdf.pdf_is_dict(resources):
-        return None
-    fonts = mupdf.pdf_dict_get(resources, FONT)
-    if not fonts.m_internal:
-        fonts = mupdf.pdf_dict_put_dict(resources, FONT, 1)
-    return fonts if mupdf.pdf_is_dict(fonts) else None
-
-
-def wrap_and_append(pdf, page_obj, before, after: list) -> None:
-    """Set the page's /Contents to ``before``, its own content streams, then ``after`` (stream references).
-    A new array each time: an existing one may be an object other pages share."""
-    contents = mupdf.pdf_dict_get(page_obj, CONTENTS)
-    array = mupdf.pdf_new_array(pdf, 4)
-    mupdf.pdf_array_push(array, before)
-    if mupdf.pdf_is_array(contents):
-        for index in range(mupdf.pdf_array_len(contents)):
-            mupdf.pdf_array_push(array, mupdf.pdf_array_get(contents, index))
-    elif contents.m_internal:
-        mupdf.pdf_array_push(array, contents)
-    for stream in after:
-        mupdf.pdf_array_push(array, stream)
-    mupdf.pdf_dict_put(page_obj, CONTENTS, array)
-
-
 PAGES_PER_NODE = 128
 
 

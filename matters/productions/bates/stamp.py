@@ -6,11 +6,11 @@ by /Rotate). A visual point maps to PDF user space through ``page.derotation_mat
 the text matrix: the stamp reads upright whatever /Rotate and the CropBox are.
 
 :class:`DocumentStamper` writes at the PDF-object level (:mod:`.pageobjects`), the fast way for thousands of
-pages: one Helvetica font object and one ``q`` content stream shared by every page of a document, put before
-the page's own content, and per page one small content stream after it, ``Q q <stamp> Q``, so that a
-transformation the original content leaves active (a ``cm`` with no q/Q around it) cannot move or scale the
-stamp. The font is base-14 Helvetica (nothing embedded); the stamp is real text, so the stamped PDF is
-searchable for its numbers. (ISO 32000-1: 7.7.3.3 inherited page resources, 8.4.2 q/Q, 9.4.2 the text matrix.)
+pages: one Helvetica font object shared by every page of a document; per page, the page's own content made a
+form XObject (:mod:`.isolate`) and one small content stream, ``q /LDPage Do Q q <stamp> Q``, so that nothing the
+original content leaves open (a ``cm`` or clip with no q/Q around it, an open string) can move, hide or swallow
+the stamp. The font is base-14 Helvetica (nothing embedded); the stamp is real text, so the stamped PDF is
+searchable for its numbers. (ISO 32000-1: 8.10.1 form XObjects, 8.4.2 q/Q, 9.4.2 the text matrix.)
 
 Text Windows-1252 cannot write (an endorsement or suffix in Chinese, Japanese, Korean, Cyrillic or Greek) goes
 through PyMuPDF's ``insert_text`` with its built-in Droid Sans Fallback, turned by the page's /Rotate so it reads
@@ -134,8 +134,9 @@ def _pdf_string(text: str) -> str:
 class DocumentStamper:
     """Stamps the pages of one document (see the module docstring). Create one per document.
 
-    ``own_content`` holds the numbers (0-based) of the pages whose every stamp text is in the one content
-    stream this class appends: :mod:`.check` can read those pages' structure instead of rendering them."""
+    ``own_content`` holds the numbers (0-based) of the pages whose content is isolated in a form and whose every
+    stamp text is in the one content stream this class writes: :mod:`.check` can read those pages' structure
+    instead of rendering them."""
 
     def __init__(self, doc: pymupdf.Document) -> None:
         self.doc = doc
