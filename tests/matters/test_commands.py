@@ -60,7 +60,8 @@ def test_piping_into_head_ends_quietly(command, matter, corpus, ingest, tmp_path
     import subprocess
 
     from matters.models import Page
-    from tests.conftest import BASE_DIR, database_url
+    from tests.support.paths import BASE_DIR
+    from tests.support.processes import database_url
 
     exhibit = ingest(matter, corpus("court/ca7_3.pdf"))
     # Far more than a pipe holds (64 KiB), so the writer is still writing when head goes away.

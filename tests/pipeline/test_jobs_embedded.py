@@ -14,11 +14,10 @@ from pipeline.models import Role
 from pipeline.servers import register_embedded
 from pipeline.stages import specs
 from pipeline.stages.control import job_continue
-from tests.pipeline.scripted_server import ScriptedServer
-from tests.pipeline.stage_server import stage_server
-from tests.pipeline.test_jobs import register, run_all
+from tests.support.jobs import register, run_all
+from tests.support.scripted_server import ScriptedServer
+from tests.support.stage_server import stage_server
 
-# Transactional: the stage's heartbeat renews its lease from another database connection.
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
 

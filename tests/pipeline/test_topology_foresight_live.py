@@ -18,7 +18,7 @@ from pipeline.topology.forecast import DEFAULT_EFFICIENCY, forecast
 from pipeline.topology.selectors import server_foresight
 from pipeline.topology.gguf_header import header_read
 from pipeline.topology.probe import server_probe
-from tests.conftest import free_port
+from tests.support.processes import free_port
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db]
 

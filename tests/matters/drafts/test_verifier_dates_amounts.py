@@ -6,7 +6,7 @@ import pytest
 from matters.drafts.services import draft_create, draft_verify, finding_waive
 from matters.drafts.verifier.check import verify_text
 from matters.drafts.verifier.dates import find_dates
-from tests.matters.drafts.test_verifier import by_text, pdf_pages, record  # noqa: F401  (fixture)
+from tests.support.record import by_text, pdf_pages
 
 FORMS = [
     ("the ninth day of July, 2021", "2021-07-09"), ("this 1st day of March 2025", "2025-03-01"),
