@@ -64,7 +64,8 @@ def test_walk_every_page_and_find_nothing_wrong(make_user, matter, ingest, corpu
             page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
             page.goto(f"{base}/login/")
             login = page.evaluate(CHECKS)
-            problems += [f"/login/: {key}: {item}" for key in ("unlabelled", "emptyCards", "mime") for item in login[key]]
+            problems += [f"/login/: {key}: {item}" for key in ("unlabelled", "emptyCards", "mime")
+                         for item in login[key]]
             log_in(page, base)
             for path in pages:
                 errors.clear()
