@@ -19,6 +19,7 @@ from tests.support.accounts import PASSWORD
 from tests.support.paths import CORPUS
 from tests.support.processes import Processes
 from tests.support.record import INVOICE, LEASE_P1, LEASE_P2, OPINION, STATUTE, pdf_pages
+from tests.support.retention import furnished_matter
 
 REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
 
@@ -102,6 +103,17 @@ def record(matter, attorney, ingest, tmp_path) -> dict:
         matter=matter, exhibits=[lease, invoice], prefix="SMITH", created_by=attorney, enqueue=False).pk)
     assert production.first == "SMITH000001" and production.last == "SMITH000003"
     return {"lease": lease, "invoice": invoice, "opinion": opinion, "statute": statute}
+
+
+@pytest.fixture
+def furnish(attorney, corpus, ingest):
+    """Return a function giving a matter named ``name`` a bit of everything (two processed court filings, a done
+    production of both, a queued motion job), for the retention and backup tests."""
+
+    def make(name: str):
+        return furnished_matter(name, attorney=attorney, corpus=corpus, ingest=ingest)
+
+    return make
 
 
 @pytest.fixture
