@@ -1,7 +1,7 @@
 """Django admin for the model topology: hosts, GPUs, boards, NVLink connections, model servers, roles and probe
 history. Every rule of :mod:`pipeline.topology.rules` shows here: errors refuse the save (the forms of
-:mod:`pipeline.admin_forms` check them), warnings are shown on the server's page and after saving. Actions: "probe now" (servers) and "discover GPUs"
-(hosts).
+:mod:`pipeline.admin_forms` check them), warnings are shown on the server's page and after saving. Actions:
+"probe now" (servers) and "discover GPUs" (hosts).
 
 Users holding the ``manage_topology`` permission (the ``operator`` group) may change all of it; others need
 Django's per-model permissions as usual. The admin itself needs staff status. Every change is an entry in the
