@@ -6,7 +6,7 @@ import io
 import pymupdf
 from PIL import Image
 
-from matters.bates.volume import dat_bytes
+from matters.productions.bates.volume import dat_bytes
 
 PAGES_PER_DOCUMENT = [3, 2, 2]
 

@@ -4,9 +4,9 @@ page runs the verifier on every edit, so a query per claim or per page would gro
 
 import pytest
 
-from matters.verifier.check import verify_text
-from matters.verifier.evidence import Evidence
-from matters.verifier.facts import matter_index_facts
+from matters.drafts.verifier.check import verify_text
+from matters.drafts.verifier.evidence import Evidence
+from matters.drafts.verifier.facts import matter_index_facts
 from tests.factories import ExhibitFactory, MatterFactory, ProductionFactory
 
 pytestmark = pytest.mark.django_db
