@@ -110,7 +110,7 @@ def test_command_prints_documents_then_discrepancies(matter, tmp_path):
     out = io.StringIO()
     call_command("import_production", "--matter", str(matter.pk), "--origin", "opposing_party", str(volume), stdout=out)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert [(l["first"], l["last"], l["pages"]) for l in lines[:3]] == [
+    assert [(row["first"], row["last"], row["pages"]) for row in lines[:3]] == [
         ("DEF000001", "DEF000003", 3), ("DEF000004", "DEF000005", 2), ("DEF000006", "DEF000007", 2)]
     assert set(lines[0]) == {"exhibit", "label", "first", "last", "pages", "status", "reason"}
     assert lines[-1] == {"discrepancies": ["DEF000003 appears twice in the OPT; the second entry "
