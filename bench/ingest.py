@@ -169,8 +169,9 @@ def bench_digital(files: list[Path], work: Path) -> tuple[float, float]:
     run_ours([merged], work / "warmup-merged", ocr_workers=2)
     one_pages, one_s, _ = run_ours([merged], work / "out-merged", ocr_workers=2)
     bare_one_pages, bare_one_s = run_bare_text([merged])
+    ratio = (one_pages / one_s) / (bare_one_pages / bare_one_s)
     print(f"  the same {one_pages} pages as one file: ours {one_pages / one_s:7.2f} pages/s, bare "
-          f"{bare_one_pages / bare_one_s:7.2f} pages/s, ratio {(one_pages / one_s) / (bare_one_pages / bare_one_s):.2f}")
+          f"{bare_one_pages / bare_one_s:7.2f} pages/s, ratio {ratio:.2f}")
     return ours_pages / ours_s, bare_pages / bare_s
 
 

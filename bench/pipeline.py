@@ -63,8 +63,8 @@ def stage_gaps(jobs: int) -> list[float]:
     from pipeline.job_models import Job, StageRun
     from pipeline.models import ModelServer, Role, RoleAssignment
     from pipeline.stages.control import job_start
-    from tests.pipeline.scripted_server import ScriptedServer
-    from tests.pipeline.stage_server import stage_server
+    from tests.support.scripted_server import ScriptedServer
+    from tests.support.stage_server import stage_server
 
     matter = make_matter()
     gaps: list[float] = []

@@ -122,7 +122,8 @@ def draft_for(matter, seed: int = 7) -> str:
             tokens = re.findall(r"\S+", text)
             plain = [i for i, t in enumerate(tokens) if re.fullmatch(r"[A-Za-z][A-Za-z,;]*", t)]
             for i in plain:
-                if i >= start and not tokens[i - 1].endswith("-") and all(re.fullmatch(r"[A-Za-z][A-Za-z,;]*", t) for t in tokens[i:i + 9]):
+                if i >= start and not tokens[i - 1].endswith("-") and all(
+                        re.fullmatch(r"[A-Za-z][A-Za-z,;]*", t) for t in tokens[i:i + 9]):
                     sentences.append(f"The filing says “{' '.join(tokens[i:i + 9]).rstrip(',;')}.”{cite}")
                     break
             else:
@@ -159,7 +160,8 @@ def naive_verify(matter, text: str) -> int:
     from matters.drafts.verifier.quotes import find_quotations, prepare
     from matters.drafts.verifier.text import match_words
 
-    pages = [match_words(t) for t in Page.objects.filter(exhibit__in=evidence_exhibits(matter)).values_list("text", flat=True)]
+    texts = Page.objects.filter(exhibit__in=evidence_exhibits(matter)).values_list("text", flat=True)
+    pages = [match_words(t) for t in texts]
     needles = [" ".join(prepare(q.inner).plain) for q in find_quotations(text)]
     needles += [match_words(d.text) for d in find_dates(text)]
     needles += [match_words(a.text.lstrip("$")) for a in find_amounts(text)]

@@ -74,8 +74,8 @@ def _serve(host: str, port: int, workers: int, model_workers: int) -> int:
     commands = [server, *[worker_command("documents", 0.5)] * workers, *[worker_command("models", 0.1)] * model_workers]
     children = [subprocess.Popen(command) for command in commands]
     scheme = "https" if settings.LAWDESK_TLS else "http"
-    print(f"LawDesk is running at {scheme}://{host}:{port}/ with {workers} document worker(s) and {model_workers} model "
-          f"worker(s). Press Ctrl-C to stop. Log: {settings.LAWDESK_LOG_FILE}", flush=True)
+    print(f"LawDesk is running at {scheme}://{host}:{port}/ with {workers} document worker(s) and {model_workers} "
+          f"model worker(s). Press Ctrl-C to stop. Log: {settings.LAWDESK_LOG_FILE}", flush=True)
 
     stopping = False
 

@@ -4,12 +4,12 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from matters.admin import own_password_change
+
 # The admin says whose it is: its default header reads "Django administration".
 admin.site.site_header = "LawDesk administration"
 admin.site.site_title = "LawDesk administration"
 admin.site.index_title = "Records: people, matters, model topology"
-
-from matters.admin import own_password_change
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),

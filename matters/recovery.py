@@ -15,7 +15,6 @@ rows, for the start of ``make run``.
 
 import logging
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 

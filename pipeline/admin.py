@@ -1,6 +1,7 @@
 """Django admin for the model topology: hosts, GPUs, boards, NVLink connections, model servers, roles and probe
 history. Every rule of :mod:`pipeline.topology.rules` shows here: errors refuse the save (the forms of
-:mod:`pipeline.admin_forms` check them), warnings are shown on the server's page and after saving. Actions: "probe now" (servers) and "discover GPUs" (hosts).
+:mod:`pipeline.admin_forms` check them), warnings are shown on the server's page and after saving. Actions:
+"probe now" (servers) and "discover GPUs" (hosts).
 
 Users holding the ``manage_topology`` permission (the ``operator`` group) may change all of it; others need
 Django's per-model permissions as usual. The admin itself needs staff status. Every change is an entry in the
@@ -185,7 +186,8 @@ class ModelServerAdmin(TopologyAdmin):
         (None, {"fields": ["name", "host", "backend", "base_url", "model_name", "model_path", "enabled",
                            "out_of_service_reason"]}),
         ("Serving", {"fields": ["quantization", "kv_cache_type", "flash_attention", "context_tokens",
-                                "parallel_slots", "gpu_layers", "extra_args", "gpus", "decode_floor_tok_s", "sampling"]}),
+                                "parallel_slots", "gpu_layers", "extra_args", "gpus", "decode_floor_tok_s",
+                                "sampling"]}),
         ("GGUF header, forecast and memory", {"fields": ["gguf_header_file", "header", "forecast",
                                                          "enable_despite_forecast"]}),
         ("API key", {"fields": ["api_key_status", "api_key", "clear_api_key"]}),
@@ -283,7 +285,8 @@ class ModelServerAdmin(TopologyAdmin):
             extra["api_key"] = "cleared (address or backend changed)"
             extra["out_of_service"] = obj.out_of_service_reason
         if getattr(obj, "key_action", ""):
-            extra["api_key"] = obj.key_action if "api_key" not in extra else f"{extra['api_key']}, then {obj.key_action}"
+            extra["api_key"] = (obj.key_action if "api_key" not in extra
+                                else f"{extra['api_key']}, then {obj.key_action}")
         return extra
 
     def save_related(self, request, form, formsets, change) -> None:

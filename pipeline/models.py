@@ -294,7 +294,8 @@ class ModelServer(models.Model):
         """Raise ValidationError for sampling settings other than numbers under SAMPLING_KEYS. The topology rules
         are checked by the admin forms, which know the GPUs chosen (:mod:`pipeline.admin_forms`)."""
         if not sampling_valid(self.sampling):
-            raise ValidationError({"sampling": f"Write an object of numbers with keys among {', '.join(SAMPLING_KEYS)}, "
+            raise ValidationError({"sampling": "Write an object of numbers with keys among "
+                                               f"{', '.join(SAMPLING_KEYS)}, "
                                                'for example {"repeat_penalty": 1.3}.'})
 
     def delete(self, *args, **kwargs):

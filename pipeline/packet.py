@@ -88,6 +88,8 @@ def evidence_packet(matter: Matter, exhibits=None, query: str | None = None, bud
 
     With ``budget_chars``, pages are taken in order of relevance to ``query`` (full-text search; then the rest
     in exhibit order) until the budget is spent; the packet keeps exhibit order and lists the pages left out.
+    Without a budget, four queries whatever the number of pages (the pages with their exhibits, their Bates
+    numbers, those numbers' productions, the other side's numbers).
     """
     pages = []
     for page in _evidence_pages(matter, exhibits):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set up, then run the whole test suite: once on SQLite (everything, including the OCR-heavy, browser and live-model
-# tests, but not the fault tests) and once on PostgreSQL (everything else, the fault tests included).
+# Set up, lint with ruff (pyproject.toml), then run the whole test suite: once on SQLite (everything, including the
+# OCR-heavy, browser and live-model tests, but not the fault tests) and once on PostgreSQL (everything else, the
+# fault tests included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
@@ -9,8 +10,10 @@ ensure_redis
 ensure_postgres
 
 export PYTHONUNBUFFERED=1
-# Both runs always happen, so one database's failure never hides the other's; the exit status is the worse one.
+# The lint and both runs always happen, so one failure never hides another; the exit status fails if any did.
 status=0
+echo "== ruff"
+.venv/bin/ruff check . || status=$?
 echo "== PostgreSQL ($LAWDESK_TEST_PG_URL)"
 DATABASE_URL="$LAWDESK_TEST_PG_URL" .venv/bin/python -m pytest -q -m "not ocr and not browser and not live" "$@" || status=$?
 echo "== SQLite"

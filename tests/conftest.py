@@ -1,26 +1,27 @@
-"""Shared fixtures: the public corpus (copied, never written), users of each role, a matter, real processes."""
+"""Shared fixtures: the public corpus (copied, never written), users of each role, a matter, the standard small
+record, a Redis channel layer, real processes."""
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from django.db import connection
+import redis
 
-from bench.corpus import corpus_dir
-from lawdesk.run import asgi_server_command
+from lawdesk.layers import redis_channel_layers
 from matters.models import Matter
 from matters.exhibits.processing import exhibit_process
-from matters.roles import role_group
 from matters.exhibits.services import exhibit_create
+from matters.productions.services import production_create, production_run
+from matters.roles import role_group
 from matters.services import matter_create
+from tests.support.accounts import PASSWORD
+from tests.support.paths import CORPUS
+from tests.support.processes import Processes
+from tests.support.record import INVOICE, LEASE_P1, LEASE_P2, OPINION, STATUTE, pdf_pages
+from tests.support.retention import furnished_matter
 
-BASE_DIR = Path(__file__).resolve().parent.parent
-CORPUS = corpus_dir()
+REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +57,7 @@ def corpus(corpus_dir, tmp_path):
 @pytest.fixture
 def make_user(django_user_model):
     def make(username: str, role: str = "attorney", **extra):
-        user = django_user_model.objects.create_user(username=username, password="correct-horse-battery", **extra)
+        user = django_user_model.objects.create_user(username=username, password=PASSWORD, **extra)
         if role:
             user.groups.add(role_group(role))
         return user
@@ -89,66 +90,43 @@ def ingest(attorney):
     return run
 
 
-def database_url() -> str:
-    """The URL of the database this test run uses (the test database), for processes started by a test."""
-    settings = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{settings['NAME']}"
-    user = settings.get("USER") or "postgres"
-    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{settings.get('HOST') or '127.0.0.1'}:{settings.get('PORT') or 5432}/{settings['NAME']}"
+@pytest.fixture
+def record(matter, attorney, ingest, tmp_path) -> dict:
+    """Ingest the standard small record into ``matter`` and return its exhibits by name (``lease``, ``invoice``,
+    ``opinion``, ``statute``): a two-page lease (client) and an invoice (opposing party), both produced as
+    SMITH000001-3, an opinion and a statute as authorities."""
+    lease = ingest(matter, pdf_pages([LEASE_P1, LEASE_P2], tmp_path / "lease.pdf"))
+    invoice = ingest(matter, pdf_pages([INVOICE], tmp_path / "invoice.pdf"), origin="opposing_party")
+    opinion = ingest(matter, pdf_pages(OPINION, tmp_path / "tarrant.pdf"), origin="authority")
+    statute = ingest(matter, pdf_pages(STATUTE, tmp_path / "1028a.pdf"), origin="authority")
+    production = production_run(production_id=production_create(
+        matter=matter, exhibits=[lease, invoice], prefix="SMITH", created_by=attorney, enqueue=False).pk)
+    assert production.first == "SMITH000001" and production.last == "SMITH000003"
+    return {"lease": lease, "invoice": invoice, "opinion": opinion, "statute": statute}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+@pytest.fixture
+def furnish(attorney, corpus, ingest):
+    """Return a function giving a matter named ``name`` a bit of everything (two processed court filings, a done
+    production of both, a queued motion job), for the retention and backup tests."""
+
+    def make(name: str):
+        return furnished_matter(name, attorney=attorney, corpus=corpus, ingest=ingest)
+
+    return make
 
 
-class Processes:
-    """Start LawDesk's own processes (worker, ASGI server) against the test database; stop them at teardown."""
-
-    def __init__(self) -> None:
-        self.children: list[subprocess.Popen] = []
-
-    def env(self, **extra: str) -> dict:
-        env = dict(os.environ, DATABASE_URL=database_url(), DJANGO_SETTINGS_MODULE="lawdesk.test_settings")
-        env.pop("REDIS_URL", None)
-        env.update(extra)
-        return env
-
-    def worker(self, **env: str) -> subprocess.Popen:
-        command = [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--no-reload", "--interval", "0.2",
-                   "--no-startup-delay"]
-        return self._start(command, env)
-
-    def server(self, port: int, **env: str) -> subprocess.Popen:
-        process = self._start(asgi_server_command("127.0.0.1", port), env)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                return process
-            except OSError:
-                if process.poll() is not None:
-                    raise RuntimeError("the ASGI server exited at start")
-                time.sleep(0.1)
-        raise RuntimeError("the ASGI server did not start in 30 s")
-
-    def _start(self, command: list[str], env: dict) -> subprocess.Popen:
-        process = subprocess.Popen(command, cwd=BASE_DIR, env=self.env(**env))
-        self.children.append(process)
-        return process
-
-    def stop(self) -> None:
-        for process in self.children:
-            if process.poll() is None:
-                process.terminate()
-        for process in self.children:
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+@pytest.fixture
+def redis_layer(settings):
+    """Route this process's channel layer through Redis (database 15 unless ``REDIS_TEST_URL`` says otherwise) and
+    yield the environment a started process needs to do the same; fail when no Redis answers, never skip."""
+    try:
+        redis.Redis.from_url(REDIS_TEST_URL, socket_connect_timeout=2).ping()
+    except redis.RedisError as error:
+        pytest.fail(f"Redis is needed at {REDIS_TEST_URL} ({error}); scripts/test.sh starts one.")
+    settings.CHANNEL_LAYERS = redis_channel_layers(REDIS_TEST_URL)
+    yield {"REDIS_URL": REDIS_TEST_URL}
+    settings.CHANNEL_LAYERS = {}
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from a worker that lost its lease is discarded.
 """
 
 import logging
-import os
 import threading
 import time
 from datetime import timedelta

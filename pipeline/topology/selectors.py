@@ -26,8 +26,9 @@ def efficiencies_load() -> dict[str, tuple[float, int]]:
 
 
 def snapshot_load() -> Snapshot:
-    """Read the whole topology from the database (five queries plus two for the pinnings), with each server's
-    latest llama.cpp build and the learned efficiency factors."""
+    """Read the whole topology from the database in six queries whatever its size (GPUs with their hosts, boards,
+    servers, the GPUs of the boards and of the servers, the learned efficiency factors), with each server's latest
+    llama.cpp build."""
     gpus = {
         gpu.pk: GpuView(
             id=gpu.pk, host_id=gpu.host_id, index=gpu.index, name=gpu.name, memory_total_mib=gpu.memory_total_mib,

@@ -10,9 +10,8 @@ from playwright.sync_api import expect, sync_playwright
 
 from matters.audit.services import audit_verify
 from matters.drafts.services import draft_add_attacks, draft_create, draft_verify
-from tests.browser.test_upload_flow import CHROMIUM, CHROMIUM_ARGS
-from tests.conftest import free_port
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
+from tests.support.browser import chromium, log_in
+from tests.support.processes import free_port
 
 # Planted: a grounded date and Bates cite, an inspection date found nowhere (to waive), and a rent amount with
 # two digits swapped (to fix by editing).
@@ -44,14 +43,10 @@ def test_attorney_reviews_waives_fixes_approves_and_downloads(matter, record, pr
     base = f"http://127.0.0.1:{port}"
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
-            page.goto(f"{base}/login/")
-            page.get_by_label("Username").fill("alice")
-            page.get_by_label("Password").fill("correct-horse-battery")
-            page.get_by_role("button", name="Log in").click()
-            expect(page).to_have_url(f"{base}/")
+            log_in(page, base)
 
             # From the matter page to the draft.
             page.goto(f"{base}/matters/{matter.pk}/")

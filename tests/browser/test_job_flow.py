@@ -8,12 +8,11 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from pipeline.job_models import Job
-from tests.browser.test_upload_flow import CHROMIUM, CHROMIUM_ARGS
-from tests.conftest import free_port
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
-from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
-from tests.pipeline.stage_server import DEFAULT, TIMINGS, stage_server, words
-from tests.pipeline.test_jobs import register
+from tests.support.browser import chromium, log_in
+from tests.support.jobs import register
+from tests.support.processes import free_port
+from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, sse
+from tests.support.stage_server import DEFAULT, TIMINGS, stage_server, words
 
 DRAFT = DEFAULT["revise"] + " The landlord has not repaired the roof since the tenant's letter. " * 4
 
@@ -39,13 +38,10 @@ def test_attorney_starts_a_motion_and_watches_it_being_written(matter, record, p
 
 def watch_the_job(p, base: str, matter_id: int) -> None:
     """Log in, start a motion from the matter's Jobs page, watch the draft stream in and every stage end."""
-    browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    browser = chromium(p)
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(f"{base}/login/")
-        page.get_by_label("Username").fill("alice")
-        page.get_by_label("Password").fill("correct-horse-battery")
-        page.get_by_role("button", name="Log in").click()
+        log_in(page, base)
         page.goto(f"{base}/matters/{matter_id}/")
         page.get_by_role("link", name="Jobs").click()
         page.get_by_label("Job").select_option("motion")

@@ -10,8 +10,8 @@ from playwright.sync_api import sync_playwright
 from matters.drafts.services import draft_create, draft_verify
 from pipeline.job_models import Job
 from pipeline.stages.control import job_start
-from tests.browser.test_upload_flow import CHROMIUM, CHROMIUM_ARGS
-from tests.conftest import free_port
+from tests.support.browser import chromium, log_in
+from tests.support.processes import free_port
 
 # Run in each page: what a person would see wrong on it.
 CHECKS = """() => {
@@ -56,7 +56,7 @@ def test_walk_every_page_and_find_nothing_wrong(make_user, matter, ingest, corpu
     ]
     problems: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             errors: list[str] = []
@@ -64,11 +64,9 @@ def test_walk_every_page_and_find_nothing_wrong(make_user, matter, ingest, corpu
             page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
             page.goto(f"{base}/login/")
             login = page.evaluate(CHECKS)
-            problems += [f"/login/: {key}: {item}" for key in ("unlabelled", "emptyCards", "mime") for item in login[key]]
-            page.get_by_label("Username").fill("alice")
-            page.get_by_label("Password").fill("correct-horse-battery")
-            page.get_by_role("button", name="Log in").click()
-            page.wait_for_url(f"{base}/")
+            problems += [f"/login/: {key}: {item}" for key in ("unlabelled", "emptyCards", "mime")
+                         for item in login[key]]
+            log_in(page, base)
             for path in pages:
                 errors.clear()
                 page.goto(base + path)

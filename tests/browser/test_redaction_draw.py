@@ -4,8 +4,8 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from matters.models import Redaction
-from tests.browser.test_upload_flow import CHROMIUM, CHROMIUM_ARGS
-from tests.conftest import free_port
+from tests.support.browser import chromium, log_in
+from tests.support.processes import free_port
 
 
 @pytest.mark.browser
@@ -20,13 +20,10 @@ def test_attorney_drags_a_box_over_the_page_image_and_it_is_saved_in_points(atto
     processes.server(port)
     base = f"http://127.0.0.1:{port}"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"{base}/login/")
-            page.get_by_label("Username").fill("alice")
-            page.get_by_label("Password").fill("correct-horse-battery")
-            page.get_by_role("button", name="Log in").click()
+            log_in(page, base)
             page.goto(f"{base}/matters/{matter.pk}/exhibits/{exhibit.pk}/pages/1/")
             image = page.locator("#page-figure img")
             expect(image).to_be_visible()

@@ -5,17 +5,9 @@ import re
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.conftest import free_port
+from tests.support.browser import chromium, log_in
+from tests.support.processes import free_port
 
-CHROMIUM = "/usr/bin/chromium"  # Debian's Chromium; Playwright never downloads a browser here
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PROCESSING_TIMEOUT_MS = 120_000  # OCR of the scan runs on two cores
 ROWS = "#exhibit-rows tr[data-status]"
 
@@ -38,18 +30,14 @@ def test_attorney_uploads_files_and_watches_them_become_ready_live(make_user, co
     files = [corpus("court/ca7_3.pdf"), corpus("court/ca4_17.pdf"), corpus("odd/scan-1p.pdf")]
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             frames: list[str] = []  # what the server pushed over the progress WebSocket
             page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(str(payload))))
 
             # Log in.
-            page.goto(f"{base}/login/")
-            page.get_by_label("Username").fill("alice")
-            page.get_by_label("Password").fill("correct-horse-battery")
-            page.get_by_role("button", name="Log in").click()
-            expect(page).to_have_url(f"{base}/")
+            log_in(page, base)
             expect(page.get_by_role("heading", name="Matters", exact=True)).to_be_visible()
 
             # Create a matter; the form lands on the matter's page, which opens the progress WebSocket.

@@ -10,8 +10,8 @@ from django.db import connection
 
 from matters.models import AuditEntry, Exhibit
 from matters.exhibits.services import exhibit_create
-from tests.conftest import database_url
 from tests.faults.conftest import LEASE_ENV, OCR_ENV, wait_for
+from tests.support.processes import database_url
 from tests.support.tcp_proxy import TcpProxy
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]

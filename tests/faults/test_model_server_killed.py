@@ -10,10 +10,11 @@ import pytest
 
 from pipeline.job_models import StageRun
 from pipeline.stages.control import job_start, stage_retry
-from tests.conftest import BASE_DIR, free_port
 from tests.faults.conftest import LEASE_ENV, wait_for
-from tests.pipeline.test_jobs import register
+from tests.support.jobs import register
 from tests.support.model_server import EXTRACTION
+from tests.support.paths import BASE_DIR
+from tests.support.processes import free_port
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 

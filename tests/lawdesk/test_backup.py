@@ -15,8 +15,8 @@ from django.db import connection
 from django.urls import reverse
 
 from lawdesk.backup.snapshot import TRANSIENT
-from tests.conftest import BASE_DIR
-from tests.matters.retention.retention_fixtures import furnish, row_counts  # noqa: F401  (fixture)
+from tests.support.paths import BASE_DIR
+from tests.support.retention import row_counts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

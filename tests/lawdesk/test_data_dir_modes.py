@@ -8,7 +8,7 @@ import sys
 
 import pymupdf
 
-from tests.conftest import BASE_DIR
+from tests.support.paths import BASE_DIR
 
 
 def _manage(data_dir, *args: str) -> str:

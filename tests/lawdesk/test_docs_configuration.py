@@ -8,9 +8,8 @@ default must be it; a computed default (the number of cores, a path under the re
 
 import ast
 import re
-from pathlib import Path
 
-from tests.conftest import BASE_DIR
+from tests.support.paths import BASE_DIR
 
 CONFIGURATION = BASE_DIR / "docs" / "configuration.md"
 CODE_DIRS = ("lawdesk", "matters", "pipeline", "bench", "scripts")

@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from lawdesk.docs_tables import TABLES, MarkersMissing, table_sync, tables_out_of_date
 from pipeline.topology.rules import RULES
-from tests.conftest import BASE_DIR
+from tests.support.paths import BASE_DIR
 
 RULES_TABLE = next(t for t in TABLES if t.name == "topology-rules")
 

@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from matters.models import AuditEntry
-from tests.conftest import free_port
+from tests.support.processes import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

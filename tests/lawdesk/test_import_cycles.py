@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import BASE_DIR
+from tests.support.paths import BASE_DIR
 
 PACKAGES = ("matters", "pipeline")
 

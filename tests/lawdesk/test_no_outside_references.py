@@ -7,7 +7,7 @@ beside the repository are in docs/, and the corpus is found through ``LAWDESK_CO
 import re
 import subprocess
 
-from tests.conftest import BASE_DIR
+from tests.support.paths import BASE_DIR
 
 # A path into the folder beside the repository (other than the corpus), an absolute path of the machine it was
 # written on, or one of the notes that used to live there.

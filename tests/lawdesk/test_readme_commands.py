@@ -22,10 +22,11 @@ from pathlib import Path
 import pytest
 
 from pipeline.models import ModelServer, Role, RoleAssignment
-from tests.conftest import BASE_DIR, database_url
-from tests.matters.incoming.test_import_production import build_volume
-from tests.pipeline.scripted_server import ScriptedServer
-from tests.pipeline.stage_server import stage_server
+from tests.support.paths import BASE_DIR
+from tests.support.processes import database_url
+from tests.support.scripted_server import ScriptedServer
+from tests.support.stage_server import stage_server
+from tests.support.volumes import build_volume
 
 SH_BLOCK = re.compile(r"```sh\n(.*?)```", re.DOTALL)
 COMMANDS_DOC = BASE_DIR / "docs" / "commands.md"

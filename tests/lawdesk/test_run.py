@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from lawdesk.accounts import ensure_first_attorney
-from tests.conftest import BASE_DIR, free_port
+from tests.support.paths import BASE_DIR
+from tests.support.processes import free_port
 
 
 @pytest.mark.django_db

@@ -19,7 +19,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from lawdesk.run import asgi_server_command
-from tests.conftest import BASE_DIR, free_port
+from tests.support.paths import BASE_DIR
+from tests.support.processes import free_port
 
 
 def _self_signed(folder) -> tuple[str, str]:

@@ -55,16 +55,16 @@ def test_bates_produce_takes_several_exhibit_ids_after_one_flag(matter, corpus, 
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("command", ["exhibit_text", "evidence_packet"])
-def test_piping_into_head_ends_quietly(command, matter, corpus, ingest, tmp_path):
+def test_piping_into_head_ends_quietly(command, matter, tmp_path):
     import os
     import subprocess
 
-    from matters.models import Page
-    from tests.conftest import BASE_DIR, database_url
+    from tests.factories import ExhibitFactory
+    from tests.support.paths import BASE_DIR
+    from tests.support.processes import database_url
 
-    exhibit = ingest(matter, corpus("court/ca7_3.pdf"))
     # Far more than a pipe holds (64 KiB), so the writer is still writing when head goes away.
-    Page.objects.filter(exhibit=exhibit).update(text="a line of the exhibit\n" * 20000)
+    exhibit = ExhibitFactory(matter=matter, pages=["a line of the exhibit\n" * 20000])
     args = {"exhibit_text": str(exhibit.pk), "evidence_packet": f"--matter {matter.pk}"}[command]
     env = dict(os.environ, DATABASE_URL=database_url(), DJANGO_SETTINGS_MODULE="lawdesk.test_settings")
     done = subprocess.run(["bash", "-c", f"{BASE_DIR}/.venv/bin/python manage.py {command} {args} | head -1"],

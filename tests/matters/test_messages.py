@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from matters.incoming.services import import_production
 from matters.drafts.verifier.check import verify_text
-from tests.matters.incoming.test_import_production import build_volume
-from tests.matters.drafts.test_verifier import by_text, record  # noqa: F401  (fixture)
+from tests.support.record import by_text
+from tests.support.volumes import build_volume
 
 pytestmark = pytest.mark.django_db
 

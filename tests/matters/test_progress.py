@@ -2,34 +2,19 @@
 and, with Redis configured, the worker's notices carried across processes by channels-redis."""
 
 import asyncio
-import os
 import re
 
 import pytest
-import redis
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from channels_redis.core import RedisChannelLayer
 
-from lawdesk.layers import BRPOP_TIMEOUT_S, redis_channel_layers
+from lawdesk.layers import BRPOP_TIMEOUT_S
 from matters.progress import matter_group
 from matters.routing import websocket_urlpatterns
 from matters.exhibits.services import exhibit_create
-
-REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
-
-
-@pytest.fixture
-def redis_layer(settings):
-    try:
-        redis.Redis.from_url(REDIS_TEST_URL, socket_connect_timeout=2).ping()
-    except redis.RedisError as error:
-        pytest.fail(f"Redis is needed at {REDIS_TEST_URL} ({error}); scripts/test.sh starts one.")
-    settings.CHANNEL_LAYERS = redis_channel_layers(REDIS_TEST_URL)
-    yield {"REDIS_URL": REDIS_TEST_URL}
-    settings.CHANNEL_LAYERS = {}
 
 
 def upload(matter, attorney, path):

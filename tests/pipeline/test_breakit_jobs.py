@@ -10,9 +10,8 @@ from django.urls import reverse
 from matters.models import AuditEntry
 from pipeline.job_models import Job
 from pipeline.stages.control import job_cancel, job_start
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
-from tests.pipeline.stage_server import stage_server
-from tests.pipeline.test_jobs import register, run_all, server  # noqa: F401  (fixture)
+from tests.support.jobs import register, run_all
+from tests.support.stage_server import stage_server
 
 pytestmark = pytest.mark.django_db
 

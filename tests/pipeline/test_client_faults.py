@@ -20,8 +20,8 @@ from pipeline.llm import (
     StreamTimeout,
 )
 from pipeline.llm.client import ServerConfig
-from tests.conftest import free_port
-from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
+from tests.support.processes import free_port
+from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, sse
 
 CHAT = "/v1/chat/completions"
 ASK = [Message("user", "Cite the statute.")]

@@ -9,7 +9,7 @@ import pytest
 from pipeline.llm import Message, ModelClient
 from pipeline.llm.client import ServerConfig
 from pipeline.llm.stream import crlf_lines
-from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
+from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, sse
 
 ASK = [Message("user", "Quote the letter.")]
 UNICODE_BREAKS = {"NEL": "\u0085", "LINE SEPARATOR": "\u2028", "PARAGRAPH SEPARATOR": "\u2029"}

@@ -14,11 +14,10 @@ from pipeline.job_models import StageRun
 from pipeline.models import ModelServer
 from pipeline.servers import register_embedded
 from pipeline.stages.control import job_start
-from tests.conftest import BASE_DIR
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
-from tests.pipeline.scripted_server import ScriptedServer
-from tests.pipeline.stage_server import stage_server
-from tests.pipeline.test_jobs import run_all
+from tests.support.jobs import run_all
+from tests.support.paths import BASE_DIR
+from tests.support.scripted_server import ScriptedServer
+from tests.support.stage_server import stage_server
 
 
 def test_the_default_is_smollm2_found_without_importing_its_package():

@@ -174,5 +174,6 @@ def test_viewer_shows_the_flag_and_hidden_characters(client, attorney, matter, t
                            {"reason": "fine"}, follow=True)
     assert "Only an attorney" in response.content.decode()
     client.force_login(attorney)
-    client.post(reverse("matters:page_clear_injection", args=[matter.pk, exhibit.pk, 1]), {"reason": "Read it: a ledger, no instructions."})
+    client.post(reverse("matters:page_clear_injection", args=[matter.pk, exhibit.pk, 1]),
+                {"reason": "Read it: a ledger, no instructions."})
     assert not exhibit.pages.get().injection_open

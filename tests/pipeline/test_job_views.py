@@ -5,7 +5,6 @@ from django.urls import reverse
 
 from pipeline.job_models import Job
 from pipeline.stages.control import job_start
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 

@@ -7,46 +7,22 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from matters.models import AuditEntry, GeneratedDocument
-from pipeline.job_models import Job, StageRun
-from pipeline.models import ModelServer, Role, RoleAssignment
+from pipeline.job_models import StageRun
+from pipeline.models import Role
 from pipeline.stages import runner
 from pipeline.stages.control import job_cancel, job_continue, job_start, stage_retry
 from pipeline.stages.runner import stage_execute
-from tests.conftest import free_port
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
-from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
-from tests.pipeline.stage_server import TIMINGS, stage_server, words
+from tests.support.jobs import register, run_all
+from tests.support.processes import free_port
+from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, sse
+from tests.support.stage_server import TIMINGS, stage_server, words
 
 pytestmark = pytest.mark.django_db
-
-
-def register(url: str, name: str = "scripted", roles=tuple(Role)) -> ModelServer:
-    server = ModelServer.objects.create(name=name, base_url=url, model_name="scripted-model", context_tokens=16384)
-    for role in roles:
-        RoleAssignment.objects.update_or_create(role=role, defaults={"server": server})
-    return server
-
-
-def run_all(job: Job) -> list[StageRun]:
-    """Run the job's queued stages here, in order, as a worker would."""
-    while run := StageRun.objects.filter(job=job, status__in=["queued", "waiting_for_server"]).order_by(
-            "order", "attempt").first():
-        stage_execute(run.pk, enqueue_next=False)
-        if StageRun.objects.get(pk=run.pk).status == "waiting_for_server":
-            break  # a worker would come back after the backoff; the test decides when
-    job.refresh_from_db()
-    return job.current_runs()
 
 
 @pytest.fixture
 def free_port_number() -> int:
     return free_port()
-
-
-@pytest.fixture
-def server():
-    with ScriptedServer() as scripted:
-        yield scripted
 
 
 def test_a_motion_runs_every_stage_in_order_and_records_everything(matter, record, server, attorney, client):

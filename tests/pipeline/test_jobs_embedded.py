@@ -8,25 +8,17 @@ import pytest
 from django.core.management import call_command
 
 from matters.productions.services import production_create, production_run
-from pipeline.embedded import EMBEDDED_CONTEXT_TOKENS, start_embedded_server
+from pipeline.embedded import EMBEDDED_CONTEXT_TOKENS
 from pipeline.job_models import Job, StageRun
 from pipeline.models import Role
 from pipeline.servers import register_embedded
 from pipeline.stages import specs
 from pipeline.stages.control import job_continue
-from tests.pipeline.scripted_server import ScriptedServer
-from tests.pipeline.stage_server import stage_server
-from tests.pipeline.test_jobs import register, run_all
+from tests.support.jobs import register, run_all
+from tests.support.scripted_server import ScriptedServer
+from tests.support.stage_server import stage_server
 
-# Transactional: the stage's heartbeat renews its lease from another database connection.
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def embedded(tmp_path_factory):
-    server = start_embedded_server(log_path=tmp_path_factory.mktemp("llama") / "llama-server.log")
-    yield server
-    server.stop()
 
 
 @pytest.fixture

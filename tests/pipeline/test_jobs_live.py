@@ -15,11 +15,9 @@ from matters.models import GeneratedDocument
 from pipeline.job_models import StageRun
 from pipeline.routing import websocket_urlpatterns
 from pipeline.stages.control import job_start
-from tests.matters.test_progress import redis_layer  # noqa: F401  (fixture)
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
-from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
-from tests.pipeline.stage_server import TIMINGS, stage_server, words
-from tests.pipeline.test_jobs import register
+from tests.support.jobs import register
+from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, sse
+from tests.support.stage_server import TIMINGS, stage_server, words
 
 EXTRACTION = ('{"items": [' + ", ".join(
     f'{{"type": "amount", "value": "${n},250.00", "source": "SMITH000001"}}' for n in range(1, 13)) + "]}")

@@ -2,18 +2,11 @@
 
 import pytest
 
-from pipeline.embedded import EMBEDDED_ALIAS, EMBEDDED_CONTEXT_TOKENS, start_embedded_server
+from pipeline.embedded import EMBEDDED_ALIAS, EMBEDDED_CONTEXT_TOKENS
 from pipeline.llm import ContextOverflow, Message, ModelClient, Sampling
 from pipeline.llm.client import ServerConfig
 
 pytestmark = pytest.mark.live
-
-
-@pytest.fixture(scope="module")
-def embedded(tmp_path_factory):
-    server = start_embedded_server(log_path=tmp_path_factory.mktemp("llama") / "llama-server.log")
-    yield server
-    server.stop()
 
 
 @pytest.fixture

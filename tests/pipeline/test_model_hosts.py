@@ -16,11 +16,10 @@ from pipeline.llm.hosts import check_server_address
 from pipeline.models import ModelServer, Role
 from pipeline.stages.control import job_start
 from pipeline.topology.probe import server_probe
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
-from tests.pipeline.scripted_server import ScriptedServer, llama_cpp_routes
-from tests.pipeline.stage_server import TIMINGS, stage_server
-from tests.pipeline.test_jobs import register, run_all
-from tests.pipeline.test_topology_pages import server_form
+from tests.support.jobs import register, run_all
+from tests.support.scripted_server import ScriptedServer, llama_cpp_routes
+from tests.support.stage_server import TIMINGS, stage_server
+from tests.support.topology import server_form
 
 pytestmark = pytest.mark.django_db
 

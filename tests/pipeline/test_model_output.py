@@ -12,9 +12,8 @@ from matters.models import AuditEntry
 from pipeline.stages.control import job_start
 from pipeline.stages.degenerate import echo_share, extraction_verdict, free_text_verdict
 from pipeline.stages.prompts import render
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
-from tests.pipeline.test_jobs import register, run_all, server  # noqa: F401  (fixture)
-from tests.pipeline.stage_server import stage_server
+from tests.support.jobs import register, run_all
+from tests.support.stage_server import stage_server
 
 pytestmark = pytest.mark.django_db
 

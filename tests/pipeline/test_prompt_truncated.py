@@ -10,12 +10,10 @@ from pipeline.llm import Message, ModelClient
 from pipeline.llm.client import OLLAMA_TRUNCATED_BELOW, ServerConfig
 from pipeline.models import ModelServer, Role, RoleAssignment
 from pipeline.stages.control import job_start
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
-from tests.pipeline.scripted_server import Reply, ScriptedServer
-from tests.pipeline.stage_server import DEFAULT, stage_of
-from tests.pipeline.test_jobs import run_all
+from tests.support.jobs import run_all
+from tests.support.scripted_server import Reply, ScriptedServer
+from tests.support.stage_server import DEFAULT, stage_of
 
-# 3,000 characters: our estimate is 3,000 / 3 + 8 = 1,008 tokens.
 LONG_ASK = [Message("user", "The lease says the landlord repairs the roof. " * 65 + "x" * 10)]
 VERDICT = {"type": "object", "properties": {"has_grounds": {"type": "boolean"}}, "required": ["has_grounds"]}
 

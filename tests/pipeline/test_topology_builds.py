@@ -12,7 +12,7 @@ from pipeline.models import ModelServer, ProbeResult
 from pipeline.topology.builds import DATA_FILE, build_number, build_problems, known_problems
 from pipeline.topology.rules import server_problems
 from pipeline.topology.selectors import snapshot_load
-from tests.pipeline.scripted_server import ScriptedServer, llama_cpp_routes
+from tests.support.scripted_server import ScriptedServer, llama_cpp_routes
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from pipeline.topology.discover import (
     nvml_read,
     propose_boards,
 )
-from tests.pipeline.fake_nvml import epyc, no_driver, threadripper
+from tests.support.fake_nvml import epyc, no_driver, threadripper
 
 pytestmark = pytest.mark.django_db
 

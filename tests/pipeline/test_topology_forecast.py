@@ -24,8 +24,8 @@ from pipeline.topology.forecast import (
 from pipeline.topology.gguf_header import GgufHeaderError, header_read
 from pipeline.topology.rules import server_problems
 from pipeline.topology.selectors import server_foresight, snapshot_load
-from tests.pipeline.fake_nvml import FakeGpu, FakeNvml
 from tests.pipeline.gguf_shapes import MEASURED_V100_TOK_S, SHAPES
+from tests.support.fake_nvml import FakeGpu, FakeNvml
 
 FLOOR_TOK_S = 40.0  # the office's floor
 

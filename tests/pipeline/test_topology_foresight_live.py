@@ -3,22 +3,18 @@
 machine's CPU, probed for real; and whatever model is the embedded default, read the same way."""
 
 import json
-import os
-import subprocess
-import time
 
-import httpx
 import pytest
 from django.core.management import call_command
 
-from pipeline.embedded import model_path, server_binary
+from pipeline.embedded import model_path
 from pipeline.models import ModelServer
 from pipeline.topology.builds import build_number
 from pipeline.topology.forecast import DEFAULT_EFFICIENCY, forecast
 from pipeline.topology.selectors import server_foresight
 from pipeline.topology.gguf_header import header_read
 from pipeline.topology.probe import server_probe
-from tests.conftest import free_port
+from tests.support.llama_server import llama_server
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db]
 
@@ -36,29 +32,12 @@ def gemma_gguf():
 
 @pytest.fixture(scope="module")
 def gemma_server(gemma_gguf, tmp_path_factory):
-    port = free_port()
-    log = open(tmp_path_factory.mktemp("llama") / "llama-server.log", "ab")
-    process = subprocess.Popen(
-        [str(server_binary()), "-m", str(gemma_gguf), "--host", "127.0.0.1", "--port", str(port),
-         "--chat-template", "gemma", "--no-jinja", "--alias", "gemma-3-270m", "-c", "4096", "--parallel", "1",
-         "-t", str(os.cpu_count() or 1), "--no-webui"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    else:
-        process.kill()
-        pytest.fail("llama-server with Gemma 3 270M did not become ready")
-    yield url
-    process.terminate()
-    process.wait(timeout=15)
-    log.close()
+    log_path = tmp_path_factory.mktemp("llama") / "llama-server.log"
+    try:
+        with llama_server(gemma_gguf, log_path, alias="gemma-3-270m") as url:
+            yield url
+    except RuntimeError as error:
+        pytest.fail(f"llama-server with Gemma 3 270M did not become ready: {error}")
 
 
 def test_the_real_gemma_header_is_read_without_loading_it(gemma_gguf):

@@ -13,9 +13,9 @@ from django.urls import reverse
 from pipeline.models import ModelServer, ProbeResult
 from pipeline.topology import discover
 from pipeline.topology.gguf_header import header_read
-from tests.pipeline.fake_nvml import no_driver
 from tests.pipeline.gguf_shapes import SHAPES
-from tests.pipeline.test_topology_pages import server_form
+from tests.support.fake_nvml import no_driver
+from tests.support.topology import server_form
 
 pytestmark = pytest.mark.django_db
 

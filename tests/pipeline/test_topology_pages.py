@@ -11,8 +11,9 @@ from django.urls import reverse
 from pipeline.api_keys import key_read
 from pipeline.models import GPU, ModelServer, ProbeResult
 from pipeline.topology import discover
-from tests.pipeline.fake_nvml import no_driver, threadripper
-from tests.pipeline.scripted_server import ScriptedServer, llama_cpp_routes
+from tests.support.fake_nvml import no_driver, threadripper
+from tests.support.scripted_server import ScriptedServer, llama_cpp_routes
+from tests.support.topology import server_form
 
 pytestmark = pytest.mark.django_db
 
@@ -94,21 +95,6 @@ def test_discover_button_records_the_boards(client, operator, monkeypatch):
 @pytest.fixture
 def admin_operator(make_user):
     return make_user("olga", "operator", is_staff=True)
-
-
-def server_form(server: ModelServer, **changes) -> dict:
-    data = {
-        "name": server.name, "host": server.host_id or "", "backend": server.backend, "base_url": server.base_url,
-        "model_name": server.model_name, "model_path": server.model_path, "enabled": "on",
-        "quantization": server.quantization, "kv_cache_type": server.kv_cache_type, "flash_attention": "on",
-        "context_tokens": server.context_tokens or "", "parallel_slots": server.parallel_slots,
-        "gpu_layers": server.gpu_layers, "extra_args": "", "gpus": [g.pk for g in server.gpus.all()],
-        "decode_floor_tok_s": "",
-        "api_key": "", "roles-TOTAL_FORMS": "0", "roles-INITIAL_FORMS": "0", "roles-MIN_NUM_FORMS": "0",
-        "roles-MAX_NUM_FORMS": "1000",
-    }
-    data.update(changes)
-    return data
 
 
 def test_admin_refuses_a_server_spanning_boards(client, admin_operator, example):

@@ -12,8 +12,8 @@ from pipeline.llm.client import ServerConfig
 from pipeline.models import ModelServer, ProbeResult
 from pipeline.tasks import probe_servers
 from pipeline.topology.probe import probe, probe_schedule
-from tests.conftest import free_port
-from tests.pipeline.scripted_server import Reply, ScriptedServer, json_reply, llama_cpp_routes, sse
+from tests.support.processes import free_port
+from tests.support.scripted_server import Reply, ScriptedServer, json_reply, llama_cpp_routes, sse
 
 CHAT = "/v1/chat/completions"
 # The scripted llama-server's /props names no build: the probe says it could not check it.

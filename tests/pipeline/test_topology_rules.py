@@ -14,7 +14,7 @@ from pipeline.topology.launch import launch_line
 from pipeline.topology.memory import kv_cache_mib
 from pipeline.topology.rules import RULES, problems, server_problems
 from pipeline.topology.selectors import snapshot_load
-from tests.pipeline.test_topology_pages import server_form
+from tests.support.topology import server_form
 
 pytestmark = pytest.mark.django_db
 

@@ -1,14 +1,14 @@
 """A scripted llama-server in a process of its own, so a test can kill it with kill -9 in the middle of a stream.
 
-``python -m tests.support.model_server PORT PAUSE_S`` serves every stage's default answer (tests/pipeline/
+``python -m tests.support.model_server PORT PAUSE_S`` serves every stage's default answer (tests/support/
 stage_server.py); the extraction answer streams a few characters per event, ``PAUSE_S`` seconds apart."""
 
 import json
 import sys
 import threading
 
-from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, sse
-from tests.pipeline.stage_server import TIMINGS, stage_server, words
+from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, sse
+from tests.support.stage_server import TIMINGS, stage_server, words
 
 EXTRACTION = json.dumps({"items": [{"type": "amount", "value": f"${n},250.00", "source": "SMITH000001"}
                                    for n in range(1, 13)]})

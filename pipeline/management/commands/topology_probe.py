@@ -19,7 +19,8 @@ class Command(BaseCommand):
                                  f"now {settings.LAWDESK_PROBE_INTERVAL_S} s)")
 
     def handle(self, *args, server: list[str], schedule: bool, **options) -> None:
-        if unknown := sorted(set(server) - set(ModelServer.objects.filter(name__in=server).values_list("name", flat=True))):
+        known_names = set(ModelServer.objects.filter(name__in=server).values_list("name", flat=True))
+        if unknown := sorted(set(server) - known_names):
             known = ", ".join(ModelServer.objects.order_by("name").values_list("name", flat=True)) or "none yet"
             raise CommandError(f"No model server named {', '.join(unknown)}. The servers are: {known}.")
         servers = ModelServer.objects.filter(name__in=server) if server else ModelServer.objects.filter(enabled=True)
@@ -28,4 +29,5 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(probe_line(server_probe(server=record))))
             self.stdout.flush()
         if schedule and probe_schedule():
-            self.stderr.write(f"The periodic probe is queued on the models queue, every {settings.LAWDESK_PROBE_INTERVAL_S} s.")
+            self.stderr.write("The periodic probe is queued on the models queue, every "
+                              f"{settings.LAWDESK_PROBE_INTERVAL_S} s.")

@@ -14,7 +14,7 @@ from matters.drafts.verifier.dates import find_dates
 from matters.drafts.verifier.money import find_amounts
 from matters.drafts.verifier.quotes import find_quotations
 from matters.drafts.verifier.text import Spans, sentences
-from tests.matters.drafts.test_verifier import CORRECT, record  # noqa: F401  (fixture)
+from tests.support.record import CORRECT
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from matters.audit.services import audit_verify
 from matters.drafts.services import draft_approve, draft_create, draft_verify, draft_version_create, finding_confirm, finding_waive
 from matters.models import AuditEntry, Finding, GeneratedDocument
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 

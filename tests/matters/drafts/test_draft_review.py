@@ -11,7 +11,7 @@ from matters.drafts.markdown import render_html
 from matters.drafts.services import draft_add_attacks, draft_create, draft_verify, finding_waive
 from matters.models import AuditEntry, DraftVersion, Finding
 from matters.drafts.review import margin, segments
-from tests.matters.drafts.test_verifier import pdf_pages, record  # noqa: F401  (fixture)
+from tests.support.record import pdf_pages
 
 pytestmark = pytest.mark.django_db
 

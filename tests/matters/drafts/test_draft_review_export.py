@@ -17,7 +17,6 @@ from matters.drafts.services import draft_add_attacks, draft_approve, draft_crea
 from matters.drafts.exports import draft_export, pdf_text
 from matters.models import AuditEntry, GeneratedDocument
 from matters.provenance import sha256_bytes
-from tests.matters.drafts.test_verifier import record  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 

@@ -2,66 +2,15 @@
 
 import json
 
-import pymupdf
 import pytest
 from django.core.management import call_command
 
 from matters.models import Page
-from matters.productions.services import production_create, production_run
 from matters.provenance import page_clear_injection
 from matters.drafts.verifier.check import verify_text
+from tests.support.record import CORRECT, by_text, pdf_pages
 
 pytestmark = pytest.mark.django_db
-
-LEASE_P1 = ("RESIDENTIAL LEASE. This lease was signed on March 3, 2021 by Acme Holdings LLC and Jane Roe. "
-            "The monthly rent is $1,250.00, due on the first day of each month.")
-LEASE_P2 = ("On April 5, 2021 the tenant wrote to the landlord: We will not pay the rent for April, because the "
-            "roof leaks and nobody has come to repair it. Balance then due: 4,800.00.")
-INVOICE = "INVOICE 2021-117. Roof repair, invoice dated June 15, 2021. Amount due: USD 9,999.00."
-OPINION = [
-    "TARRANT REGIONAL WATER DISTRICT v. HERRMANN ET AL. 569 U.S. 614 (2013). Decided June 13, 2013.",
-    "A landlord who fails to repair the premises may not demand the full rent. The duty to repair is an "
-    "implied covenant of every residential lease.",
-]
-STATUTE = ["TITLE 18 - CRIMES AND CRIMINAL PROCEDURE. § 1028A. Aggravated identity theft. (a) Offenses."]
-
-
-def pdf_pages(texts: list[str], path):
-    with pymupdf.open() as doc:
-        for text in texts:
-            page = doc.new_page()
-            page.insert_textbox(pymupdf.Rect(54, 54, 558, 738), text, fontname="helv", fontsize=10)
-        doc.save(path)
-    return path
-
-
-@pytest.fixture
-def record(matter, attorney, ingest, tmp_path):
-    """A matter with a two-page lease (client), an invoice (opposing party), both produced as SMITH000001-3,
-    an opinion and a statute as authorities."""
-    lease = ingest(matter, pdf_pages([LEASE_P1, LEASE_P2], tmp_path / "lease.pdf"))
-    invoice = ingest(matter, pdf_pages([INVOICE], tmp_path / "invoice.pdf"), origin="opposing_party")
-    opinion = ingest(matter, pdf_pages(OPINION, tmp_path / "tarrant.pdf"), origin="authority")
-    statute = ingest(matter, pdf_pages(STATUTE, tmp_path / "1028a.pdf"), origin="authority")
-    production = production_run(production_id=production_create(
-        matter=matter, exhibits=[lease, invoice], prefix="SMITH", created_by=attorney, enqueue=False).pk)
-    assert production.first == "SMITH000001" and production.last == "SMITH000003"
-    return {"lease": lease, "invoice": invoice, "opinion": opinion, "statute": statute}
-
-
-def by_text(findings, text):
-    matches = [f for f in findings if f.text == text]
-    assert matches, f"no finding for {text!r}: {[f.text for f in findings]}"
-    return matches[0]
-
-
-CORRECT = (
-    "The lease was signed on March 3, 2021. SMITH000001. The rent was $1,250.00 a month (Ex. 1 at 1). "
-    "The tenant wrote that “[w]e will not pay the rent for April, because the roof leaks.” SMITH000002. "
-    "A landlord “may not demand the full rent.” Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614, 620 (2013). "
-    "Identity theft is a separate crime. 18 U.S.C. § 1028A. The repair invoice was for $9,999.00 "
-    "(SMITH000003), dated June 15, 2021 (SMITH000003)."
-)
 
 
 def test_a_correct_and_cited_draft_has_no_blocking_finding(matter, record):

@@ -9,7 +9,7 @@ from matters.drafts.verifier.check import verify_text
 from matters.drafts.verifier.citations import find_case_citations
 from matters.drafts.verifier.pins import pin_numbers
 from matters.drafts.verifier.text import flatten
-from tests.matters.drafts.test_verifier import pdf_pages, record  # noqa: F401  (fixture)
+from tests.support.record import pdf_pages
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,8 @@ import pytest
 from matters.drafts.services import draft_create, draft_verify, finding_waive
 from matters.drafts.verifier.check import verify_text
 from matters.drafts.verifier.dates import find_dates
-from tests.matters.drafts.test_verifier import by_text, pdf_pages, record  # noqa: F401  (fixture)
+from tests.factories import ExhibitFactory
+from tests.support.record import by_text
 
 FORMS = [
     ("the ninth day of July, 2021", "2021-07-09"), ("this 1st day of March 2025", "2025-03-01"),
@@ -34,8 +35,8 @@ HEARINGS = ("MINUTES. Hearing held March 9, 2012. Continued March 10, 2012, Marc
 
 
 @pytest.fixture
-def minutes(matter, record, ingest, tmp_path):
-    return ingest(matter, pdf_pages([HEARINGS], tmp_path / "minutes.pdf"), origin="court")
+def minutes(matter, record):
+    return ExhibitFactory(matter=matter, origin="court", pages=[HEARINGS])
 
 
 @pytest.mark.django_db

@@ -5,7 +5,7 @@ import pytest
 
 from matters.exhibits.services import exhibit_set_cites_as
 from matters.drafts.verifier.check import verify_text
-from tests.matters.drafts.test_verifier import by_text, pdf_pages, record  # noqa: F401  (fixture)
+from tests.support.record import by_text, pdf_pages
 
 pytestmark = pytest.mark.django_db
 

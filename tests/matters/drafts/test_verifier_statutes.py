@@ -6,7 +6,7 @@ import pytest
 from matters.exhibits.services import exhibit_set_cites_as
 from matters.drafts.verifier.check import verify_text
 from matters.drafts.verifier.statutes import read_statutes
-from tests.matters.drafts.test_verifier import by_text, pdf_pages, record  # noqa: F401  (fixture)
+from tests.support.record import by_text, pdf_pages
 
 FORMS = [
     ("17 CFR § 240.10b-5", "17 C.F.R. § 240.10b-5", []),

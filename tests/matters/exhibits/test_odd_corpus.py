@@ -5,7 +5,7 @@ import pytest
 
 from matters import storage
 from matters.models import Exhibit
-from tests.conftest import CORPUS
+from tests.support.paths import CORPUS
 
 ODD_FILES = sorted(p.name for p in (CORPUS / "odd").iterdir() if p.is_file() and p.suffix != ".txt")
 EXPECTED = {

@@ -10,6 +10,7 @@ from matters.models import Page
 from matters.exhibits.search import matter_search
 from matters.exhibits.services import exhibit_create
 from matters.services import matter_create
+from tests.factories import PageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -24,8 +25,8 @@ def test_phrase_is_found_with_exhibit_page_and_highlight(matter, corpus, ingest)
     assert "<mark>" in hits[0].snippet_html
 
 
-def test_search_is_limited_to_the_matter(matter, attorney, corpus, ingest):
-    ingest(matter, corpus("court/ca7_3.pdf"))
+def test_search_is_limited_to_the_matter(matter, attorney):
+    PageFactory(exhibit__matter=matter, text="The court of appeals affirmed the judgment of the district court.")
     other = matter_create(name="Other", created_by=attorney)
     assert matter_search(matter=other, query="court") == []
 

@@ -7,7 +7,6 @@ import zipfile
 import pymupdf
 import pytest
 from django.core.management import call_command
-from PIL import Image
 
 from matters.productions.bates.stamp import StampSpec, stamp_page
 from matters.productions.bates.volume import dat_bytes
@@ -15,49 +14,9 @@ from matters.incoming.services import import_production
 from matters.incoming.archive import UnsafeArchive
 from matters.models import Page
 from matters.selectors import pages_for_bates
+from tests.support.volumes import PAGES_PER_DOCUMENT, build_volume, page_text
 
 pytestmark = pytest.mark.django_db
-PAGES_PER_DOCUMENT = [3, 2, 2]
-
-
-def page_text(number: int) -> str:
-    return f"Ledger page {number}: rent of $1,2{number}0.00 received on March {number}, 2021."
-
-
-def page_image(number: int) -> bytes:
-    doc = pymupdf.open()
-    doc.new_page(width=612, height=792).insert_text((72, 100), page_text(number), fontsize=14)
-    pixmap = doc[0].get_pixmap(dpi=100, colorspace=pymupdf.csGRAY)
-    out = io.BytesIO()
-    Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples).convert("1").save(
-        out, format="TIFF", compression="group4")
-    return out.getvalue()
-
-
-def build_volume(root, *, missing: int | None = None, repeat: int | None = None, prefix: str = "DEF"):
-    """Three documents, seven pages: DAT (vendor field names) + OPT + TEXT + single-page TIFF images, numbered
-    ``prefix``000001-7."""
-    volume = root / "VOL001"
-    for folder in ("DATA", "IMAGES", "TEXT"):
-        (volume / folder).mkdir(parents=True)
-    rows, opt, number = [], [], 1
-    for count in PAGES_PER_DOCUMENT:
-        numbers = list(range(number, number + count))
-        first, last = f"{prefix}{numbers[0]:06d}", f"{prefix}{numbers[-1]:06d}"
-        rows.append({"BEGBATES": first, "ENDBATES": last, "TEXTPATH": f"TEXT\\{first}.txt"})
-        (volume / "TEXT" / f"{first}.txt").write_text("\f".join(page_text(n) for n in numbers))
-        for index, n in enumerate(numbers):
-            bates = f"{prefix}{n:06d}"
-            if n != missing:
-                (volume / "IMAGES" / f"{bates}.tif").write_bytes(page_image(n))
-            opt.append(f"{bates},VOL001,IMAGES\\{bates}.tif,{'Y' if index == 0 else ''},,,{count if index == 0 else ''}")
-            if n == repeat:
-                opt.append(f"{bates},VOL001,IMAGES\\{bates}.tif,,,,")
-        number += count
-    dat = dat_bytes(rows).decode("utf-8").replace("BEGBATES", "BegBates").replace("ENDBATES", "EndDoc")
-    (volume / "DATA" / "VOL001.dat").write_text(dat, encoding="utf-8")
-    (volume / "DATA" / "VOL001.opt").write_text("\r\n".join(opt) + "\r\n")
-    return volume
 
 
 def zipped(folder, target):
@@ -151,7 +110,7 @@ def test_command_prints_documents_then_discrepancies(matter, tmp_path):
     out = io.StringIO()
     call_command("import_production", "--matter", str(matter.pk), "--origin", "opposing_party", str(volume), stdout=out)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert [(l["first"], l["last"], l["pages"]) for l in lines[:3]] == [
+    assert [(row["first"], row["last"], row["pages"]) for row in lines[:3]] == [
         ("DEF000001", "DEF000003", 3), ("DEF000004", "DEF000005", 2), ("DEF000006", "DEF000007", 2)]
     assert set(lines[0]) == {"exhibit", "label", "first", "last", "pages", "status", "reason"}
     assert lines[-1] == {"discrepancies": ["DEF000003 appears twice in the OPT; the second entry "

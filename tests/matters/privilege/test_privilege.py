@@ -17,6 +17,7 @@ from matters.privilege.services import improper_open, improper_redaction_confirm
 from matters.privilege.log import log_csv_bytes, log_pdf_bytes
 from matters.productions.services import production_create, production_files, production_run
 from matters.privilege.redaction_search import compile_pattern, page_words, redactions_from_search
+from tests.factories import PageFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -252,8 +253,8 @@ def test_a_note_or_form_field_over_a_box_is_not_baked_back_in(matter, attorney, 
         assert "Routine cover letter" in pdf[1].get_text()
 
 
-def test_redaction_boxes_outside_the_page_or_without_a_reason_are_refused(matter, attorney, corpus, ingest):
-    page = ingest(matter, corpus("court/ca7_3.pdf")).pages.get(number=1)
+def test_redaction_boxes_outside_the_page_or_without_a_reason_are_refused(matter, attorney):
+    page = PageFactory(exhibit__matter=matter)  # US Letter, 612 x 792 points
     with pytest.raises(ValidationError, match="reason code"):
         redaction_add(page=page, rect=(10, 10, 50, 50), reason="SECRET", user=attorney)
     with pytest.raises(ValidationError, match="not on page 1"):

@@ -9,7 +9,7 @@ import pytest
 from matters.productions.bates.check import dark_share
 from matters.models import Production
 from matters.productions.services import production_create, production_files, production_run
-from tests.matters.productions.test_bates_stamp import visual_hit
+from tests.support.stamps import visual_hit
 
 pytestmark = pytest.mark.django_db
 BODY = "This lease is made between Smith Holdings and Jones Retail for the premises at 12 Main Street."

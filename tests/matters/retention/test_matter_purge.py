@@ -17,7 +17,7 @@ from matters.retention.services import MatterOnHold, matter_hold, matter_hold_li
 from matters.exhibits.services import exhibit_create
 from matters.services import matter_create
 from pipeline.job_models import Job
-from tests.matters.retention.retention_fixtures import furnish, row_counts  # noqa: F401  (fixture)
+from tests.support.retention import row_counts
 
 pytestmark = pytest.mark.django_db
 

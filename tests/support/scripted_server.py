@@ -124,7 +124,8 @@ def llama_cpp_routes(server: ScriptedServer, *, timings: dict, health_status: in
     server.routes["/props"] = lambda body: json_reply(
         {"default_generation_settings": {"n_ctx": n_ctx}, "model_alias": "scripted", "total_slots": 1,
          **(props or {})})
-    server.routes["/slots"] = lambda body: json_reply(slots if slots is not None else [{"id": 0, "is_processing": False}])
+    idle = [{"id": 0, "is_processing": False}]
+    server.routes["/slots"] = lambda body: json_reply(slots if slots is not None else idle)
     server.routes["/apply-template"] = lambda body: json_reply({"prompt": "<user>count</user>"})
     server.routes["/tokenize"] = lambda body: json_reply({"tokens": list(range(12))})
     server.routes["/v1/chat/completions"] = lambda body: Reply(

@@ -3,7 +3,7 @@ prompt template's opening words."""
 
 import json
 
-from tests.pipeline.scripted_server import Reply, ScriptedServer, chat_chunks, llama_cpp_routes, sse
+from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, llama_cpp_routes, sse
 
 TIMINGS = {"prompt_n": 120, "prompt_per_second": 850.0, "predicted_n": 24, "predicted_per_second": 61.5}
 OPENINGS = {

@@ -1,0 +1,55 @@
+"""An incoming production volume as vendors deliver it (DAT and OPT load files, text files, TIFF images), built
+in a temp folder so import tests need no stored volume."""
+
+import io
+
+import pymupdf
+from PIL import Image
+
+from matters.productions.bates.volume import dat_bytes
+
+PAGES_PER_DOCUMENT = [3, 2, 2]
+
+
+def page_text(number: int) -> str:
+    """Return the text of ledger page ``number`` (1-based) of the test volume."""
+    return f"Ledger page {number}: rent of $1,2{number}0.00 received on March {number}, 2021."
+
+
+def page_image(number: int) -> bytes:
+    """Return ledger page ``number`` as a single-page bilevel Group 4 TIFF at 100 dpi, as vendors deliver images."""
+    doc = pymupdf.open()
+    doc.new_page(width=612, height=792).insert_text((72, 100), page_text(number), fontsize=14)
+    pixmap = doc[0].get_pixmap(dpi=100, colorspace=pymupdf.csGRAY)
+    out = io.BytesIO()
+    Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples).convert("1").save(
+        out, format="TIFF", compression="group4")
+    return out.getvalue()
+
+
+def build_volume(root, *, missing: int | None = None, repeat: int | None = None, prefix: str = "DEF"):
+    """Three documents, seven pages: DAT (vendor field names) + OPT + TEXT + single-page TIFF images, numbered
+    ``prefix``000001-7."""
+    volume = root / "VOL001"
+    for folder in ("DATA", "IMAGES", "TEXT"):
+        (volume / folder).mkdir(parents=True)
+    rows, opt, number = [], [], 1
+    for count in PAGES_PER_DOCUMENT:
+        numbers = list(range(number, number + count))
+        first, last = f"{prefix}{numbers[0]:06d}", f"{prefix}{numbers[-1]:06d}"
+        rows.append({"BEGBATES": first, "ENDBATES": last, "TEXTPATH": f"TEXT\\{first}.txt"})
+        (volume / "TEXT" / f"{first}.txt").write_text("\f".join(page_text(n) for n in numbers))
+        for index, n in enumerate(numbers):
+            bates = f"{prefix}{n:06d}"
+            if n != missing:
+                (volume / "IMAGES" / f"{bates}.tif").write_bytes(page_image(n))
+            first_of_document = index == 0
+            opt.append(f"{bates},VOL001,IMAGES\\{bates}.tif,{'Y' if first_of_document else ''},,,"
+                       f"{count if first_of_document else ''}")
+            if n == repeat:
+                opt.append(f"{bates},VOL001,IMAGES\\{bates}.tif,,,,")
+        number += count
+    dat = dat_bytes(rows).decode("utf-8").replace("BEGBATES", "BegBates").replace("ENDBATES", "EndDoc")
+    (volume / "DATA" / "VOL001.dat").write_text(dat, encoding="utf-8")
+    (volume / "DATA" / "VOL001.opt").write_text("\r\n".join(opt) + "\r\n")
+    return volume
