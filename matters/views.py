@@ -12,7 +12,8 @@ from django.views.decorators.http import require_GET, require_POST
 from matters.exhibits.search import matter_search
 from matters.forms import MatterForm, SearchForm
 from matters.models import UPLOAD_ORIGINS, Origin
-from matters.selectors import exhibit_counts, exhibits_of_matter, matter_for_user, matters_for_user
+from matters.exhibit_list import exhibit_list_page, matter_exhibit_counts
+from matters.selectors import matter_for_user, matters_for_user
 from matters.services import matter_create
 
 ORIGIN_CHOICES = [(o.value, o.label) for o in map(Origin, UPLOAD_ORIGINS)]
@@ -40,15 +41,18 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     search_form = SearchForm(request.GET or None)
     query = search_form.cleaned_data["q"] if search_form.is_valid() else ""
-    exhibits = list(exhibits_of_matter(matter))
+    exhibit_page = exhibit_list_page(matter, request.GET.get("page"))
     context = {
         "matter": matter,
-        "exhibits": exhibits,
-        "counts": exhibit_counts(exhibits),
+        "exhibits": exhibit_page.object_list,
+        "exhibit_page": exhibit_page,
+        "counts": matter_exhibit_counts(matter),
         "origins": ORIGIN_CHOICES,
         "query": query,
         "hits": matter_search(matter=matter, query=query) if query else None,
     }
     if request.htmx and request.htmx.target == "search-results":
         return render(request, "matters/detail.html#search-results", context)
+    if request.htmx and request.htmx.target == "exhibit-list":  # the pager under the list
+        return render(request, "matters/detail.html#exhibit-list", context)
     return render(request, "matters/detail.html", context)

@@ -15,11 +15,12 @@ from django.views.decorators.http import require_GET, require_POST
 from matters import storage
 from matters.audit.services import audit_record, audit_record_once_per
 from matters.downloads import file_response
+from matters.exhibit_list import exhibit_list_page
 from matters.forms import CitesAsForm, ExhibitEditForm, PasswordForm, UploadForm
 from matters.privilege.services import exhibit_privilege_context, page_privilege_context
 from matters.provenance import exhibit_override_generated, page_clear_injection
 from matters.selectors import (
-    exhibit_for_user, exhibits_of_matter, matter_for_user, page_for_user,
+    exhibit_for_user, matter_for_user, page_for_user,
 )
 from .services import (
     exhibit_create,
@@ -246,7 +247,9 @@ def page_image(request: HttpRequest, matter_id: int, exhibit_id: int, number: in
 
 @require_GET
 def exhibit_rows(request: HttpRequest, matter_id: int) -> HttpResponse:
-    """The exhibit list's rows, for a page that cannot keep a WebSocket open."""
+    """The exhibit list's rows, for a page that cannot keep a WebSocket open: page ``?page=`` of the list, as the
+    matter page shows it."""
     matter = matter_for_user(request.user, matter_id)
-    return render(request, "matters/detail.html#exhibit-rows", {"matter": matter, "exhibits": exhibits_of_matter(matter)})
+    exhibits = exhibit_list_page(matter, request.GET.get("page")).object_list
+    return render(request, "matters/detail.html#exhibit-rows", {"matter": matter, "exhibits": exhibits})
 

@@ -1,0 +1,59 @@
+"""The matter page lists a large matter's files a page at a time; the counts above the list still cover them all."""
+
+import pytest
+from django.urls import reverse
+
+from matters.exhibit_list import EXHIBITS_PER_PAGE
+from matters.models import Exhibit
+
+pytestmark = pytest.mark.django_db
+ROW = 'data-status="ready"'
+
+
+def _ready_exhibits(matter, user, count: int) -> None:
+    Exhibit.objects.bulk_create(
+        Exhibit(matter=matter, label=str(n), label_seq=n, title=f"Filing {n:04d}", origin="client",
+                original_name=f"filing-{n}.pdf", sha256=f"{n:064x}", size_bytes=1, kind="pdf", status="ready",
+                page_count=3, uploaded_by=user)
+        for n in range(1, count + 1)
+    )
+
+
+def test_matter_page_shows_the_first_page_of_files_and_counts_them_all(client, attorney, matter):
+    _ready_exhibits(matter, attorney, EXHIBITS_PER_PAGE + 5)
+    client.force_login(attorney)
+    url = reverse("matters:detail", args=[matter.pk])
+    page = client.get(url).content.decode()
+    assert page.count(ROW) == EXHIBITS_PER_PAGE
+    assert "Filing 0001" in page and f"Filing {EXHIBITS_PER_PAGE + 1:04d}" not in page
+    assert f"{EXHIBITS_PER_PAGE + 5} files: {EXHIBITS_PER_PAGE + 5} evidence" in page
+    assert f'hx-get="{url}?page=2"' in page and f'href="{url}?page=2"' in page
+
+
+def test_page_two_of_the_list_comes_as_a_partial_to_htmx_and_whole_without_it(client, attorney, matter):
+    _ready_exhibits(matter, attorney, EXHIBITS_PER_PAGE + 5)
+    client.force_login(attorney)
+    url = reverse("matters:detail", args=[matter.pk])
+    partial = client.get(url, {"page": 2}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="exhibit-list").content.decode()
+    assert partial.count(ROW) == 5
+    assert f"Filing {EXHIBITS_PER_PAGE + 1:04d}" in partial and "Filing 0001" not in partial
+    assert partial.lstrip().startswith('<div id="exhibit-list">') and "<h1>" not in partial
+    assert f'hx-get="{url}?page=1"' in partial  # back to the first page
+    whole = client.get(url, {"page": 2}).content.decode()
+    assert "<h1>" in whole and whole.count(ROW) == 5
+
+
+def test_rows_endpoint_answers_the_page_asked_for(client, attorney, matter):
+    _ready_exhibits(matter, attorney, EXHIBITS_PER_PAGE + 5)
+    client.force_login(attorney)
+    url = reverse("matters:exhibit_rows", args=[matter.pk])
+    assert client.get(url).content.decode().count(ROW) == EXHIBITS_PER_PAGE
+    assert client.get(url, {"page": 2}).content.decode().count(ROW) == 5
+    assert client.get(url, {"page": "99"}).content.decode().count(ROW) == 5  # past the end: the last page
+
+
+def test_a_matter_that_fits_on_one_page_has_no_pager(client, attorney, matter):
+    _ready_exhibits(matter, attorney, 3)
+    client.force_login(attorney)
+    page = client.get(reverse("matters:detail", args=[matter.pk])).content.decode()
+    assert page.count(ROW) == 3 and "?page=2" not in page
