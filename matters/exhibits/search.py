@@ -6,8 +6,10 @@ query through the same normalisation; a hyphenated word typed (``non-compete``) 
 (``noncompete``), the form a compound broken at its own hyphen at a line end is indexed in.
 
 Both return the same :class:`SearchHit` with a snippet whose matched words are marked; the snippet is escaped here,
-so templates can show it as safe HTML. The FTS5 index and the PostgreSQL GIN index are created by migration 0002
-(the FTS5 triggers: :mod:`matters.exhibits.search_index`).
+so templates can show it as safe HTML. On SQLite the FTS5 table (its triggers: :mod:`matters.exhibits.search_index`);
+on PostgreSQL the stored generated column ``matters_page.search_vector`` with its GIN index
+(:func:`matters.exhibits.search_index.store_search_vector`), so neither matching nor ``ts_rank`` parses page text
+again.
 """
 
 import re
@@ -89,8 +91,8 @@ def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[Search
             JOIN matters_exhibit e ON e.id = p.exhibit_id,
                  (SELECT {tsquery} AS q) AS typed
             WHERE e.matter_id = %s AND e.status = 'ready'
-              AND to_tsvector('english', p.reading_text) @@ q
-            ORDER BY ts_rank(to_tsvector('english', p.reading_text), q) DESC, e.label_seq, p.number
+              AND p.search_vector @@ q
+            ORDER BY ts_rank(p.search_vector, q) DESC, e.label_seq, p.number
             LIMIT %s
         """
         params = [*tsparams, matter.pk, limit]
@@ -125,7 +127,7 @@ def page_ids_with_phrase(*, matter: Matter, words: list[str], limit: int = 5) ->
         sql = """
             SELECT p.id, p.exhibit_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id
             WHERE e.matter_id = %s AND e.status = 'ready'
-              AND to_tsvector('english', p.reading_text) @@ phraseto_tsquery('english', %s)
+              AND p.search_vector @@ phraseto_tsquery('english', %s)
             LIMIT %s
         """
         params = [matter.pk, " ".join(terms), limit]
@@ -156,8 +158,8 @@ def page_ids_with_words(*, matter: Matter, words: list[str], any_word: bool = Fa
         sql = """
             SELECT p.id, p.exhibit_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id,
                  to_tsquery('english', %s) q
-            WHERE e.matter_id = %s AND e.status = 'ready' AND to_tsvector('english', p.reading_text) @@ q
-            ORDER BY ts_rank(to_tsvector('english', p.reading_text), q) DESC LIMIT %s
+            WHERE e.matter_id = %s AND e.status = 'ready' AND p.search_vector @@ q
+            ORDER BY ts_rank(p.search_vector, q) DESC LIMIT %s
         """
     else:
         query = (" OR " if any_word else " ").join(f'"{t}"' for t in terms)
