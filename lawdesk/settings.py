@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "lawdesk.middleware.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "lawdesk.session_refresh.SessionRefreshMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -140,9 +141,11 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "matters:list"
 LOGOUT_REDIRECT_URL = "login"
 
-# Sessions end after this much inactivity: every request pushes the expiry forward.
+# Sessions end after this much inactivity: a request pushes the expiry forward when the last push is at least
+# LAWDESK_SESSION_REFRESH_S old (lawdesk.session_refresh), so a page view does not write the session row.
 SESSION_COOKIE_AGE = _env_int("LAWDESK_SESSION_IDLE_S", 4 * 3600)
-SESSION_SAVE_EVERY_REQUEST = True
+SESSION_SAVE_EVERY_REQUEST = False
+LAWDESK_SESSION_REFRESH_S = _env_int("LAWDESK_SESSION_REFRESH_S", 60)
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # the upload script reads it to send X-CSRFToken
 
