@@ -112,6 +112,15 @@ DATABASES = {
         conn_max_age=0,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A pool of open connections per process (psycopg_pool through Django's "pool" option) instead of a new
+    # connection per request. CONN_MAX_AGE cannot do it here: under ASGI each request runs its view in a thread
+    # of its own, and a connection kept by a thread that ends is never reused. Health checks hand out only
+    # connections that still answer, so a restarted PostgreSQL costs no request an error.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1, "max_size": _env_int("LAWDESK_DB_POOL_SIZE", 10), "timeout": 30,
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the web server read while a worker writes; the busy timeout makes a writer wait for the lock
     # instead of failing, and IMMEDIATE transactions take the write lock up front so two writers never deadlock.
