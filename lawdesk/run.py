@@ -36,7 +36,7 @@ def _check_programs() -> None:
 
 
 def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | None = None,
-                        tls: tuple[str, str] | None = None) -> list[str]:
+                        tls: tuple[str, str] | None = None, processes: int | None = None) -> list[str]:
     """The ASGI server (uvicorn): it hands a request body to Django as it arrives, which spools it to disk.
     (Daphne, through Twisted, parses a whole multipart body in memory first: about 13 times the upload's size.)
     Lifespan events are off because Channels' router does not take them. WebSockets through the ``websockets``
@@ -48,7 +48,11 @@ def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | No
     with no trusted proxy the headers are ignored and the peer's own address is used.
 
     ``tls``: (certificate, key) PEM paths for HTTPS; by default LAWDESK_TLS_CERT and LAWDESK_TLS_KEY from the
-    settings, when set."""
+    settings, when set.
+
+    ``processes``: uvicorn worker processes sharing the socket (default settings.LAWDESK_WEB_WORKERS). Django
+    renders a page in one Python process at a time (the GIL), so one process used one core whatever the load;
+    sessions, uploads and live progress live in the database, so any process can answer any request."""
     if trusted_proxies is None:
         trusted_proxies = settings.LAWDESK_TRUSTED_PROXIES
     if tls is None and settings.LAWDESK_TLS:
@@ -56,9 +60,11 @@ def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | No
     proxies = ",".join(part.strip() for part in trusted_proxies.split(",") if part.strip())
     forwarded = ["--proxy-headers", "--forwarded-allow-ips", proxies] if proxies else ["--no-proxy-headers"]
     secure = ["--ssl-certfile", tls[0], "--ssl-keyfile", tls[1]] if tls else []
+    processes = settings.LAWDESK_WEB_WORKERS if processes is None else processes
+    several = ["--workers", str(processes)] if processes > 1 else []
     return [sys.executable, "-m", "uvicorn", "lawdesk.asgi:application", "--host", host, "--port", str(port),
             "--ws", "websockets-sansio", "--lifespan", "off", "--no-server-header", "--log-level", "warning",
-            *forwarded, *secure]
+            *forwarded, *secure, *several]
 
 
 def worker_command(queue: str, interval_s: float) -> list[str]:

@@ -189,6 +189,10 @@ FILE_UPLOAD_TEMP_DIR = str(DATA_DIR / "tmp")
 Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
+# ASGI server processes (uvicorn --workers) lawdesk.run starts: one per core up to four, so pages render on more
+# than one core while the workers OCR and stamp; one on a one-core machine.
+LAWDESK_WEB_WORKERS = _env_int("LAWDESK_WEB_WORKERS", min(4, os.cpu_count() or 1))
+
 # Ingest runs each file in a child process with these limits (address space in MiB, wall clock in seconds).
 LAWDESK_INGEST_MEMORY_MB = _env_int("LAWDESK_INGEST_MEMORY_MB", 1536)
 LAWDESK_INGEST_TIMEOUT_S = _env_int("LAWDESK_INGEST_TIMEOUT_S", 1800)

@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from lawdesk.accounts import ensure_first_attorney
+from lawdesk.run import asgi_server_command
 from tests.support.paths import BASE_DIR
 from tests.support.processes import free_port
 
@@ -122,3 +123,9 @@ def test_admin_password_change_applies_the_validators(client, make_user):
     assert response.status_code == 200 and "entirely numeric" in response.content.decode()
     member.refresh_from_db()
     assert member.check_password("correct-horse-battery")
+
+
+def test_asgi_server_runs_several_processes_when_asked_and_one_otherwise():
+    several = asgi_server_command("127.0.0.1", 8000, processes=3)
+    assert several[several.index("--workers") + 1] == "3"
+    assert "--workers" not in asgi_server_command("127.0.0.1", 8000, processes=1)
