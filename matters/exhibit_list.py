@@ -12,8 +12,9 @@ from .models import Matter
 from .selectors import exhibit_counts, exhibits_of_matter
 
 EXHIBITS_PER_PAGE = 100
-# The fields exhibit_counts reads: the counts of a large matter need no more of each row.
-_COUNTED_FIELDS = ("id", "status", "origin", "generated_reason", "generated_override_reason")
+# The fields exhibit_counts reads, and the matter (the related manager sets it on each row: deferred, it would
+# cost a query per row).
+_COUNTED_FIELDS = ("id", "matter", "status", "origin", "generated_reason", "generated_override_reason")
 
 
 def exhibit_list_page(matter: Matter, number: str | int | None) -> Page:

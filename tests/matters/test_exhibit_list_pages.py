@@ -57,3 +57,20 @@ def test_a_matter_that_fits_on_one_page_has_no_pager(client, attorney, matter):
     client.force_login(attorney)
     page = client.get(reverse("matters:detail", args=[matter.pk])).content.decode()
     assert page.count(ROW) == 3 and "?page=2" not in page
+
+
+def test_the_matter_page_costs_the_same_queries_for_a_hundred_files_as_for_three(client, attorney, matter):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(attorney)
+    url = reverse("matters:detail", args=[matter.pk])
+    _ready_exhibits(matter, attorney, 3)
+    client.get(url)
+    with CaptureQueriesContext(connection) as few:
+        client.get(url)
+    Exhibit.objects.filter(matter=matter).delete()
+    _ready_exhibits(matter, attorney, EXHIBITS_PER_PAGE + 5)
+    with CaptureQueriesContext(connection) as many:
+        client.get(url)
+    assert len(many.captured_queries) == len(few.captured_queries)
