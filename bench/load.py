@@ -1,0 +1,232 @@
+"""An office's load on one matter, measured: page times under 20 people at once while a production and two jobs run.
+
+Run from the repository root as ``.venv/bin/python bench/load.py [--db sqlite|postgres|both] [--pages N]
+[--seconds S] [--users U]``; ``--db postgres`` (and ``both``) needs ``--pg-url`` (or ``LAWDESK_BENCH_PG_URL``),
+a PostgreSQL database the bench may empty: its ``public`` schema is dropped and made again.
+
+For each database, in a fresh data directory:
+1. migrate, then build a matter of N pages (default 50,000): the court filings of the corpus repeated, their text
+   inserted directly (bench/load_matter.py; no ingest, no OCR), a draft with 300 verifier findings, and U
+   attorneys with logged-in sessions;
+2. serve it on loopback as ``make run`` does (lawdesk/run.py: the uvicorn command of ``asgi_server_command``,
+   LAWDESK_WORKERS ``documents`` workers and one ``models`` worker), with the scripted model server of the tests
+   (tests/pipeline/stage_server.py) standing in for the model server;
+3. queue a production of about P pages (default 10,000, at most the matter) and two jobs on the model server;
+4. drive the server with U simulated users (default 20; locust, bench/load_users.py) for S seconds (default 60):
+   matter page, exhibit list page, page viewer, search, the draft's review page, an original's download.
+It prints per page the request count, errors and p50/p95/p99 in ms (locust's percentiles, kept to two significant
+figures), against the targets: page views p95 under 150 ms, search p95 under 300 ms, no errors. It also prints how
+far the production and the jobs got in that time. Times depend on the machine: the figures in docs/benchmarks.md
+say where they were measured.
+"""
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+TARGET_MS = {"search": 300}
+PAGE_TARGET_MS = 150
+PAGES = ["matter page", "exhibit list", "page viewer", "search", "review page", "download"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for_port(port: int, process: subprocess.Popen, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            if process.poll() is not None:
+                raise SystemExit("The ASGI server stopped at start; see its output above.")
+            time.sleep(0.2)
+    raise SystemExit(f"The ASGI server did not answer on port {port} within {timeout_s:.0f} s.")
+
+
+def _reset_postgres(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("DROP SCHEMA IF EXISTS public CASCADE")
+        connection.execute("CREATE SCHEMA public")
+
+
+def _run_json(command: list[str], env: dict) -> dict:
+    result = subprocess.run([sys.executable, *command], cwd=REPO, env=env, capture_output=True, text=True)
+    if result.returncode:
+        raise SystemExit(f"{' '.join(command)} failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _serving_commands(port: int) -> list[list[str]]:
+    """What ``make run`` starts (lawdesk.run._serve), with its defaults for the worker counts."""
+    from lawdesk.run import asgi_server_command, worker_command
+
+    documents = int(os.environ.get("LAWDESK_WORKERS", str(min(2, os.cpu_count() or 1))))
+    models = int(os.environ.get("LAWDESK_MODEL_WORKERS", "1"))
+    return [asgi_server_command("127.0.0.1", port), *[worker_command("documents", 0.5)] * documents,
+            *[worker_command("models", 0.1)] * models]
+
+
+def _web_processes() -> int:
+    from django.conf import settings
+
+    return settings.LAWDESK_WEB_WORKERS
+
+
+def _stop(children: list[subprocess.Popen]) -> None:
+    for child in children:
+        if child.poll() is None:
+            child.terminate()
+    for child in children:
+        try:
+            child.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def _warm_up(port: int, matter: dict, requests: int) -> None:
+    """Open every kind of page a few times before measuring, so each server process has imported its views and
+    compiled its templates (the first view of a page in a fresh process costs seconds on a busy machine)."""
+    import httpx
+
+    base = f"http://127.0.0.1:{port}/matters/{matter['matter']}"
+    exhibit = matter["exhibits"][0]
+    urls = [f"{base}/", f"{base}/?q=court", f"{base}/exhibits/{exhibit['id']}/pages/1/",
+            f"{base}/drafts/{matter['draft']}/", f"{base}/exhibits/{exhibit['id']}/original/"]
+    with httpx.Client(cookies={"sessionid": matter["sessions"][0]}, timeout=120) as client:
+        for _ in range(requests):
+            for url in urls:
+                client.get(url)
+
+
+def _locust_stats(prefix: Path) -> dict[str, dict]:
+    rows = {}
+    with open(f"{prefix}_stats.csv", newline="") as handle:
+        for row in csv.DictReader(handle):
+            rows[row["Name"]] = {"requests": int(row["Request Count"]), "errors": int(row["Failure Count"]),
+                                 "p50": float(row["50%"]), "p95": float(row["95%"]), "p99": float(row["99%"]),
+                                 "rps": float(row["Requests/s"])}
+    return rows
+
+
+def run_one(db: str, args: argparse.Namespace) -> dict:
+    """Build, serve and load one database; return the build figures, locust's rows and the background work."""
+    from tests.pipeline.scripted_server import ScriptedServer
+    from tests.pipeline.stage_server import stage_server
+
+    work = Path(tempfile.mkdtemp(prefix=f"lawdesk-load-{db}-"))
+    data = work / "data"
+    url = f"sqlite:///{data / 'lawdesk.sqlite3'}" if db == "sqlite" else args.pg_url
+    if db == "postgres":
+        _reset_postgres(url)
+    env = dict(os.environ, LAWDESK_DATA_DIR=str(data), DATABASE_URL=url, DJANGO_SETTINGS_MODULE="lawdesk.settings",
+               LAWDESK_LOG_LEVEL="WARNING")
+    env.pop("REDIS_URL", None)
+    children: list[subprocess.Popen] = []
+    try:
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=REPO, env=env, check=True)
+        print(f"[{db}] building a matter of {args.pages:,} pages ...", flush=True)
+        matter = _run_json(["bench/load_matter.py", "build", "--pages", str(args.pages), "--users", str(args.users)],
+                           env)
+        (work / "matter.json").write_text(json.dumps(matter))
+        with ScriptedServer() as model:
+            stage_server(model, pause_s=0.02)
+            port = _free_port()
+            children = [subprocess.Popen(command, cwd=REPO, env=env) for command in _serving_commands(port)]
+            _wait_for_port(port, children[0])
+            _warm_up(port, matter, requests=4 * _web_processes())
+            background = _run_json(["bench/load_matter.py", "start", "--model-url", model.url,
+                                    "--production-pages", str(min(args.production_pages, matter["pages"]))], env)
+            print(f"[{db}] {matter['pages']:,} pages in {len(matter['exhibits']):,} files built in "
+                  f"{matter['build_s']} s; production of {background['production_pages']:,} pages and 2 jobs "
+                  f"queued; {args.users} users for {args.seconds} s ...", flush=True)
+            subprocess.run([sys.executable, "-m", "locust", "-f", "bench/load_users.py", "--headless",
+                            "-u", str(args.users), "-r", str(args.users), "-t", f"{args.seconds}s",
+                            "--host", f"http://127.0.0.1:{port}", "--csv", str(work / "locust"), "--only-summary",
+                            "--loglevel", "WARNING"],
+                           cwd=REPO, env=dict(env, LOAD_BENCH_MATTER=str(work / "matter.json")), check=False,
+                           stdout=subprocess.DEVNULL, stderr=(work / "locust.log").open("w"))
+            after = _run_json(["bench/load_matter.py", "status"], env)
+    finally:
+        _stop(children)
+    stats = _locust_stats(work / "locust")
+    if args.keep:
+        print(f"[{db}] kept {work}", flush=True)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    return {"matter": matter, "stats": stats, "background": after}
+
+
+def _table(db: str, result: dict, seconds: int, users: int) -> str:
+    matter, stats = result["matter"], result["stats"]
+    lines = [f"{db}: {matter['pages']:,} pages in {len(matter['exhibits']):,} files, draft with {matter['findings']} "
+             f"findings, {users} users, {seconds} s",
+             f"{'page':<14}{'requests':>9}{'errors':>8}{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}  target p95",
+             ]
+    for name in PAGES:
+        row = stats.get(name)
+        target = TARGET_MS.get(name, PAGE_TARGET_MS)
+        if row is None:
+            lines.append(f"{name:<14}{'no requests':>9}")
+            continue
+        met = row["p95"] < target and row["errors"] == 0
+        lines.append(f"{name:<14}{row['requests']:>9}{row['errors']:>8}{row['p50']:>8.0f}{row['p95']:>8.0f}"
+                     f"{row['p99']:>8.0f}  < {target} ms, 0 errors: {'met' if met else 'NOT MET'}")
+    total = stats.get("Aggregated")
+    if total:
+        lines.append(f"{'all':<14}{total['requests']:>9}{total['errors']:>8}{total['p50']:>8.0f}{total['p95']:>8.0f}"
+                     f"{total['p99']:>8.0f}  {total['rps']:.1f} requests/s")
+    production = result["background"]["production"]
+    if production:
+        took = f"done in {production['seconds']} s" if production["seconds"] is not None else "not finished"
+        lines.append(f"production: {production['status']}, {production['pages_done']:,} of "
+                     f"{production['page_count']:,} pages stamped ({took})")
+    for job, runs in result["background"]["jobs"].items():
+        lines.append(f"job {job}: {', '.join(runs)}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--db", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--pages", type=int, default=50_000)
+    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--users", type=int, default=20)
+    parser.add_argument("--production-pages", type=int, default=10_000)
+    parser.add_argument("--pg-url", default=os.environ.get("LAWDESK_BENCH_PG_URL", ""),
+                        help="a PostgreSQL database the bench may empty (its public schema is dropped)")
+    parser.add_argument("--keep", action="store_true", help="keep the data directory and locust's CSV files")
+    args = parser.parse_args()
+    dbs = ["sqlite", "postgres"] if args.db == "both" else [args.db]
+    if "postgres" in dbs and not args.pg_url:
+        parser.error("--db postgres needs --pg-url (or LAWDESK_BENCH_PG_URL): a database the bench may empty")
+    # This process only builds command lines from the settings; it keeps its own scratch data directory.
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
+    os.environ["LAWDESK_DATA_DIR"] = tempfile.mkdtemp(prefix="lawdesk-load-settings-")
+    results = {db: run_one(db, args) for db in dbs}
+    print()
+    for db, result in results.items():
+        print(_table(db, result, args.seconds, args.users), end="\n\n")
+    shutil.rmtree(os.environ["LAWDESK_DATA_DIR"], ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
