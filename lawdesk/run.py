@@ -67,11 +67,26 @@ def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | No
             *forwarded, *secure, *several]
 
 
+# Niceness of the documents workers (and so of their ingest children and Tesseract): a production or an OCR
+# batch takes every core it can, and at equal priority the pages people are waiting for queued behind it.
+DOCUMENTS_NICENESS = 10
+
+
 def worker_command(queue: str, interval_s: float) -> list[str]:
     """A ``db_worker`` for one queue. The models queue is polled every 0.1 s: a stage's successor is queued when it
-    ends, and the poll interval is most of the gap between two stages."""
-    return [sys.executable, "manage.py", "db_worker", "--queue-name", queue, "--no-reload", "--interval",
-            str(interval_s)]
+    ends, and the poll interval is most of the gap between two stages. The documents queue runs under ``nice``
+    (DOCUMENTS_NICENESS): it still gets every core nobody else wants, but a page request is served first."""
+    command = [sys.executable, "manage.py", "db_worker", "--queue-name", queue, "--no-reload", "--interval",
+               str(interval_s)]
+    if queue == "documents" and shutil.which("nice"):
+        return ["nice", "-n", str(DOCUMENTS_NICENESS), *command]
+    return command
+
+
+def _process_name(command: list[str]) -> str:
+    if "uvicorn" in command:
+        return "the ASGI server"
+    return f"the {command[command.index('--queue-name') + 1]} worker"
 
 
 def _serve(host: str, port: int, workers: int, model_workers: int) -> int:
@@ -95,7 +110,8 @@ def _serve(host: str, port: int, workers: int, model_workers: int) -> int:
     while not stopping:
         for child in children:
             if child.poll() is not None:
-                print(f"{child.args[2]} stopped (exit status {child.returncode}); stopping LawDesk.", flush=True)
+                print(f"{_process_name(child.args)} stopped (exit status {child.returncode}); stopping LawDesk.",
+                      flush=True)
                 stopping, exit_code = True, child.returncode or 1
         time.sleep(0.2)
     for child in children:

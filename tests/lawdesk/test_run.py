@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from lawdesk.accounts import ensure_first_attorney
-from lawdesk.run import asgi_server_command
+from lawdesk.run import asgi_server_command, worker_command
 from tests.support.paths import BASE_DIR
 from tests.support.processes import free_port
 
@@ -129,3 +129,10 @@ def test_asgi_server_runs_several_processes_when_asked_and_one_otherwise():
     several = asgi_server_command("127.0.0.1", 8000, processes=3)
     assert several[several.index("--workers") + 1] == "3"
     assert "--workers" not in asgi_server_command("127.0.0.1", 8000, processes=1)
+
+
+def test_documents_workers_run_below_the_server_so_requests_are_served_first():
+    documents = subprocess.run([*worker_command("documents", 0.5)[:3], "sh", "-c", "nice"], capture_output=True,
+                               text=True)
+    assert int(documents.stdout) >= 10
+    assert worker_command("models", 0.1)[0] == sys.executable  # model stages keep the server's priority
