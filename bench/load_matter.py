@@ -165,7 +165,8 @@ def status() -> dict:
     seconds = None
     if production and production.finished_at:
         seconds = round((production.finished_at - production.created_at).total_seconds(), 1)
-    jobs = {job.pk: [f"{run.stage}:{run.status}" + (f" ({run.reason[:120]})" if run.reason else "")
+    jobs = {job.pk: [f"{run.stage}:{run.status}" + (f" ({(run.error or run.reason)[:160]})"
+                                                     if run.status == "failed" else "")
                      for run in job.current_runs()] for job in Job.objects.all()}
     return {"production": production and {"status": production.status, "pages_done": production.pages_done,
                                           "page_count": production.page_count, "seconds": seconds},
