@@ -84,11 +84,12 @@ def _run_json(command: list[str], env: dict) -> dict:
 
 
 def _serving_commands(port: int) -> list[list[str]]:
-    """What ``make run`` starts (lawdesk.run._serve), with its defaults for the worker counts."""
+    """What ``make run`` starts (lawdesk.run._serve), with its settings for the worker counts."""
+    from django.conf import settings
+
     from lawdesk.run import asgi_server_command, worker_command
 
-    documents = int(os.environ.get("LAWDESK_WORKERS", str(min(2, os.cpu_count() or 1))))
-    models = int(os.environ.get("LAWDESK_MODEL_WORKERS", "1"))
+    documents, models = settings.LAWDESK_WORKERS, settings.LAWDESK_MODEL_WORKERS
     return [asgi_server_command("127.0.0.1", port), *[worker_command("documents", 0.5)] * documents,
             *[worker_command("models", 0.1)] * models]
 

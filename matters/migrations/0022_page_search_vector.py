@@ -8,7 +8,7 @@ from matters.exhibits.search_index import drop_search_vector, store_search_vecto
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("matters", "0020_exhibit_kind_word_processing"),
+        ("matters", "0021_matter_legal_hold"),
     ]
 
     operations = [
