@@ -33,8 +33,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import httpx
+import psycopg
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from tests.pipeline.scripted_server import ScriptedServer  # noqa: E402  (the repository is on the path now)
+from tests.pipeline.stage_server import stage_server  # noqa: E402
 TARGET_MS = {"search": 300}
 PAGE_TARGET_MS = 150
 # The scripted model's answers, citing the matter's first page as the job's evidence packet names it.
@@ -69,8 +74,6 @@ def _wait_for_port(port: int, process: subprocess.Popen, timeout_s: float = 60) 
 
 
 def _reset_postgres(url: str) -> None:
-    import psycopg
-
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute("DROP SCHEMA IF EXISTS public CASCADE")
         connection.execute("CREATE SCHEMA public")
@@ -85,6 +88,7 @@ def _run_json(command: list[str], env: dict) -> dict:
 
 def _serving_commands(port: int) -> list[list[str]]:
     """What ``make run`` starts (lawdesk.run._serve), with its settings for the worker counts."""
+    # Imported here, not at the top: main() points this process's settings at a scratch data directory first.
     from django.conf import settings
 
     from lawdesk.run import asgi_server_command, worker_command
@@ -95,7 +99,7 @@ def _serving_commands(port: int) -> list[list[str]]:
 
 
 def _web_processes() -> int:
-    from django.conf import settings
+    from django.conf import settings  # after main() has pointed the settings at a scratch data directory
 
     return settings.LAWDESK_WEB_WORKERS
 
@@ -117,8 +121,6 @@ def _alone(port: int, matter: dict, rounds: int) -> dict[str, float]:
     users start; return each kind's fastest time in ms over the second half of the rounds. The first half warms
     the server processes up (imports, compiled templates): a fresh process's first view of a page costs seconds
     on a busy machine. What a page costs with nobody else on the server, beside what it costs under load."""
-    import httpx
-
     base = f"/matters/{matter['matter']}"
     exhibit = matter["exhibits"][0]
     urls = {"matter page": (f"{base}/", {}),
@@ -151,8 +153,6 @@ def _locust_stats(prefix: Path) -> dict[str, dict]:
 
 def run_one(db: str, args: argparse.Namespace) -> dict:
     """Build, serve and load one database; return the build figures, locust's rows and the background work."""
-    from tests.pipeline.scripted_server import ScriptedServer
-    from tests.pipeline.stage_server import stage_server
 
     work = Path(tempfile.mkdtemp(prefix=f"lawdesk-load-{db}-"))
     data = work / "data"

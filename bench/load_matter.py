@@ -10,6 +10,9 @@ one JSON object on its last line.
 - ``start --production-pages P --model-url URL``: a production of about P pages, queued for the documents
   worker, and two jobs (a motion and a summary) on the model server at URL, queued for the models worker.
 - ``status``: how far the production and the jobs got.
+
+LawDesk's modules are imported inside the functions: they need ``django.setup()``, which main() calls after
+reading the command line.
 """
 
 import argparse

@@ -1,6 +1,8 @@
 """The matter page lists a large matter's files a page at a time; the counts above the list still cover them all."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from matters.exhibit_list import EXHIBITS_PER_PAGE
@@ -60,9 +62,6 @@ def test_a_matter_that_fits_on_one_page_has_no_pager(client, attorney, matter):
 
 
 def test_the_matter_page_costs_the_same_queries_for_a_hundred_files_as_for_three(client, attorney, matter):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     client.force_login(attorney)
     url = reverse("matters:detail", args=[matter.pk])
     _ready_exhibits(matter, attorney, 3)
