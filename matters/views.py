@@ -41,6 +41,9 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     search_form = SearchForm(request.GET or None)
     query = search_form.cleaned_data["q"] if search_form.is_valid() else ""
+    hits = matter_search(matter=matter, query=query) if query else None
+    if request.htmx and request.htmx.target == "search-results":  # the search box: its results only
+        return render(request, "matters/detail.html#search-results", {"matter": matter, "query": query, "hits": hits})
     exhibit_page = exhibit_list_page(matter, request.GET.get("page"))
     context = {
         "matter": matter,
@@ -49,10 +52,8 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
         "counts": matter_exhibit_counts(matter),
         "origins": ORIGIN_CHOICES,
         "query": query,
-        "hits": matter_search(matter=matter, query=query) if query else None,
+        "hits": hits,
     }
-    if request.htmx and request.htmx.target == "search-results":
-        return render(request, "matters/detail.html#search-results", context)
     if request.htmx and request.htmx.target == "exhibit-list":  # the pager under the list
         return render(request, "matters/detail.html#exhibit-list", context)
     return render(request, "matters/detail.html", context)

@@ -73,3 +73,14 @@ def test_the_matter_page_costs_the_same_queries_for_a_hundred_files_as_for_three
     with CaptureQueriesContext(connection) as many:
         client.get(url)
     assert len(many.captured_queries) == len(few.captured_queries)
+
+
+def test_the_search_box_gets_its_results_without_the_list_being_read(client, attorney, matter):
+    _ready_exhibits(matter, attorney, 3)
+    client.force_login(attorney)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("matters:detail", args=[matter.pk]), {"q": "lease"}, HTTP_HX_REQUEST="true",
+                              HTTP_HX_TARGET="search-results")
+    assert response.content.decode().lstrip().startswith('<div id="search-results">')
+    assert not [q for q in queries.captured_queries if 'FROM "matters_exhibit" WHERE' in q["sql"]
+                and "COUNT" in q["sql"].upper()]
