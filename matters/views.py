@@ -9,10 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from matters.exhibits.listing import exhibit_list_page, matter_exhibit_counts
 from matters.exhibits.search import matter_search
 from matters.forms import MatterForm, SearchForm
 from matters.models import UPLOAD_ORIGINS, Origin
-from matters.exhibit_list import exhibit_list_page, matter_exhibit_counts
 from matters.selectors import matter_for_user, matters_for_user
 from matters.services import matter_create
 

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from matters import storage
 from matters.audit.services import audit_record, audit_record_once_per
 from matters.downloads import file_response
-from matters.exhibit_list import exhibit_list_page
+from matters.exhibits.listing import exhibit_list_page
 from matters.forms import CitesAsForm, ExhibitEditForm, PasswordForm, UploadForm
 from matters.privilege.services import exhibit_privilege_context, page_privilege_context
 from matters.provenance import exhibit_override_generated, page_clear_injection

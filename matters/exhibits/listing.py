@@ -8,8 +8,8 @@ A matter of tens of thousands of pages has thousands of files; rendering every r
 
 from django.core.paginator import Page, Paginator
 
-from .models import Matter
-from .selectors import exhibit_counts, exhibits_of_matter
+from matters.models import Matter
+from matters.selectors import exhibit_counts, exhibits_of_matter
 
 EXHIBITS_PER_PAGE = 100
 # The fields exhibit_counts reads, and the matter (the related manager sets it on each row: deferred, it would

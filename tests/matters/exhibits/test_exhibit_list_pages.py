@@ -5,7 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from matters.exhibit_list import EXHIBITS_PER_PAGE
+from matters.exhibits.listing import EXHIBITS_PER_PAGE
 from matters.models import Exhibit
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
 """PostgreSQL stores each page's search vector (a generated tsvector column with its GIN index); SQLite keeps
-its FTS5 table. See matters.search_index.store_search_vector."""
+its FTS5 table. See matters.exhibits.search_index.store_search_vector."""
 
 from django.db import migrations
 
@@ -8,7 +8,7 @@ from matters.exhibits.search_index import drop_search_vector, store_search_vecto
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("matters", "0021_matter_legal_hold"),
+        ("matters", "0022_document_work_lease"),
     ]
 
     operations = [
