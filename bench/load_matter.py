@@ -41,7 +41,7 @@ def _source_pages() -> list[tuple[Path, list[tuple[str, str, float, float]]]]:
     """Every court filing with its pages' (text, reading text, width, height), read once."""
     import pymupdf
 
-    from matters.reading import reading_form
+    from matters.exhibits.reading import reading_form
 
     sources = []
     for path in sorted(CORPUS.glob("*.pdf")):
@@ -105,7 +105,7 @@ def _exhibits(matter, user, pages_wanted: int) -> list[dict]:
 
 def _draft(matter, user, exhibits: list[dict]) -> dict:
     """A draft of sentences that each state a date, an amount and an exhibit cite: 300 findings."""
-    from matters.drafts import draft_create, draft_verify
+    from matters.drafts.services import draft_create, draft_verify
 
     sentences = []
     for n in range(FINDINGS_WANTED // CLAIMS_PER_SENTENCE):
@@ -147,7 +147,7 @@ def start(production_pages: int, model_url: str) -> dict:
     from django.contrib.auth import get_user_model
 
     from matters.models import Exhibit, Matter
-    from matters.productions import production_create
+    from matters.productions.services import production_create
     from pipeline.models import ModelServer, Role, RoleAssignment
     from pipeline.stages.control import job_start
 
