@@ -18,14 +18,15 @@ reading the command line.
 import argparse
 import hashlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-CORPUS = Path(os.environ.get("LAWDESK_CORPUS", REPO.parent / "shared" / "corpus")) / "court"
+from bench.corpus import corpus_dir  # noqa: E402  (the repository is on the path now)
+
+CORPUS = corpus_dir() / "court"
 PASSWORD = "load-bench-passphrase"
 FINDINGS_WANTED = 300
 CLAIMS_PER_SENTENCE = 3  # a date, an amount and an exhibit cite: three findings
