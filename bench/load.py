@@ -10,14 +10,14 @@ For each database, in a fresh data directory:
    attorneys with logged-in sessions;
 2. serve it on loopback as ``make run`` does (lawdesk/run.py: the uvicorn command of ``asgi_server_command``,
    LAWDESK_WORKERS ``documents`` workers and one ``models`` worker), with the scripted model server of the tests
-   (tests/pipeline/stage_server.py) standing in for the model server;
+   (tests/support/stage_server.py) standing in for the model server;
 3. queue a production of about P pages (default 10,000, at most the matter) and two jobs on the model server;
 4. drive the server with U simulated users (default 20; locust, bench/load_users.py) for S seconds (default 60):
    matter page, exhibit list page, page viewer, search, the draft's review page, an original's download.
 It prints per page its time alone (one request at a time, before the background work and the users start; the
-fastest of several), then under load the request count, errors and p50/p95/p99 in ms (locust's percentiles, kept to two significant
-figures), against the targets: page views p95 under 150 ms, search p95 under 300 ms, no errors. It also prints how
-far the production and the jobs got in that time. Times depend on the machine: the figures in docs/benchmarks.md
+fastest of several), then under load the request count, errors and p50/p95/p99 in ms (locust's percentiles, kept
+to two significant figures), against the targets: page views p95 under 150 ms, search p95 under 300 ms, no
+errors. It also prints how far the production and the jobs got in that time. Times depend on the machine: the figures in docs/benchmarks.md
 say where they were measured.
 """
 
@@ -38,8 +38,8 @@ import psycopg
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from tests.pipeline.scripted_server import ScriptedServer  # noqa: E402  (the repository is on the path now)
-from tests.pipeline.stage_server import stage_server  # noqa: E402
+from tests.support.scripted_server import ScriptedServer  # noqa: E402  (the repository is on the path now)
+from tests.support.stage_server import stage_server  # noqa: E402
 TARGET_MS = {"search": 300}
 PAGE_TARGET_MS = 150
 # The scripted model's answers, citing the matter's first page as the job's evidence packet names it.
