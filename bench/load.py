@@ -17,8 +17,8 @@ For each database, in a fresh data directory:
 It prints per page its time alone (one request at a time, before the background work and the users start; the
 fastest of several), then under load the request count, errors and p50/p95/p99 in ms (locust's percentiles, kept
 to two significant figures), against the targets: page views p95 under 150 ms, search p95 under 300 ms, no
-errors. It also prints how far the production and the jobs got in that time. Times depend on the machine: the figures in docs/benchmarks.md
-say where they were measured.
+errors. It also prints how far the production and the jobs got in that time. Times depend on the machine: the
+figures in docs/benchmarks.md say where they were measured.
 """
 
 import argparse
