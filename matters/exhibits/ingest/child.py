@@ -1,8 +1,9 @@
 """Parse and OCR one file, or render its page images, in a child process run with memory and time limits.
 
 This module imports nothing from Django, so a hostile file can only harm the child. The worker forks children from
-a fork server that has imported this module once (:mod:`matters.exhibits.ingest.runner`); for debugging, run it directly as
-``python -m matters.exhibits.ingest.child SPEC_JSON [previews]``, which prints the events as JSON lines. Ingest events:
+a fork server that has imported this module once, each reading files in turn (:mod:`matters.exhibits.ingest.pool`);
+for debugging, run it directly as ``python -m matters.exhibits.ingest.child SPEC_JSON [previews]``, which prints the
+events as JSON lines. Ingest events:
 
 - ``{"event": "start", "pages": n, "notes": [...], "word_changes": {...}}`` once the document is open
   (``word_changes`` only for a Word file with tracked changes, comments or hidden text: see
@@ -32,6 +33,7 @@ import sys
 import tempfile
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy
@@ -60,10 +62,15 @@ JPEG_QUALITY = 82
 # "Appellate Case: 22-1801 Page: 1 Date Filed: 01/19/2023 Entry ID: 5237514",
 # "Case 1:20-cv-01234-ABC Document 12 Filed 01/02/20 Page 3 of 9 PageID #: 45".
 _ECF_HEADER = re.compile(
-    r"^\s*(?:USCA\d*\s+)?(?:Appellate\s+Case|Case|Appeal):?\s+\S+"
+    r"^[^\S\n]*(?:USCA\d*\s+)?(?:Appellate\s+Case|Case|Appeal):?\s+\S+"
     r"(?=.*\b(?:Doc(?:ument)?|Page|Pg)\b)(?=.*\bFiled\b).*$",
     re.IGNORECASE | re.MULTILINE,
 )
+# MIN_USABLE_CHARS characters of str.isalnum's class (the re module's Unicode \w less "_"), found in C: a page
+# holds thousands of characters, and a loop over them cost as much as reading the page.
+_ENOUGH_ALNUM = re.compile(rf"(?:[^\W_][\W_]*){{{MIN_USABLE_CHARS}}}")
+_SPACE = re.compile(r"\s")  # str.isspace's class
+_GARBLED = re.compile("[\ufffd\ue000-\uf8ff]")
 
 
 def usable_text(text: str) -> str:
@@ -71,11 +78,9 @@ def usable_text(text: str) -> str:
     is a real text layer; else ''."""
     text = text.replace("\x00", "")
     body = _ECF_HEADER.sub("", text)
-    if sum(ch.isalnum() for ch in body) < MIN_USABLE_CHARS:
+    if not _ENOUGH_ALNUM.search(body):
         return ""
-    visible = [ch for ch in body if not ch.isspace()]
-    garbled = sum(1 for ch in visible if ch == "\ufffd" or 0xE000 <= ord(ch) <= 0xF8FF)
-    if visible and garbled / len(visible) > MAX_GARBLED_SHARE:
+    if _garbled_share_over(body):
         return ""
     return text
 
@@ -94,9 +99,15 @@ def short_layer(text: str) -> str:
 def garbled_layer(text: str) -> bool:
     """Whether ``text`` is a text layer dropped as garbled (fonts with no usable Unicode map): marks on the page
     that read as nothing."""
-    visible = [ch for ch in _ECF_HEADER.sub("", text) if not ch.isspace()]
-    garbled = sum(1 for ch in visible if ch == "\ufffd" or 0xE000 <= ord(ch) <= 0xF8FF)
-    return bool(visible) and garbled / len(visible) > MAX_GARBLED_SHARE
+    return _garbled_share_over(_ECF_HEADER.sub("", text))
+
+
+def _garbled_share_over(body: str) -> bool:
+    """Whether more than MAX_GARBLED_SHARE of the visible characters of ``body`` are U+FFFD or private-use."""
+    if not _GARBLED.search(body):
+        return False
+    visible = len(_SPACE.sub("", body))
+    return visible > 0 and len(_GARBLED.findall(body)) / visible > MAX_GARBLED_SHARE
 
 
 def render_previews(spec: Spec, emit: Emit) -> None:
@@ -171,10 +182,15 @@ def extract(spec: Spec, emit: Emit) -> None:
     # Pages are emitted in order; OCR runs on a pool of Tesseract processes (one per core) while the next pages
     # are read and rendered. At most ocr_workers + 1 page images wait on disk at once.
     pending: list[tuple[dict, Future | None, Path | None]] = []
-    with tempfile.TemporaryDirectory(prefix="lawdesk-ocr-") as work_dir, ThreadPoolExecutor(
-        max_workers=max(1, spec.ocr_workers)
-    ) as pool:
-        work = Path(work_dir)
+    with ExitStack() as stack:
+        ocr_tools: list = []  # work folder and Tesseract threads, made for the first page that needs OCR
+
+        def ocr_work() -> tuple[Path, ThreadPoolExecutor]:
+            # Most filings need no OCR: making and removing the folder cost about 10 ms a file here.
+            if not ocr_tools:
+                ocr_tools.append(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lawdesk-ocr-"))))
+                ocr_tools.append(stack.enter_context(ThreadPoolExecutor(max_workers=max(1, spec.ocr_workers))))
+            return ocr_tools[0], ocr_tools[1]
 
         def flush(keep: int) -> None:
             while len(pending) > keep:
@@ -220,6 +236,7 @@ def extract(spec: Spec, emit: Emit) -> None:
             future = image_path = None
             if not text and _page_needs_ocr(page):
                 dpi = ocr_dpi_for(page, spec.ocr_dpi)
+                work, pool = ocr_work()
                 image_path = _render_for_ocr(page, dpi, work, number)
                 if image_path is not None:
                     record["ink"] = True
@@ -286,18 +303,16 @@ def _share_one_malloc_arena() -> None:
         pass  # not glibc: its allocator has no per-thread arenas to limit
 
 
-def run_limited(spec_fields: dict, job: str, connection, memory_mb: int) -> None:
-    """Entry point of a forked child: own process group, address-space limit, events sent on ``connection``."""
-    os.setsid()  # a timeout kills the whole group, Tesseract and LibreOffice included
+def limit_process(memory_mb: int) -> None:
+    """Make this process the leader of its own process group (a limit breach kills the group, Tesseract and
+    LibreOffice included) and limit its address space, and that of every program it starts, to ``memory_mb`` MiB
+    (RLIMIT_AS, hard and soft: a file cannot raise it again)."""
+    os.setsid()
     _share_one_malloc_arena()
     # OCR threads need little stack; the default (the shell's 8 MiB) counts against the address-space limit.
     threading.stack_size(1024 * 1024)
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    try:
-        run(Spec(**spec_fields), job, connection.send)
-    finally:
-        connection.close()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,311 @@
+"""A small pool of long-lived, limited ingest children that each read many files in turn.
+
+Forking a child per file cost about 27 ms on a 7-page filing, several times the reading itself. A pooled child
+keeps the per-file limits of a fresh one: it runs in its own process group under the same address-space limit
+(RLIMIT_AS, fixed when it starts, so a pool hands a file only to a child started with the limit asked for), and
+the parent stops it at the file's wall-clock limit. A child is never given another file after a failure of any
+kind, a limit breach (memory, wall clock, a crash), or ``files_per_child`` files: it is stopped and the next file
+goes to a fresh child, so a hostile file still fails alone with the reason a child of its own would give.
+
+Why not ``concurrent.futures.ProcessPoolExecutor(max_tasks_per_child=...)``: a worker that dies there breaks the
+whole executor (``BrokenProcessPool``) and fails every file queued behind it, it has no per-task wall-clock kill,
+and it returns a task's result at the end where ingest streams one event per page. So each child here has its own
+pipe, over which it receives ``(spec fields, job)`` and sends the events of :func:`matters.exhibits.ingest.child.run`.
+
+Children are started from the multiprocessing fork server that has imported PyMuPDF once (see
+:mod:`matters.exhibits.ingest.runner`). They end with the process that owns the pool: on a normal exit through
+:meth:`IngestPool.shutdown` (registered with ``atexit`` for the shared pool), and when it is killed because each
+child watches its owner and then kills its whole process group, Tesseract and LibreOffice included.
+"""
+
+import atexit
+import ctypes
+import gc
+import multiprocessing
+import os
+import select
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from functools import cache
+
+from .child import _share_one_malloc_arena, limit_process, run
+from .spec import Spec
+
+FINAL_EVENTS = ("done", "previews", "assembled", "stamps", "error")
+# Sent by a child as it takes a file: a child that dies before it is known to have been dead already.
+ACCEPTED = "accepted"
+# Files a child reads before it is replaced: a bound on what one child's heap can gather from files that did not
+# fail (fragmentation, caches), so a long-lived child's headroom under its address-space limit stays near a fresh
+# one's. The fork that replaces it costs about one 7-page filing's reading, once per this many files.
+FILES_PER_CHILD = 100
+
+
+@cache
+def _context() -> multiprocessing.context.BaseContext:
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["matters.exhibits.ingest.child", "matters.exhibits.ingest.pool"])
+    return context
+
+
+def _error(reason: str) -> dict:
+    return {"event": "error", "status": "failed", "reason": reason}
+
+
+def timeout_reason(timeout_s: int) -> str:
+    """The reason of a file stopped at its wall-clock limit of ``timeout_s`` seconds, for an attorney."""
+    return (
+        f"Processing took longer than the limit of {timeout_s} seconds and was stopped. "
+        "The file may be unusually large or built to stall a reader; other files are not affected."
+    )
+
+
+def memory_reason(memory_mb: int) -> str:
+    """The reason of a file stopped at its address-space limit of ``memory_mb`` MiB, for an attorney."""
+    return (
+        f"Processing needed more than the memory limit of {memory_mb} MiB and was stopped. The file is probably "
+        "a very large page or image; other files are not affected. An operator can raise LAWDESK_INGEST_MEMORY_MB."
+    )
+
+
+def crash_reason(exitcode: int | None, memory_mb: int) -> str:
+    """The reason of a file whose child ended with ``exitcode`` (negative: the signal) before its final event."""
+    if exitcode in (-signal.SIGKILL, -signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS):
+        # Under an address-space limit, a native library that cannot allocate usually aborts or crashes.
+        return memory_reason(memory_mb)
+    return f"The file could not be processed: the reader stopped unexpectedly (exit status {exitcode})."
+
+
+def _end_with_owner(owner_pid: int) -> None:
+    """Kill this child's whole process group (Tesseract and LibreOffice included) as soon as the process that owns
+    the pool exits, however it exits: a thread waits on a pidfd of the owner (Linux 5.3), or looks once a second.
+
+    The owner's death alone does not reach a busy child: the pipe's end is seen only at its next event, after the
+    page OCR is working on, and the fork server, the child's parent, stays up as long as any child it started
+    does (each holds its liveness pipe), so ``PR_SET_PDEATHSIG`` would not fire either."""
+
+    def watch() -> None:
+        try:
+            pidfd = os.pidfd_open(owner_pid)
+        except ProcessLookupError:
+            pass  # gone already
+        except (AttributeError, OSError):
+            while _alive(owner_pid):
+                time.sleep(1.0)
+        else:
+            select.select([pidfd], [], [])
+        try:
+            os.killpg(os.getpid(), signal.SIGKILL)  # the group this child leads; never its parent's
+        except ProcessLookupError:
+            pass  # not a group leader yet
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="lawdesk-ingest-owner", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def _release_memory() -> None:
+    """Give back what the last file left: MuPDF's resource store (fonts, images: up to 256 MiB), Python's cycles
+    and glibc's free pages, which all count against the next file's address space (RLIMIT_AS)."""
+    import pymupdf
+
+    pymupdf.TOOLS.store_shrink(100)
+    gc.collect()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc
+
+
+def serve(connection, memory_mb: int, owner_pid: int) -> None:
+    """Entry point of a pooled child: limit itself once, then run each ``(spec fields, job)`` received on
+    ``connection`` and send its events there, until ``None``, the pool's end closes or ``owner_pid`` exits."""
+    # The watching thread starts before the address-space limit, which a child of a low limit has almost reached
+    # with PyMuPDF loaded (no thread could start under 700 MiB), and shares the one malloc arena and small stacks
+    # that limit_process sets, so its reservation stays small.
+    _share_one_malloc_arena()
+    threading.stack_size(1024 * 1024)
+    _end_with_owner(owner_pid)
+    limit_process(memory_mb)
+    # What the fork server imported (PyMuPDF's bindings: tens of thousands of objects) lives as long as the child;
+    # frozen, it is left out of every collection, and a full one after each file costs well under a millisecond
+    # instead of 50-100 ms.
+    gc.freeze()
+    try:
+        while True:
+            try:
+                task = connection.recv()
+            except (EOFError, OSError):
+                return
+            if task is None:
+                return
+            spec_fields, job = task
+            connection.send({"event": ACCEPTED})
+            run(Spec(**spec_fields), job, connection.send)
+            _release_memory()
+    finally:
+        # However it ends (told to, its parent gone, an event that could not be sent), nothing it started may
+        # outlive it: Tesseract or LibreOffice still running for a file nobody waits for.
+        connection.close()
+        os.killpg(0, signal.SIGKILL)
+
+
+@dataclass(eq=False)
+class _Child:
+    process: multiprocessing.Process
+    connection: object
+    memory_mb: int
+    files_left: int
+    stopped: bool = field(default=False)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def stop(self) -> None:
+        """Kill the child's process group (it made itself a group leader) and reap it."""
+        if self.stopped:
+            return
+        self.stopped = True
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.connection.close()
+        self.process.join(timeout=5)
+
+
+class IngestPool:
+    """Long-lived ingest children, handed out one file at a time.
+
+    ``idle_children``: how many children may wait for work between files (one per file read at once is enough: a
+    worker of the ``documents`` queue reads one file at a time); more are started when more files are read at
+    once, and stopped when they come back to a full pool. ``files_per_child``: files a child reads before it is
+    replaced. Thread-safe. Raises nothing from :meth:`run`: every problem becomes an ``error`` event.
+    """
+
+    def __init__(self, *, idle_children: int = 2, files_per_child: int = FILES_PER_CHILD) -> None:
+        self.idle_children = max(0, idle_children)
+        self.files_per_child = max(1, files_per_child)
+        self._idle: list[_Child] = []
+        self._busy: set[_Child] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def pids(self) -> list[int]:
+        """Process ids of the children alive now, idle or busy."""
+        with self._lock:
+            return [child.pid for child in [*self._idle, *self._busy] if not child.stopped]
+
+    def run(self, spec: Spec, *, memory_mb: int, timeout_s: int, job: str = "ingest") -> Iterator[dict]:
+        """Yield the events of ``job`` on ``spec`` from a pooled child; the last is a final event (``done``,
+        ``previews``, ``assembled``, ``stamps`` or ``error``). Limits: ``memory_mb`` MiB of address space (RLIMIT_AS,
+        for the child and every program it starts), ``timeout_s`` seconds of wall clock for this file."""
+        deadline = time.monotonic() + timeout_s
+        for attempt in range(2):
+            child = self._checkout(spec, job, memory_mb)
+            if child is None:
+                yield _error("The file could not be processed: no reader process could be started.")
+                return
+            reusable = accepted = False
+            try:
+                while True:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        yield _error(timeout_reason(timeout_s))
+                        return
+                    try:
+                        if not child.connection.poll(min(remaining, 1.0)):
+                            continue
+                        event = child.connection.recv()
+                    except (EOFError, OSError):
+                        break
+                    if event["event"] == ACCEPTED:
+                        accepted = True
+                        continue
+                    if event["event"] == "error" and event.get("reason") == "memory":
+                        event = _error(memory_reason(memory_mb))
+                    final = event["event"] in FINAL_EVENTS
+                    reusable = final and event["event"] != "error"
+                    yield event
+                    if final:
+                        return
+                if not accepted and attempt == 0:
+                    continue  # an idle child that had died (killed by hand, say) before it took the file: a fresh one
+                child.process.join(timeout=30)
+                yield _error(crash_reason(child.process.exitcode, memory_mb))
+                return
+            finally:
+                # Also reached when the caller stops reading mid-file: that child is still busy, never reused.
+                self._checkin(child, reusable)
+
+    def _checkout(self, spec: Spec, job: str, memory_mb: int) -> _Child | None:
+        task = (asdict(spec), job)
+        for _ in range(2):  # an idle child may have died since its last file
+            with self._lock:
+                child = next((c for c in self._idle if c.memory_mb == memory_mb), None)
+                if child is not None:
+                    self._idle.remove(child)
+            if child is None:
+                child = self._start(memory_mb)
+            try:
+                child.connection.send(task)
+            except (OSError, ValueError):
+                child.stop()
+                continue
+            with self._lock:
+                self._busy.add(child)
+            return child
+        return None
+
+    def _start(self, memory_mb: int) -> _Child:
+        context = _context()
+        parent_end, child_end = context.Pipe(duplex=True)
+        process = context.Process(target=serve, args=(child_end, memory_mb, os.getpid()), daemon=True)
+        process.start()
+        child_end.close()  # the child holds the only other end, so its death closes the pipe
+        return _Child(process, parent_end, memory_mb, self.files_per_child)
+
+    def _checkin(self, child: _Child, reusable: bool) -> None:
+        child.files_left -= 1
+        with self._lock:
+            self._busy.discard(child)
+            keep = reusable and child.files_left > 0 and not self._closed and len(self._idle) < self.idle_children
+            if keep:
+                self._idle.append(child)
+        if not keep:
+            child.stop()
+
+    def shutdown(self) -> None:
+        """Stop every child, idle or busy; the pool starts no more."""
+        with self._lock:
+            self._closed = True
+            children, self._idle = [*self._idle, *self._busy], []
+        for child in children:
+            child.stop()
+
+
+_shared: tuple[int, IngestPool] | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool() -> IngestPool:
+    """The pool of this process (one per process: a forked copy of another process's pool is not used)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared[0] != os.getpid():
+            pool = IngestPool(idle_children=os.cpu_count() or 1)
+            atexit.register(pool.shutdown)
+            _shared = (os.getpid(), pool)
+        return _shared[1]
