@@ -14,8 +14,8 @@ import pytest
 
 from lawdesk.settings import BASE_DIR
 from matters.exhibits.ingest.child import usable_text
-from matters.exhibits.ingest.spec import Spec
 from matters.exhibits.ingest.pool import IngestPool, crash_reason
+from matters.exhibits.ingest.spec import Spec
 
 _outputs = itertools.count()
 
