@@ -2,12 +2,13 @@
 
 Run from the repository root as ``.venv/bin/python bench/redaction.py``.
 
-- Ingest: the improper-redaction check (:func:`matters.exhibits.ingest.redaction_check.find_hidden_text`) on every page of
-  the born-digital court filings in ``corpus/court``, against the text extraction ingest already does on the same
-  pages (``page.get_text``). Target: the check costs at most as much as the extraction (ratio <= 1.0).
-- Production: stamping a page with three redaction boxes applied for real (:func:`matters.productions.bates.redact.apply_boxes`,
-  or :func:`~matters.productions.bates.redact.redact_as_image` where MuPDF moved text, then the Bates stamp) against stamping
-  the same page alone. Reported as a ratio; a redacted page also reads its text again, which is included.
+- Ingest: the improper-redaction check (:func:`matters.exhibits.ingest.redaction_check.find_hidden_text`) on every
+  page of the born-digital court filings in ``corpus/court``, against the text extraction ingest already does on the
+  same pages (``page.get_text``). Target: the check costs at most as much as the extraction (ratio <= 1.0).
+- Production: stamping a page with three redaction boxes applied for real
+  (:func:`matters.productions.bates.redact.apply_boxes`, or :func:`~matters.productions.bates.redact.redact_as_image`
+  where MuPDF moved text, then the Bates stamp) against stamping the same page alone. Reported as a ratio; a
+  redacted page also reads its text again, which is included.
 """
 
 import sys

@@ -33,7 +33,8 @@ class MatterAdmin(AuditedAdmin):
         return obj if obj.pk else None
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        # A matter leaves only by purge (matters.retention.purge), which checks the legal hold and keeps the audit chain.
+        # A matter leaves only by purge (matters.retention.purge), which checks the legal hold and keeps the audit
+        # chain.
         return False
 
 

@@ -1,9 +1,10 @@
 """Taking over documents-queue work whose worker died: exhibits left ``processing`` and productions left
 ``stamping`` with an expired lease (:mod:`matters.leases`).
 
-Whoever claims such work schedules a watch (:func:`matters.leases.lease_watch_schedule`): a small task on the ``documents`` queue
-that runs when the lease would have expired if nobody renewed it, on whichever worker is free, on any host. While
-the work is live the watch looks again one lease later; once the lease has expired it puts the work back:
+Whoever claims such work schedules a watch (:func:`matters.leases.lease_watch_schedule`): a small task on the
+``documents`` queue that runs when the lease would have expired if nobody renewed it, on whichever worker is free,
+on any host. While the work is live the watch looks again one lease later; once the lease has expired it puts the
+work back:
 - an exhibit goes back to ``queued`` and is processed again from its original (pages the dead worker stored are
   replaced; the original is only ever read);
 - a production keeps its reserved Bates range and is stamped again from the start into a fresh output folder, so

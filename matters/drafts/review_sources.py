@@ -182,9 +182,9 @@ def _needle_pattern(needle: str) -> str:
 def marked_text(text: str, needles: list[str]) -> tuple[SafeString, int]:
     """``text`` escaped (hidden characters shown as ``U+XXXX``) with every occurrence of ``needles`` wrapped in
     ``<mark>``, matching case-insensitively across line breaks in the page's reading form
-    (:mod:`matters.exhibits.reading`: ligatures, curly quotes, dashes, line-end hyphenation, transcript line numbers), so
-    what the verifier matched is what is marked; the marks are placed on the stored text. Returns the HTML and
-    the number of marks."""
+    (:mod:`matters.exhibits.reading`: ligatures, curly quotes, dashes, line-end hyphenation, transcript line
+    numbers), so what the verifier matched is what is marked; the marks are placed on the stored text. Returns the
+    HTML and the number of marks."""
     spans: list[tuple[int, int]] = []
     needles = [n for n in needles if n.strip()]
     if needles:

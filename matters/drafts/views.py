@@ -22,7 +22,15 @@ from django.views.decorators.http import require_GET, require_POST
 from matters.audit.services import audit_record
 from matters.drafts.markdown import render_html
 from matters.models import Draft, DraftVersion, Finding
-from matters.drafts.services import attacks_carry, draft_approve, draft_rename, draft_verify, draft_version_create, finding_confirm, finding_waive
+from matters.drafts.services import (
+    attacks_carry,
+    draft_approve,
+    draft_rename,
+    draft_verify,
+    draft_version_create,
+    finding_confirm,
+    finding_waive,
+)
 from .exports import EXPORT_KINDS, draft_export
 from .review import ATTACK_KIND, ReviewFilter, margin, review_counts, segments, version_diff, version_history
 from .review_sources import source_refs, source_view

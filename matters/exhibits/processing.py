@@ -1,8 +1,8 @@
 """Turn a queued exhibit into pages of text, then page images: the worker's side of ingest.
 
-:func:`exhibit_process` claims a queued exhibit, runs the parser/OCR child (:mod:`matters.exhibits.ingest.runner`), stores
-each page as it arrives with persisted progress (page k of n), and ends in ``ready`` or another glossary status
-with a reason. A failure touches only this exhibit. Text is what makes an exhibit ready and searchable; the page
+:func:`exhibit_process` claims a queued exhibit, runs the parser/OCR child (:mod:`matters.exhibits.ingest.runner`),
+stores each page as it arrives with persisted progress (page k of n), and ends in ``ready`` or another glossary
+status with a reason. A failure touches only this exhibit. Text is what makes an exhibit ready and searchable; the page
 images for viewers come after, from :func:`exhibit_render_previews`, so they never delay it.
 """
 
@@ -232,9 +232,9 @@ def exhibits_requeue_stale(*, idle_s: int) -> list[int]:
         "matter"
     ):
         with transaction.atomic():
-            if not Exhibit.objects.filter(pk=exhibit.pk, status=Exhibit.Status.PROCESSING, updated_at__lt=cutoff).update(
-                status=Exhibit.Status.QUEUED, progress_page=0, updated_at=timezone.now()
-            ):
+            if not Exhibit.objects.filter(
+                pk=exhibit.pk, status=Exhibit.Status.PROCESSING, updated_at__lt=cutoff
+            ).update(status=Exhibit.Status.QUEUED, progress_page=0, updated_at=timezone.now()):
                 continue
             audit_record(
                 action="exhibit.status",

@@ -146,9 +146,9 @@ def page_ids_with_phrase(*, matter: Matter, words: list[str], limit: int = 5) ->
 
 def page_ids_with_words(*, matter: Matter, words: list[str], any_word: bool = False,
                         limit: int = 20) -> list[tuple[int, int]]:
-    """``(page id, exhibit id)`` of pages of ``matter``'s ready exhibits holding every one of ``words`` (or, with ``any_word``, the
-    best-ranked pages holding any of them), at most ``limit``. ``words`` are plain words; anything else in them
-    is dropped. Used by the verifier to find the few pages a quotation could come from."""
+    """``(page id, exhibit id)`` of pages of ``matter``'s ready exhibits holding every one of ``words`` (or, with
+    ``any_word``, the best-ranked pages holding any of them), at most ``limit``. ``words`` are plain words; anything
+    else in them is dropped. Used by the verifier to find the few pages a quotation could come from."""
     terms = [t for t in (" ".join(_WORD.findall(w)) for w in words) if t]
     if not terms:
         return []

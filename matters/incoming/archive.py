@@ -60,7 +60,8 @@ def extract(archive_path: Path, target: Path, limits: Limits) -> list[Path]:
                 raise UnsafeArchive(f"The archive member “{member.filename}” is a link; links are refused.")
             if (member.file_size > RATIO_CHECK_MIN_BYTES and member.compress_size
                     and member.file_size / member.compress_size > limits.max_ratio):
-                raise UnsafeArchive(f"The archive member “{member.filename}” expands {member.file_size / member.compress_size:.0f} "
+                raise UnsafeArchive(f"The archive member “{member.filename}” expands "
+                                    f"{member.file_size / member.compress_size:.0f} "
                                     f"times, over the limit of {limits.max_ratio:.0f} (LAWDESK_ZIP_MAX_RATIO): a "
                                     "decompression bomb or a file no production needs.")
         written, total = [], 0

@@ -3,8 +3,9 @@ documents, and what a production needs to produce a document withheld or redacte
 
 Rules: a withheld document keeps its place and its Bates number with one placeholder page (Fed. R. Civ. P.
 26(b)(5)(A): the claim is made expressly and the document described in the privilege log); a redaction is
-applied for real (:mod:`matters.productions.bates.redact`); a page with an improper redaction (:mod:`matters.exhibits.ingest.
-redaction_check`) is produced only once a real redaction covers the box or an attorney has confirmed it.
+applied for real (:mod:`matters.productions.bates.redact`); a page with an improper redaction
+(:mod:`matters.exhibits.ingest.redaction_check`) is produced only once a real redaction covers the box or an
+attorney has confirmed it.
 Boxes picked by search: :mod:`matters.privilege.redaction_search`.
 """
 

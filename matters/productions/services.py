@@ -29,7 +29,13 @@ from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
 from matters.permissions import require
-from matters.privilege.services import check_withheld, privilege_entries_create, produced_source, produced_title, production_blockers
+from matters.privilege.services import (
+    check_withheld,
+    privilege_entries_create,
+    produced_source,
+    produced_title,
+    production_blockers,
+)
 from matters.provenance import generated_record
 from matters.selectors import evidence_exhibits
 from matters.validation import require_choice
@@ -79,7 +85,8 @@ def production_create(
     """Reserve a Bates range and register a production of ``exhibits`` (in that order); return it, ``stamping``.
 
     ``confidentiality`` maps exhibit ids to a designation (CONFIDENTIAL, AEO or custom text). ``keep_forms``
-    leaves form fields fillable (see matters/productions/bates/forms.py); annotations are baked into the pages either way.
+    leaves form fields fillable (see matters/productions/bates/forms.py); annotations are baked into the pages
+    either way.
     ``withheld`` maps exhibit ids to ``{"basis", "basis_text", "description"}`` (see
     :func:`matters.privilege.services.check_withheld`): each such document is produced as one placeholder page. Raises
     ValidationError for a bad prefix, digits outside 6-15, an exhibit that is not ready or not in the matter, a
@@ -144,9 +151,9 @@ def production_create(
             )
         volume = f"VOL{matter.productions.count() + 1:03d}"
         production = Production.objects.create(
-            matter=matter, prefix=prefix, volume=volume, digits=digits, suffix=suffix, first_number=first, last_number=last,
-            position=position, cover_sheets=cover_sheets, with_index=with_index, with_images=with_images, keep_forms=keep_forms,
-            page_count=pages, created_by=created_by,
+            matter=matter, prefix=prefix, volume=volume, digits=digits, suffix=suffix, first_number=first,
+            last_number=last, position=position, cover_sheets=cover_sheets, with_index=with_index,
+            with_images=with_images, keep_forms=keep_forms, page_count=pages, created_by=created_by,
         )
         ProductionDocument.objects.bulk_create(
             ProductionDocument(production=production, exhibit=e, order=n, confidentiality=confidentiality.get(e.pk, ""),
@@ -364,7 +371,8 @@ def _build(production: Production, out_dir, owner: str, keeper: LeaseKeeper) -> 
                 lease_expires_at=None):
             raise LeaseLost(f"production {production.pk}")
         production.refresh_from_db()
-        audit_record(action="production.done", matter=production.matter, obj=production, file_sha256=production.pdf_sha256,
+        audit_record(action="production.done", matter=production.matter, obj=production,
+                     file_sha256=production.pdf_sha256,
                      detail={"first": production.first, "last": production.last, "pages": production.page_count,
                              "zip_sha256": production.zip_sha256})
 

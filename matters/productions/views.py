@@ -33,7 +33,8 @@ def ranges_report(matter) -> list[dict]:
     for production in matter.productions.order_by("prefix", "first_number"):
         last = previous.get(production.prefix)
         if last is not None and production.first_number > last + 1:
-            rows.append({"gap": True, "first": production.bates(last + 1), "last": production.bates(production.first_number - 1)})
+            rows.append({"gap": True, "first": production.bates(last + 1),
+                         "last": production.bates(production.first_number - 1)})
         rows.append({"gap": False, "production": production})
         previous[production.prefix] = max(last or 0, production.last_number)
     return rows
@@ -93,7 +94,9 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
         "prefix_pattern": PREFIX_HTML_PATTERN,
         "overlaps": overlaps,
         "overlapping": {int(key[4:]) for o in overlaps for key in (o.a[0], o.b[0]) if key.startswith("out:")},
-        "suggested_prefix": (matter.client or matter.name).split()[0].upper()[:10] if (matter.client or matter.name) else "",
+        "suggested_prefix": (
+            (matter.client or matter.name).split()[0].upper()[:10] if (matter.client or matter.name) else ""
+        ),
     }
     if request.htmx:
         return render(request, "matters/productions/productions.html#production-rows", context)
@@ -110,7 +113,8 @@ def production_download(request: HttpRequest, matter_id: int, production_id: int
     audit_record(action="production.download", actor=request.user, matter=matter, obj=production,
                  file_sha256=production.pdf_sha256 if kind == "pdf" else production.zip_sha256, detail={"kind": kind})
     content_type = "application/pdf" if kind == "pdf" else "application/zip"
-    response = file_response(request, path.open("rb"), as_attachment=True, filename=path.name, content_type=content_type)
+    response = file_response(request, path.open("rb"), as_attachment=True, filename=path.name,
+                             content_type=content_type)
     response["X-Content-Type-Options"] = "nosniff"
     return response
 

@@ -1,5 +1,6 @@
 """The retention section of a matter's page: legal hold on and off, and purge. Thin: the services in
-:mod:`matters.retention.services` and :mod:`matters.retention.purge` check the role, the hold and the typed name, and audit."""
+:mod:`matters.retention.services` and :mod:`matters.retention.purge` check the role, the hold and the typed name,
+and audit."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError

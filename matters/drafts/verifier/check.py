@@ -61,7 +61,8 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
             self._authorities = authorities_of(self.matter)
         return self._authorities
 
-    def _finding(self, kind: Kind, status: Status, start: int, end: int, message: str, sources=(), **detail) -> FindingData:
+    def _finding(self, kind: Kind, status: Status, start: int, end: int, message: str, sources=(),
+                 **detail) -> FindingData:
         finding = FindingData(kind, status, start, end, self.text[start:end], message, list(sources), detail)
         self.findings.append(finding)
         return finding
@@ -148,8 +149,8 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         cache: dict = {}
         checks = [check_transcript_cite(t, self.matter, self.evidence.exhibit_ids, cache) for t in transcripts]
         for check in checks:  # transcript cites (matters.drafts.verifier.transcripts)
-            self._finding(Kind.EXHIBIT_CITE, Status(check.status), check.mention.start, check.mention.end, check.message,
-                          check.page_ids, transcript=check.mention.name)
+            self._finding(Kind.EXHIBIT_CITE, Status(check.status), check.mention.start, check.mention.end,
+                          check.message, check.page_ids, transcript=check.mention.name)
             if spans:
                 support[sentence_of(check.mention.start)].record_cites.append(check.mention.text)
                 support[sentence_of(check.mention.start)].pages.extend(check.page_ids)

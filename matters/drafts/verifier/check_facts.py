@@ -40,8 +40,9 @@ class FactChecks:
             elsewhere = found & grounding
             cites = ", ".join(dict.fromkeys(support.record_cites))
             if elsewhere:
-                return Status.UNGROUNDED, (f"{what} is not on the page(s) cited ({cites}); it appears on other pages of "
-                                    "the evidence, listed as sources: cite those instead."), sorted(elsewhere)[:20]
+                return Status.UNGROUNDED, (f"{what} is not on the page(s) cited ({cites}); it appears on other pages "
+                                    "of the evidence, listed as sources: cite those instead."
+                                    ), sorted(elsewhere)[:20]
             return Status.UNGROUNDED, f"{what} is not on the page(s) cited ({cites}), nor anywhere in the evidence.", []
         # A fact keeps a fact's status: "unverified authority" belongs to the citation finding itself. A fact
         # attributed to an authority the matter lacks is judged against the evidence, and the message says the
@@ -154,7 +155,8 @@ class FactChecks:
         found = self.evidence.pages_with(kinds, list(mention.days))
         first, last = mention.days[0], mention.days[-1]
         judged = [(day, self._judge(display(day), found.get(day, set()), support,
-                                    self._authority_holds(support, lambda doc, d=day: d in self._facts_of(doc, "date"))))
+                                    self._authority_holds(support,
+                                                          lambda doc, d=day: d in self._facts_of(doc, "date"))))
                   for day in mention.days]
         what = f"{display(first)} to {display(last)}"
         notes = self._date_notes(mention)

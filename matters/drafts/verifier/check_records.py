@@ -53,7 +53,8 @@ class RecordChecks:
     @staticmethod
     def _bates_forms(mention: BatesMention, n: int) -> list[str]:
         bare = mention.prefix.rstrip(" ")
-        return list(dict.fromkeys([mention.bates(n), f"{bare}{n:0{mention.digits}d}", f"{bare} {n:0{mention.digits}d}"]))
+        return list(dict.fromkeys([mention.bates(n), f"{bare}{n:0{mention.digits}d}",
+                                   f"{bare} {n:0{mention.digits}d}"]))
 
 
     def _check_bates(self, mention: BatesMention) -> list[int]:

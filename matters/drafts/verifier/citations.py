@@ -75,7 +75,10 @@ _BLANK_PAGE = re.compile(
     r"(?:,\s*(?:_{2,}|(?P<pin>slip\s+op\.\s+at\s+\d+(?:\s*[-–—]\s*\d+)?)))?"
     r"\s*\([^()]{0,60}?(?P<year>1[6-9]\d\d|20\d\d)\)"
 )
-_CAPTION_BEFORE = re.compile(r"([A-Z][\w.'’&]*(?:\s+[\w.'’&]+){0,6}\s+v\.\s+[A-Z][\w.'’&]*(?:\s+[A-Z][\w.'’&]*){0,5}),\s*$")
+_CAPTION_BEFORE = re.compile(
+    r"([A-Z][\w.'’&]*(?:\s+[\w.'’&]+){0,6}"
+    r"\s+v\.\s+[A-Z][\w.'’&]*(?:\s+[A-Z][\w.'’&]*){0,5}),\s*$"
+)
 # A parenthetical whose citations are the cited authority's, not the draft's: "Id." never refers to them.
 _CITING = re.compile(r"\(\s*(?:citing|quoting|cited\s+in|quoted\s+in|(?:internal\s+)?(?:quotation\s+marks\s+and\s+)?"
                      r"citations?\s+omitted[;,]?\s*(?:citing|quoting))\b", re.IGNORECASE)

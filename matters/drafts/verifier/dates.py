@@ -6,8 +6,9 @@ Forms: ``March 3, 2021``, ``Mar. 3rd, 2021``, ``Sept. 5, 2020``, ``March 23d, 20
 March 9 to March 13, 2012``, ``March 30 – April 2, 2012`` (every day of the range is a reading to check); an
 ``on or about`` before a date is kept as its qualifier. With ``yearless=True`` (a draft), a date without a year
 (``On May 1, the landlord ...``) takes the year of the nearest full date before it (else after it) in the
-text; with none, it is returned with ``problem`` set, to be reported as unreadable. A numeric date whose day and month could be swapped is read in the
-matter's order (``mdy`` or ``dmy``); where both readings are real dates it is ``ambiguous`` and both are kept.
+text; with none, it is returned with ``problem`` set, to be reported as unreadable. A numeric date whose day and
+month could be swapped is read in the matter's order (``mdy`` or ``dmy``); where both readings are real dates it
+is ``ambiguous`` and both are kept.
 Section numbers (``§§ 2.3, 4.1``) and docket numbers are not dates: a numeric date needs three parts with the
 same separator and is never read right after ``§`` or ``section``.
 

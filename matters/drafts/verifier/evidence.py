@@ -214,7 +214,8 @@ class Evidence:
 
     def known_prefixes(self) -> set[str]:
         prefixes = set(Production.objects.filter(matter=self.matter).values_list("prefix", flat=True))
-        for bates in IncomingBatesPage.objects.filter(incoming__matter=self.matter).values_list("bates", flat=True)[:5000]:
+        incoming = IncomingBatesPage.objects.filter(incoming__matter=self.matter)
+        for bates in incoming.values_list("bates", flat=True)[:5000]:
             head = bates.rstrip("0123456789")
             if head:
                 prefixes.add(head)

@@ -49,7 +49,8 @@ def exhibit_index_facts(exhibit: Exhibit) -> int:
     number_format = Matter.objects.filter(pk=exhibit.matter_id).values_list("number_format", flat=True).first()
     rows = []
     for page_id, text in exhibit.pages.values_list("id", "text"):
-        rows.extend(PageFact(page_id=page_id, kind=kind, value=value) for kind, value in page_facts(text, number_format))
+        rows.extend(PageFact(page_id=page_id, kind=kind, value=value)
+                    for kind, value in page_facts(text, number_format))
     with transaction.atomic():
         PageFact.objects.filter(page__exhibit=exhibit).delete()
         PageFact.objects.bulk_create(rows, batch_size=2000)

@@ -33,9 +33,9 @@ def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, 
     for people, e.g. "Word document") to the PDF ``target``; return how many outside links were cut first.
 
     ``hidden``: host folders the sandbox must not show (the data directory). ``changes``: where a Word file's
-    tracked changes, comments and hidden text go; the file converted reads with its changes accepted. Raises ConversionRefused when
-    LibreOffice is missing, the sandbox cannot start, the package is damaged, or the conversion fails or takes
-    longer than CONVERT_TIMEOUT_S seconds.
+    tracked changes, comments and hidden text go; the file converted reads with its changes accepted. Raises
+    ConversionRefused when LibreOffice is missing, the sandbox cannot start, the package is damaged, or the
+    conversion fails or takes longer than CONVERT_TIMEOUT_S seconds.
     """
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if soffice is None:

@@ -13,8 +13,8 @@ their own) and VML ``src``/``href`` attributes. This module copies the package k
   Part 1 section 17.16.5 lists them all); the others lose their instruction and show their stored result;
 - no ``altChunk`` at all, and no VML attribute that names a URL.
 
-The sandbox in :mod:`matters.exhibits.ingest.sandbox` is the second wall: a link this module misses still cannot reach the
-data directory or the network. XML is parsed without DTDs, entities or network access.
+The sandbox in :mod:`matters.exhibits.ingest.sandbox` is the second wall: a link this module misses still cannot
+reach the data directory or the network. XML is parsed without DTDs, entities or network access.
 """
 
 import posixpath
