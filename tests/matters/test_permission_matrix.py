@@ -19,7 +19,8 @@ from pipeline.stages.control import job_start
 
 pytestmark = pytest.mark.django_db
 
-PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+PDF = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
+       b"trailer<</Root 1 0 R>>\n%%EOF\n")
 
 
 def upload(matter, user):

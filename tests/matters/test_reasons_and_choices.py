@@ -66,7 +66,8 @@ def test_every_reason_taking_service_refuses_an_invisible_reason(reason, matter,
         "confirm": lambda: finding_confirm(finding=finding, user=attorney, reason=reason),
         "override": lambda: exhibit_override_generated(exhibit=generated_exhibit, user=attorney, reason=reason),
         "clear_injection": lambda: page_clear_injection(
-            page=Page.objects.create(exhibit=generated_exhibit, number=1, text="x", width_pt=612, height_pt=792), user=attorney, reason=reason),
+            page=Page.objects.create(exhibit=generated_exhibit, number=1, text="x", width_pt=612, height_pt=792),
+            user=attorney, reason=reason),
         "gate_override": lambda: job_continue(job=Job(matter=matter, kind="motion"), user=attorney, reason=reason),
     }
     for name, call in calls.items():

@@ -4,7 +4,14 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from matters.audit.services import audit_verify
-from matters.drafts.services import draft_approve, draft_create, draft_verify, draft_version_create, finding_confirm, finding_waive
+from matters.drafts.services import (
+    draft_approve,
+    draft_create,
+    draft_verify,
+    draft_version_create,
+    finding_confirm,
+    finding_waive,
+)
 from matters.models import AuditEntry, Finding, GeneratedDocument
 
 pytestmark = pytest.mark.django_db
@@ -67,7 +74,8 @@ def test_waive_and_confirm_need_a_reason_then_approval_goes_through(version, att
     assert {"finding.waive", "finding.confirm", "draft.verify", "draft.version"} <= set(actions)
     assert audit_verify(matter=matter).ok
     # Approval re-verified the version: the resolutions survived it.
-    assert {f.status for f in approved.findings.filter(verdict__in=Finding.BLOCKING_STATUSES)} == {"waived", "confirmed"}
+    assert {f.status for f in approved.findings.filter(verdict__in=Finding.BLOCKING_STATUSES)} == {
+        "waived", "confirmed"}
 
 
 def test_a_resolution_carries_to_an_edit_that_does_not_touch_its_claim(version, attorney):
@@ -99,7 +107,8 @@ def test_attacks_anchor_to_their_quoted_span_and_go_outdated_when_it_is_edited_a
     loose = next(a for a in attacks if a.quote == "landlords MUST repair")
     assert TEXT[loose.start:loose.end] == "Landlords must repair" and loose.severity == "medium"
     assert next(a for a in attacks if a.severity == "low").outdated
-    edited = draft_version_create(draft=version.draft, text=TEXT.replace(" The roof was inspected on July 1, 2021.", ""),
+    edited = draft_version_create(draft=version.draft,
+                                  text=TEXT.replace(" The roof was inspected on July 1, 2021.", ""),
                                   author_kind="person", author=attorney)
     carried = {a.quote: a for a in attacks_carry(from_version=version, to_version=edited)}
     assert carried["The roof was inspected on July 1, 2021."].outdated

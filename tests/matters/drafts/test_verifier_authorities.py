@@ -36,7 +36,8 @@ def test_a_case_cited_inside_another_opinion_is_not_grounded_by_it(matter, opini
 
 
 def test_the_opinion_itself_grounds_its_own_citation(matter, opinion):
-    findings = verify_text(matter=matter, text="Repairs are owed. Doe v. Acme Holdings LLC, 512 F.3d 441 (9th Cir. 2008).")
+    findings = verify_text(matter=matter,
+                           text="Repairs are owed. Doe v. Acme Holdings LLC, 512 F.3d 441 (9th Cir. 2008).")
     [case] = [f for f in findings if f.kind == "case_citation"]
     assert case.status == "grounded" and case.sources[0]["exhibit"] == opinion.pk
 
@@ -105,7 +106,8 @@ def test_pin_cites_are_checked_against_the_authority(matter, record, ingest, tmp
 
 
 def test_a_quotation_with_brackets_printed_in_the_source_matches(matter, opinion):
-    text = "The court said the claims “raise[s] the same questions of law as before.” Doe v. Acme Holdings LLC, 512 F.3d 441 (9th Cir. 2008)."
+    text = ("The court said the claims “raise[s] the same questions of law as before.” "
+            "Doe v. Acme Holdings LLC, 512 F.3d 441 (9th Cir. 2008).")
     quote = next(f for f in verify_text(matter=matter, text=text) if f.kind == "quotation")
     assert quote.status == "grounded", quote.message
     text = "A landlord “must repair . . . within thirty days.” Doe v. Acme Holdings LLC, 512 F.3d 441 (9th Cir. 2008)."

@@ -64,6 +64,7 @@ def test_a_record_document_by_paragraph_and_id_after_it(matter, record, ingest, 
 
 
 def test_id_after_an_exhibit_cite_reads_its_own_page(matter, record):
-    findings = verify_text(matter=matter, text="Signed on March 3, 2021. Ex. 1 at 1. Rent withheld. Id. at 2. Id. at 5.")
+    findings = verify_text(matter=matter,
+                           text="Signed on March 3, 2021. Ex. 1 at 1. Rent withheld. Id. at 2. Id. at 5.")
     assert by_text(findings, "Id. at 2").status == "grounded"
     assert "page 5 does not exist" in by_text(findings, "Id. at 5").message

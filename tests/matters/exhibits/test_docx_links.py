@@ -96,7 +96,8 @@ def test_links_inside_the_package_are_kept(tmp_path):
 
 def test_safe_fields_keep_their_instructions(tmp_path):
     body = ('<w:p><w:fldSimple w:instr=" PAGE "><w:r><w:t>1</w:t></w:r></w:fldSimple></w:p>'
-            '<w:p><w:fldSimple w:instr=" HYPERLINK &quot;https://example.com/&quot; "><w:r><w:t>x</w:t></w:r></w:fldSimple></w:p>')
+            '<w:p><w:fldSimple w:instr=" HYPERLINK &quot;https://example.com/&quot; ">'
+            '<w:r><w:t>x</w:t></w:r></w:fldSimple></w:p>')
     docx = write_docx(tmp_path / "fields.docx", body=body)
     cleaned = tmp_path / "clean.docx"
     assert sanitize_docx(docx, cleaned) == 1  # HYPERLINK points outside; PAGE does not
@@ -124,7 +125,8 @@ def test_the_sandbox_keeps_a_conversion_out_of_the_data_directory(data_dir, tmp_
     with pymupdf.open(outside / "hostile.pdf") as pulled:
         assert any(p.get_images() for p in pulled)
 
-    monkeypatch.setattr(convert, "sanitize_docx", lambda source, target, changes=None: shutil.copyfile(source, target) and 0)
+    monkeypatch.setattr(convert, "sanitize_docx",
+                        lambda source, target, changes=None: shutil.copyfile(source, target) and 0)
     target = tmp_path / "sandboxed.pdf"
     assert convert.office_to_pdf(docx, target, suffix=".docx", description="Word document",
                                  hidden=(str(data_dir),)) == 0

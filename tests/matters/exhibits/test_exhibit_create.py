@@ -95,7 +95,8 @@ def test_labels_follow_upload_order_numeric_and_alpha(attorney, corpus):
 
 
 def test_alpha_labels_continue_past_z():
-    assert [format_label(n, "alpha") for n in (1, 26, 27, 52, 53, 702, 703)] == ["A", "Z", "AA", "AZ", "BA", "ZZ", "AAA"]
+    assert [format_label(n, "alpha") for n in (1, 26, 27, 52, 53, 702, 703)] == [
+        "A", "Z", "AA", "AZ", "BA", "ZZ", "AAA"]
 
 
 def test_label_edit_must_stay_unique_and_next_label_skips_an_edited_one(matter, attorney, corpus):

@@ -76,7 +76,8 @@ def test_an_html_file_listed_as_an_image_is_refused_with_its_reason(matter, atto
 def test_page_files_are_judged_by_content_not_by_name(matter, attorney, tmp_path):
     volume = _volume(tmp_path / "VOL001.zip", {
         "DEF000001": ("DEF000001.tif", _png((0, 0), "Lease renewal signed")),  # a PNG named .tif
-        "DEF000002": ("DEF000002.jpg", _page_pdf("Rent ledger for March 2021, unit 4B, paid in full")),  # a PDF named .jpg
+        # a PDF named .jpg
+        "DEF000002": ("DEF000002.jpg", _page_pdf("Rent ledger for March 2021, unit 4B, paid in full")),
     })
     incoming = import_production(matter=matter, paths=[volume], origin="opposing_party", user=attorney)
     assert incoming.report == []

@@ -225,7 +225,8 @@ def test_text_outside_the_boxes_stays_where_it_was(matter, attorney, corpus, ing
     produced = native[0].get_text("words")
     for text in ("Appeals", "Circuit", "Thurgood", "Marshall", "Foley"):
         before = next(w for w in words if w[4] == text)
-        assert any(w[4] == text and abs(w[0] - before[0]) < 2 and abs((w[1] + w[3]) / 2 - (before[1] + before[3]) / 2) < 2
+        assert any(w[4] == text and abs(w[0] - before[0]) < 2
+                   and abs((w[1] + w[3]) / 2 - (before[1] + before[3]) / 2) < 2
                    for w in produced), text
     assert assert_redactions_hold(production) == 1
 

@@ -130,7 +130,8 @@ def test_volume_layout_load_files_and_images(matter, attorney, two_exhibits):
         assert header == ["BEGBATES", "ENDBATES", "PAGECOUNT", "TITLE", "ORIGIN", "CUSTODIAN", "CONFIDENTIALITY",
                           "SHA256", "TEXTPATH", "NATIVEPATH"]
         first_row = dict(zip(header, (f.strip(QUOTE) for f in dat[1].split(SEPARATOR))))
-        assert (first_row["BEGBATES"], first_row["ENDBATES"], first_row["PAGECOUNT"]) == ("SMITH000001", "SMITH000017", "17")
+        assert (first_row["BEGBATES"], first_row["ENDBATES"], first_row["PAGECOUNT"]) == (
+            "SMITH000001", "SMITH000017", "17")
         assert first_row["CONFIDENTIALITY"] == "CONFIDENTIAL" and first_row["SHA256"] == two_exhibits[0].sha256
         opt = volume.read("VOL001/DATA/VOL001.opt").decode("ascii").split("\r\n")
         assert opt[0] == "SMITH000001,VOL001,IMAGES\\SMITH000001.tif,Y,,,17"

@@ -46,7 +46,8 @@ def test_void_ranges_and_gaps_are_shown(client, attorney, matter, corpus, ingest
 
     exhibit = ingest(matter, corpus("court/ca7_3.pdf"))
     failed = production_create(matter=matter, exhibits=[exhibit], prefix="SMITH", created_by=attorney, enqueue=False)
-    Production.objects.filter(pk=failed.pk).update(status="failed", reason="The production could not be made: disk full")
+    Production.objects.filter(pk=failed.pk).update(status="failed",
+                                                   reason="The production could not be made: disk full")
     production_create(matter=matter, exhibits=[exhibit], prefix="SMITH", start=5, created_by=attorney, enqueue=False)
     client.force_login(attorney)
     page = client.get(reverse("matters:productions", args=[matter.pk])).content.decode()
