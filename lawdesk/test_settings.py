@@ -6,6 +6,10 @@ import tempfile
 
 os.environ.setdefault("LAWDESK_DATA_DIR", tempfile.mkdtemp(prefix="lawdesk-test-"))
 os.environ.setdefault("LAWDESK_TEST_SQLITE", os.path.join(os.environ["LAWDESK_DATA_DIR"], "test.sqlite3"))
+# Most tests run inside a transaction that the lease keeper's own database connection cannot see: its first
+# renewal would find no row and call the lease lost, and the exhibit would stay "processing". A lease longer than
+# any test keeps the keeper quiet; the fault tests, which test leases, give their workers short ones.
+os.environ.setdefault("LAWDESK_DOCUMENT_LEASE_S", "600")
 
 from .settings import *  # noqa: E402,F403
 
