@@ -27,6 +27,7 @@ from matters.productions.services import production_enqueue
 
 logger = logging.getLogger(__name__)
 
+
 def exhibits_recover(*, exhibit_id: int | None = None) -> list[int]:
     """Queue again every exhibit left ``processing`` whose lease has expired (``exhibit_id``: only that one);
     return their ids. A live exhibit, whose worker renews its lease, is never touched."""
