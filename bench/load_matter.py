@@ -148,7 +148,7 @@ def start(production_pages: int, model_url: str) -> dict:
     from django.contrib.auth import get_user_model
 
     from matters.models import Exhibit, Matter
-    from matters.productions.services import production_create
+    from matters.productions.reservation import production_create
     from pipeline.models import ModelServer, Role, RoleAssignment
     from pipeline.stages.control import job_start
 

@@ -27,7 +27,7 @@ def render_previews(exhibit_id: int) -> bool:
 @task(queue_name="documents")
 def run_production(production_id: int) -> str:
     """Stamp and pack one production on the ``documents`` queue; return its final status."""
-    from matters.productions.services import production_run
+    from matters.productions.stamping import production_run
 
     return production_run(production_id=production_id).status
 

@@ -12,7 +12,8 @@ from lawdesk.layers import redis_channel_layers
 from matters.models import Matter
 from matters.exhibits.processing import exhibit_process
 from matters.exhibits.services import exhibit_create
-from matters.productions.services import production_create, production_run
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 from matters.roles import role_group
 from matters.services import matter_create
 from tests.support.accounts import PASSWORD

@@ -13,15 +13,8 @@ from matters.productions.overlaps import bates_overlaps
 from matters.downloads import file_response
 from matters.models import Production
 from matters.models import PrivilegeBasis
-from matters.productions.services import (
-    AEO,
-    CONFIDENTIAL,
-    PREFIX_HTML_PATTERN,
-    default_exhibits,
-    production_create,
-    production_files,
-    production_serve,
-)
+from matters.productions.delivery import production_files, production_serve
+from matters.productions.reservation import AEO, CONFIDENTIAL, PREFIX_HTML_PATTERN, default_exhibits, production_create
 from matters.selectors import matter_for_user
 
 DESIGNATIONS = [("", "None"), (CONFIDENTIAL, CONFIDENTIAL), (AEO, AEO), ("custom", "Custom text")]

@@ -12,7 +12,8 @@ from django.urls import reverse
 from matters import storage
 from matters.models import BatesPage, Exhibit, Production
 from matters.exhibits.processing import exhibit_process
-from matters.productions.services import production_create, production_run
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 from matters.exhibits.services import exhibit_create
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db]

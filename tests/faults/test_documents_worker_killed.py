@@ -7,7 +7,8 @@ import pytest
 
 from matters import storage
 from matters.models import AuditEntry, BatesPage, Exhibit, Page, Production
-from matters.productions.services import production_create, production_files
+from matters.productions.delivery import production_files
+from matters.productions.reservation import production_create
 from matters.exhibits.services import exhibit_create
 from tests.faults.conftest import kill_worker, ready_exhibits, sha256_file, wait_for
 

@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from matters.leases import LeaseKeeper
 from matters.models import AuditEntry, Exhibit, Production
-from matters.productions.services import production_create, production_run
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 from matters.recovery import exhibits_recover, lease_watch, productions_recover
 from matters.exhibits.services import exhibit_create
 

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from matters.drafts.services import finding_confirm, finding_waive
 from matters.incoming.services import incoming_receive
 from matters.models import Draft, DraftVersion, Finding, IncomingProduction, Page, Production
-from matters.productions.services import production_create
+from matters.productions.reservation import production_create
 from matters.provenance import exhibit_override_generated, generated_record, page_clear_injection
 from matters.exhibits.services import exhibit_create
 from matters.validation import clean_reason

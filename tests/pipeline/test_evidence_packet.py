@@ -10,7 +10,9 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
 from matters.models import Exhibit, Page
-from matters.productions.services import production_create, production_files, production_run
+from matters.productions.delivery import production_files
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 from matters.provenance import exhibit_override_generated, generated_record, page_clear_injection
 from pipeline.packet import DATA_CLOSE, evidence_packet
 from tests.matters.exhibits.docx_forms import CONTENT_TYPES, PACKAGE_RELS

@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 from django.core.management import call_command
 
-from matters.productions.services import production_create, production_run
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 from pipeline.embedded import EMBEDDED_CONTEXT_TOKENS
 from pipeline.job_models import Job, StageRun
 from pipeline.models import Role

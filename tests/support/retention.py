@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from django.apps import apps
 
 from matters.models import Exhibit, Matter, Production
-from matters.productions.services import production_create, production_run
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 from matters.services import matter_create
 from pipeline.job_models import Job
 from pipeline.stages.control import job_start

@@ -4,7 +4,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from matters.models import Exhibit, Matter, Production
-from matters.productions.services import default_exhibits, production_create, production_files, production_run
+from matters.productions.delivery import production_files
+from matters.productions.reservation import default_exhibits, production_create
+from matters.productions.stamping import production_run
 
 
 class Command(BaseCommand):

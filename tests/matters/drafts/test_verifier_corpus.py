@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from matters.productions.services import production_create, production_run
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 from matters.drafts.verifier.check import verify_text
 from matters.drafts.verifier.dates import find_dates
 

@@ -15,7 +15,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from matters.models import BatesPage, ImproperRedaction, PrivilegeLogEntry, Production, Redaction
 from matters.privilege.services import improper_open, improper_redaction_confirm, production_blockers, redaction_add
 from matters.privilege.log import log_csv_bytes, log_pdf_bytes
-from matters.productions.services import production_create, production_files, production_run
+from matters.productions.delivery import production_files
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 from matters.privilege.redaction_search import compile_pattern, page_words, redactions_from_search
 from tests.factories import PageFactory
 

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from matters.models import PrivilegeLogEntry, Production, Redaction
-from matters.productions.services import production_run
+from matters.productions.stamping import production_run
 
 pytestmark = pytest.mark.django_db
 

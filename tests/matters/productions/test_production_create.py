@@ -17,7 +17,9 @@ from django.db import connection
 from matters import storage
 from matters.productions.bates.volume import QUOTE, SEPARATOR
 from matters.models import BatesPage, Production
-from matters.productions.services import AEO, production_create, production_files, production_run
+from matters.productions.delivery import production_files
+from matters.productions.reservation import AEO, production_create
+from matters.productions.stamping import production_run
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,9 @@ import pytest
 
 from matters.productions.bates.check import dark_share
 from matters.models import Production
-from matters.productions.services import production_create, production_files, production_run
+from matters.productions.delivery import production_files
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 from tests.support.stamps import visual_hit
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,8 @@ import pytest
 from django.urls import reverse
 
 from matters.models import Production
-from matters.productions.services import AEO, production_run
+from matters.productions.reservation import AEO
+from matters.productions.stamping import production_run
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +43,7 @@ def test_form_starts_a_production_in_the_chosen_order_and_downloads_follow(clien
 
 
 def test_void_ranges_and_gaps_are_shown(client, attorney, matter, corpus, ingest):
-    from matters.productions.services import production_create
+    from matters.productions.reservation import production_create
 
     exhibit = ingest(matter, corpus("court/ca7_3.pdf"))
     failed = production_create(matter=matter, exhibits=[exhibit], prefix="SMITH", created_by=attorney, enqueue=False)
@@ -57,7 +58,7 @@ def test_void_ranges_and_gaps_are_shown(client, attorney, matter, corpus, ingest
 
 def test_non_member_cannot_see_or_download(client, make_user, matter, attorney, corpus, ingest):
     exhibit = ingest(matter, corpus("court/ca7_3.pdf"))
-    from matters.productions.services import production_create
+    from matters.productions.reservation import production_create
 
     production = production_run(production_id=production_create(
         matter=matter, exhibits=[exhibit], prefix="SMITH", created_by=attorney, enqueue=False).pk)

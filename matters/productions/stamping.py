@@ -1,177 +1,37 @@
-"""Bates productions: reserve a range of numbers, stamp and combine the exhibits, write the volume.
+"""Bates productions, second step (in the worker): stamp and combine the exhibits, write the volume.
 
-:func:`production_create` validates the request and reserves the numbers in one transaction (serialised per
-matter: ``select_for_update`` on the matter row on PostgreSQL, SQLite's write lock, taken at the start of every
-transaction here). :func:`production_run` (in the worker) does the stamping; if it fails, the range stays
-reserved and is void: logged in the audit log and shown on the matter's productions list, never reused.
+:func:`production_run` stamps a production whose range :mod:`matters.productions.reservation` reserved. It holds
+the production's lease while it works (:mod:`matters.leases`); if its worker dies, :mod:`matters.recovery` has it
+stamped again from the start in the same range. Files are written under temporary names and renamed once whole,
+so an interrupted attempt never leaves a file that looks finished. If stamping fails, the range stays reserved and
+is void.
 """
 
 import hashlib
 import logging
 import os
-import re
 import shutil
 import zipfile
 from dataclasses import dataclass
 
 import pymupdf
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max, Q
 from django.utils import timezone
 
 from matters import storage
 from matters.audit.services import audit_record
 from .bates.links import file_key, link_files, link_natives
-from .bates.stamp import StampSpec, cover_sheet, missing_glyphs, stamp_and_append
+from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
-from matters.models import BatesPage, Exhibit, Matter, Origin, Production, ProductionDocument
-from matters.permissions import require
-from matters.privilege.services import (
-    check_withheld,
-    privilege_entries_create,
-    produced_source,
-    produced_title,
-    production_blockers,
-)
+from matters.models import BatesPage, Origin, Production, ProductionDocument
+from matters.privilege.services import produced_source, produced_title
 from matters.provenance import generated_record
-from matters.selectors import evidence_exhibits
-from matters.validation import require_choice
-from matters.tasks import run_production as run_production_task
 
 logger = logging.getLogger(__name__)
 
-# A prefix may not end in a digit: "Q0" + 000001 and "Q" + 0000001 would both read Q0000001.
-# One rule for the server and the form's ``pattern`` attribute. Browsers compile ``pattern`` with the ``v`` flag
-# (HTML Standard, "The pattern attribute"), in which a bare "-" inside a class is a syntax error, so it is escaped.
-PREFIX_HTML_PATTERN = r"[A-Za-z](?:[A-Za-z0-9_\-]{0,28}[A-Za-z_\-])?"
-PREFIX_PATTERN = re.compile(rf"^{PREFIX_HTML_PATTERN}$")
-CONFIDENTIAL = "CONFIDENTIAL"
-AEO = "HIGHLY CONFIDENTIAL - ATTORNEYS' EYES ONLY"
 INDEX_LINES_PER_PAGE = 40
-
-
-def default_exhibits(matter: Matter):
-    """All ready evidence of the matter, in label order: what a production offers by default."""
-    return evidence_exhibits(matter).order_by("label_seq")
-
-
-def next_number(matter: Matter, prefix: str) -> int:
-    """The first number after every range ever reserved for ``prefix`` in ``matter`` (void ranges included)."""
-    top = Production.objects.filter(matter=matter, prefix__iexact=prefix).aggregate(top=Max("last_number"))["top"]
-    return (top or 0) + 1
-
-
-def production_create(
-    *,
-    matter: Matter,
-    exhibits: list[Exhibit],
-    prefix: str,
-    created_by,
-    digits: int = 6,
-    start: int | None = None,
-    suffix: str = "",
-    position: str = Production.Position.BOTTOM_RIGHT,
-    confidentiality: dict[int, str] | None = None,
-    cover_sheets: str = Production.CoverSheets.NONE,
-    with_index: bool = True,
-    with_images: bool = False,
-    keep_forms: bool = False,
-    withheld: dict[int, dict] | None = None,
-    enqueue: bool = True,
-) -> Production:
-    """Reserve a Bates range and register a production of ``exhibits`` (in that order); return it, ``stamping``.
-
-    ``confidentiality`` maps exhibit ids to a designation (CONFIDENTIAL, AEO or custom text). ``keep_forms``
-    leaves form fields fillable (see matters/productions/bates/forms.py); annotations are baked into the pages
-    either way.
-    ``withheld`` maps exhibit ids to ``{"basis", "basis_text", "description"}`` (see
-    :func:`matters.privilege.services.check_withheld`): each such document is produced as one placeholder page. Raises
-    ValidationError for a bad prefix, digits outside 6-15, an exhibit that is not ready or not in the matter, a
-    start number inside a range already reserved, a range that does not fit in ``digits``, or a page with an
-    improper redaction still open; PermissionDenied for a user who may not start productions in the matter
-    (:mod:`matters.permissions`), or who withholds a document without being an attorney.
-    """
-    require(created_by, "start_production", matter)
-    prefix, suffix = prefix.strip(), suffix.strip()
-    if not PREFIX_PATTERN.match(prefix):
-        raise ValidationError({"prefix": "A Bates prefix is a letter followed by up to 29 letters, digits, - or _, "
-                                         "and does not end in a digit."})
-    if not 6 <= digits <= 15:
-        raise ValidationError({"digits": "Bates numbers have 6 to 15 digits."})
-    # Letters and digits of any script (a suffix such as ".機密" or "-КОНФ"), never spaces or punctuation that
-    # load files use as delimiters.
-    if suffix and not re.fullmatch(r"[\w.-]{1,30}", suffix):
-        raise ValidationError({"suffix": "A suffix is up to 30 letters, digits, '.', '-' or '_'."})
-    if suffix and (missing := missing_glyphs(suffix)):
-        raise ValidationError({"suffix": f"“{suffix}” has characters no stamp font can show ({missing})."})
-    for designation in (confidentiality or {}).values():
-        if missing := missing_glyphs(designation):
-            raise ValidationError({"confidentiality": f"“{designation}” has characters no stamp font can show "
-                                                      f"({missing}); the stamp fonts cover Latin, Greek, Cyrillic, "
-                                                      "Chinese, Japanese and Korean."})
-    require_choice(position, Production.Position, field="position")
-    require_choice(cover_sheets, Production.CoverSheets, field="cover_sheets")
-    StampSpec.from_position(position)
-    if not exhibits:
-        raise ValidationError("Choose at least one exhibit to produce.")
-    for exhibit in exhibits:
-        if exhibit.matter_id != matter.pk or exhibit.status != Exhibit.Status.READY:
-            raise ValidationError(f"{exhibit.display_label} is not a ready exhibit of this matter.")
-    if len({e.pk for e in exhibits}) != len(exhibits):
-        raise ValidationError("An exhibit is listed twice.")
-    withheld = check_withheld(withheld or {}, created_by, matter)
-    if set(withheld) - {e.pk for e in exhibits}:
-        raise ValidationError("A withheld document must be one of the production's documents.")
-    blockers = production_blockers(exhibits, set(withheld))
-    if blockers:
-        raise ValidationError(blockers)
-    confidentiality = confidentiality or {}
-    page_counts = {e.pk: 1 if e.pk in withheld else e.page_count for e in exhibits}
-    numbered_covers = len(exhibits) if cover_sheets == Production.CoverSheets.NUMBERED else 0
-    pages = sum(page_counts.values()) + numbered_covers
-    with transaction.atomic():
-        Matter.objects.select_for_update().get(pk=matter.pk)
-        first = next_number(matter, prefix) if start is None else start
-        last = first + pages - 1
-        if first < 1:
-            raise ValidationError({"start": "Bates numbers start at 1."})
-        if last >= 10**digits:
-            raise ValidationError({"digits": f"{pages} pages from {first} do not fit in {digits} digits."})
-        # Prefixes compare without case: ABC000001 and abc000001 name the same page to a reader.
-        clash = Production.objects.filter(matter=matter, prefix__iexact=prefix).filter(
-            Q(first_number__lte=last) & Q(last_number__gte=first)
-        ).first()
-        if clash is not None:
-            raise ValidationError(
-                {"start": f"{clash.first}–{clash.last} are already used by production {clash.pk}; numbers never "
-                          f"repeat. The next free number is {next_number(matter, prefix)}."}
-            )
-        volume = f"VOL{matter.productions.count() + 1:03d}"
-        production = Production.objects.create(
-            matter=matter, prefix=prefix, volume=volume, digits=digits, suffix=suffix, first_number=first,
-            last_number=last, position=position, cover_sheets=cover_sheets, with_index=with_index,
-            with_images=with_images, keep_forms=keep_forms, page_count=pages, created_by=created_by,
-        )
-        ProductionDocument.objects.bulk_create(
-            ProductionDocument(production=production, exhibit=e, order=n, confidentiality=confidentiality.get(e.pk, ""),
-                               page_count=page_counts[e.pk])
-            for n, e in enumerate(exhibits, start=1)
-        )
-        privilege_entries_create(documents=list(production.documents.all()), withheld=withheld)
-        audit_record(action="production.start", actor=created_by, matter=matter, obj=production,
-                     detail={"first": production.first, "last": production.last, "pages": pages,
-                             "exhibits": [e.pk for e in exhibits], "withheld": sorted(withheld)})
-        if enqueue:
-            transaction.on_commit(lambda: production_enqueue(production.pk))
-    return production
-
-
-def production_enqueue(production_id: int) -> None:
-    """Queue the stamping of a production on the ``documents`` queue (call it from ``transaction.on_commit``)."""
-    run_production_task.enqueue(production_id)
 
 
 @dataclass
@@ -383,39 +243,3 @@ def _sha256(path) -> str:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def production_files(production: Production) -> dict[str, "storage.Path"]:
-    """The finished production's combined PDF and volume ZIP, by kind (``pdf``, ``zip``)."""
-    out_dir = storage.production_dir(production.pk)
-    return {"pdf": out_dir / f"{production.first}-{production.last}.pdf", "zip": out_dir / f"{production.volume}.zip"}
-
-
-MIN_SERVED_TO_CHARS = 3
-
-
-def production_serve(*, production: Production, user, served_to: str) -> Production:
-    """Record that ``production`` was served on ``served_to`` (the party or counsel it went to): by ``user``, now.
-
-    Serving is an attorney's act (permission ``serve_production``, docs/glossary.md) and is audited
-    (``production.serve``). Only a ``done`` production can be served, and only once. Raises PermissionDenied for
-    a user who may not serve in the matter; ValidationError for another status, a production already served, or
-    a ``served_to`` without at least three printable characters."""
-    require(user, "serve_production", production.matter)
-    served_to = " ".join((served_to or "").split())[:300]
-    if sum(ch.isprintable() and not ch.isspace() for ch in served_to) < MIN_SERVED_TO_CHARS:
-        raise ValidationError({"served_to": "Say whom the production was served on (the party or its counsel)."})
-    with transaction.atomic():
-        locked = Production.objects.select_for_update().get(pk=production.pk)
-        if locked.status != Production.Status.DONE:
-            raise ValidationError(f"Only a finished production can be served; this one is {locked.status}.")
-        if locked.served_at is not None:
-            raise ValidationError(f"This production was already served on {locked.served_to} "
-                                  f"({locked.served_at:%Y-%m-%d %H:%M}).")
-        now = timezone.now()
-        Production.objects.filter(pk=locked.pk).update(served_to=served_to, served_by=user, served_at=now)
-        production.refresh_from_db()
-        audit_record(action="production.serve", actor=user, matter=production.matter, obj=production,
-                     file_sha256=production.pdf_sha256,
-                     detail={"served_to": served_to, "first": production.first, "last": production.last})
-    return production
