@@ -3,8 +3,8 @@
 :func:`production_run` stamps a production whose range :mod:`matters.productions.reservation` reserved. It holds
 the production's lease while it works (:mod:`matters.leases`); if its worker dies, :mod:`matters.recovery` has it
 stamped again from the start in the same range. Files are written under temporary names and renamed once whole,
-so an interrupted attempt never leaves a file that looks finished. If stamping fails, the range stays reserved and
-is void.
+and the generated-document records of its files are written only with ``done``, so an interrupted attempt leaves
+neither a file that looks finished nor a record of one. If stamping fails, the range stays reserved and is void.
 """
 
 import hashlib
@@ -24,6 +24,7 @@ from matters.audit.services import audit_record
 from .bates.links import file_key, link_files, link_natives
 from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
+from .delivery import production_files
 from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import BatesPage, Origin, Production, ProductionDocument
 from matters.privilege.services import produced_source, produced_title
@@ -99,7 +100,7 @@ def _run_claimed(production: Production, owner: str, keeper: LeaseKeeper) -> Pro
         # Numbers an interrupted attempt gave pages are given again, to the same pages, by this one.
         BatesPage.objects.filter(production=production).delete()
         out_dir.mkdir(parents=True)
-        _build(production, out_dir, owner, keeper)
+        _build(production, owner, keeper)
     except LeaseLost:
         logger.warning("production %s was taken over by another worker; this one stops", production.pk)
         production.refresh_from_db()
@@ -128,7 +129,7 @@ def _run_claimed(production: Production, owner: str, keeper: LeaseKeeper) -> Pro
     return production
 
 
-def _build(production: Production, out_dir, owner: str, keeper: LeaseKeeper) -> None:
+def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
     spec = StampSpec.from_position(production.position)
     plan = _plan(production)
     volume = production.volume
@@ -136,11 +137,14 @@ def _build(production: Production, out_dir, owner: str, keeper: LeaseKeeper) -> 
     toc, dat_rows, index_rows, opt_documents = [], [], [], []
     # Where each document's own first page lands, for links between documents (bates/links.py).
     natives, starts, stamped_documents = {}, {}, []
+    # (sha256, title) of each native, recorded as generated documents only when the production is done.
+    native_records: list[tuple[str, str]] = []
     for item in plan:
         shift = 1 if item.cover_number is not None else 0
         natives[file_key(item.document.exhibit.original_name)] = (
             f"{production.bates(item.cover_number if shift else item.numbers[0])}.pdf", shift)
-    archive_path = out_dir / f"{volume}.zip"
+    files = production_files(production)
+    archive_path = files["zip"]
     archive_part = archive_path.with_name(archive_path.name + ".part")
     with zipfile.ZipFile(archive_part, "w", zipfile.ZIP_DEFLATED) as archive:
         for item in plan:
@@ -176,8 +180,8 @@ def _build(production: Production, out_dir, owner: str, keeper: LeaseKeeper) -> 
             native = f"{volume}/NATIVES/{bates[0]}.pdf"
             native_bytes = source.tobytes(garbage=2, deflate=True)
             archive.writestr(native, native_bytes)
-            generated_record(matter=production.matter, origin=Origin.PRODUCTION, content=native_bytes,
-                             title=f"{bates[0]}.pdf, native of {exhibit.display_label} in production {production}")
+            native_records.append((hashlib.sha256(native_bytes).hexdigest(),
+                                   f"{bates[0]}.pdf, native of {exhibit.display_label} in production {production}"))
             text = "\f".join(f"[{b}]\n{t}\n" for b, t in zip(bates, page_texts))
             text_path = f"{volume}/TEXT/{bates[0]}.txt"
             archive.writestr(text_path, text.encode("utf-8"))
@@ -213,23 +217,24 @@ def _build(production: Production, out_dir, owner: str, keeper: LeaseKeeper) -> 
     for stamped in stamped_documents:
         link_files(combined, stamped.start, stamped.file_links, starts)
     combined.set_toc(toc)
-    pdf_path = out_dir / f"{production.first}-{production.last}.pdf"
+    pdf_path = files["pdf"]
     # garbage=4 merges identical objects and streams: a font embedded by two documents is kept once.
     pdf_part = pdf_path.with_name(pdf_path.name + ".part")
     combined.save(pdf_part, garbage=4, deflate=True)
     combined.close()
     os.replace(pdf_part, pdf_path)
-    generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=_sha256(pdf_path),
-                     title=f"production {production.first}–{production.last} (combined PDF)")
-    generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=_sha256(archive_path),
-                     title=f"production {production.first}–{production.last} (volume)")
+    pdf_sha256, zip_sha256 = _sha256(pdf_path), _sha256(archive_path)
+    native_records += [(pdf_sha256, f"production {production.first}–{production.last} (combined PDF)"),
+                       (zip_sha256, f"production {production.first}–{production.last} (volume)")]
     with transaction.atomic():
         if not Production.objects.filter(pk=production.pk, lease_owner=owner,
                                          status=Production.Status.STAMPING).update(
-                status=Production.Status.DONE, finished_at=timezone.now(), pdf_sha256=_sha256(pdf_path),
-                zip_sha256=_sha256(archive_path), pages_done=production.page_count, lease_owner="",
-                lease_expires_at=None):
+                status=Production.Status.DONE, finished_at=timezone.now(), pdf_sha256=pdf_sha256,
+                zip_sha256=zip_sha256, pages_done=production.page_count, lease_owner="", lease_expires_at=None):
             raise LeaseLost(f"production {production.pk}")
+        # With done and only by the lease's owner: one record per delivered file, none of an interrupted attempt.
+        for sha256, title in native_records:
+            generated_record(matter=production.matter, origin=Origin.PRODUCTION, sha256=sha256, title=title)
         production.refresh_from_db()
         audit_record(action="production.done", matter=production.matter, obj=production,
                      file_sha256=production.pdf_sha256,

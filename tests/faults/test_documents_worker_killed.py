@@ -1,12 +1,16 @@
 """kill -9 of a real documents worker (``manage.py db_worker``) in the middle of OCR and in the middle of stamping a
 production: the other running worker takes the work over once its lease expires; the exhibit is processed again,
-the production is stamped again in its own range, no Bates number is used twice, originals keep their bytes."""
+the production is stamped again in its own range, no Bates number is used twice, its files are made and recorded
+once (nothing of the interrupted attempt is left), originals keep their bytes."""
+
+import hashlib
+import zipfile
 
 import pymupdf
 import pytest
 
 from matters import storage
-from matters.models import AuditEntry, BatesPage, Exhibit, Page, Production
+from matters.models import AuditEntry, BatesPage, Exhibit, GeneratedDocument, Page, Production
 from matters.productions.delivery import production_files
 from matters.productions.reservation import production_create
 from matters.exhibits.services import exhibit_create
@@ -79,7 +83,14 @@ def test_a_worker_killed_mid_stamping_has_the_production_stamped_again_in_its_ra
     assert BatesPage.objects.filter(production__matter=matter).values("bates").distinct().count() == len(numbers)
     files = production_files(production)
     assert sha256_file(files["pdf"]) == production.pdf_sha256 and sha256_file(files["zip"]) == production.zip_sha256
-    assert not list(files["pdf"].parent.glob("*.part"))
+    # The interrupted attempt left no file and no record: the folder holds the two files, each recorded once,
+    # and each native in the volume is recorded once.
+    assert sorted(p.name for p in files["pdf"].parent.iterdir()) == sorted(p.name for p in files.values())
+    with zipfile.ZipFile(files["zip"]) as volume:
+        natives = [hashlib.sha256(volume.read(name)).hexdigest() for name in volume.namelist() if "/NATIVES/" in name]
+    assert len(natives) == len(exhibits)
+    recorded = GeneratedDocument.objects.filter(matter=matter, origin="production").values_list("sha256", flat=True)
+    assert sorted(recorded) == sorted([*natives, production.pdf_sha256, production.zip_sha256])
     with pymupdf.open(files["pdf"]) as combined:
         assert combined.page_count == production.page_count
         stamps = [production.bates(n) for n in range(production.first_number, production.last_number + 1)]
