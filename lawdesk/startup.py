@@ -9,7 +9,6 @@ from django.core.management import call_command
 
 from lawdesk.accounts import WeakPassword, ensure_first_attorney
 from matters.exhibits.ingest.ocr_check import ocr_problems
-from matters.exhibits.processing import exhibits_requeue_stale
 from matters.recovery import documents_recover
 from pipeline.embedded import EmbeddedServer, EmbeddedUnavailable, embedded_model, start_embedded_server
 from pipeline.servers import needs_embedded, register_embedded
@@ -37,12 +36,12 @@ def prepare() -> None:
         )
     elif account.created:
         print(f"First attorney account '{account.username}' created with LAWDESK_ADMIN_PASSWORD.", flush=True)
-    if requeued := exhibits_requeue_stale(idle_s=settings.LAWDESK_INGEST_TIMEOUT_S):
-        print(f"Queued again {len(requeued)} file(s) whose processing had stopped with a worker.", flush=True)
-    taken = documents_recover()
-    if taken["exhibits"] or taken["productions"]:
-        print(f"Queued again {len(taken['exhibits'])} file(s) and {len(taken['productions'])} production(s) whose "
-              "worker had stopped renewing its lease.", flush=True)
+    # The ingest time limit bounds a live worker's silence on a file, so rows left by a version without leases
+    # that have been idle longer have no worker.
+    taken = documents_recover(idle_s=settings.LAWDESK_INGEST_TIMEOUT_S)
+    if any(taken.values()):
+        print(f"Queued again {len(taken['exhibit'])} file(s), {len(taken['production'])} production(s) and "
+              f"{len(taken['import'])} import(s) whose worker had stopped.", flush=True)
     if recovered := stage_recover():
         print(f"Queued again {len(recovered)} job stage(s) whose worker had stopped.", flush=True)
     probe_schedule()  # the periodic health-and-speed probe of the model servers queues its own next run

@@ -9,7 +9,7 @@ the work over. Every write that ends the work is made conditional on the lease o
 lease (paused past the expiry, then woke up) cannot overwrite the work of the one that took over.
 
 The same mechanism serves both queues: job stages (``pipeline.job_models.StageRun``) and the documents queue
-(exhibits being processed, productions being stamped).
+(exhibits being processed, productions being stamped, incoming productions being imported).
 """
 
 import logging
@@ -104,7 +104,8 @@ WATCH_AFTER_LEASES = 1.5
 
 
 def lease_watch_schedule(kind: str, pk: int) -> None:
-    """Queue a check of the lease of an ``exhibit`` or ``production`` (``kind``) with id ``pk`` for when it would
-    have expired, once the current transaction commits."""
+    """Queue a check of the lease of an ``exhibit``, ``production`` or ``import`` (``kind``, a key of
+    ``matters.recovery.LEASED``) with id ``pk`` for when it would have expired, once the current transaction
+    commits."""
     run_after = timezone.now() + timedelta(seconds=settings.LAWDESK_DOCUMENT_LEASE_S * WATCH_AFTER_LEASES)
     transaction.on_commit(lambda: watch_lease_task.using(run_after=run_after).enqueue(kind, pk))

@@ -42,8 +42,9 @@ def run_import(incoming_id: int) -> str:
 
 @task(queue_name="documents", priority=10)
 def watch_lease(kind: str, pk: int) -> str:
-    """Take over an exhibit (``kind`` "exhibit") or production ("production") whose worker stopped renewing its
-    lease; look again later while it is live. Runs ahead of waiting files, so a takeover is never queued behind them."""
+    """Take over an exhibit (``kind`` "exhibit"), production ("production") or import ("import") whose worker
+    stopped renewing its lease; look again later while it is live. Runs ahead of waiting files, so a takeover is
+    never queued behind them."""
     from matters.recovery import lease_watch
 
     return lease_watch(kind, pk)

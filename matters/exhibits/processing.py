@@ -22,7 +22,7 @@ from matters.models import Exhibit, Page
 from matters.privilege.services import improper_redactions_record
 from matters.progress import exhibit_changed
 from matters.provenance import exhibit_check_near_duplicate, injection_reason_for
-from .services import enqueue_ingest, exhibit_prefill_cites_as
+from .services import exhibit_prefill_cites_as
 from .reading import is_transcript
 from matters.drafts.verifier.facts import exhibit_index_facts
 from matters.drafts.verifier.transcripts import suggest_transcript_cite
@@ -122,7 +122,7 @@ def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str) -
                     improper_redactions_record(page=page, found=event["improper_redaction"])
                 pages_pdf += event["source"] == Page.Source.PDF
                 pages_ocr += event["source"] == Page.Source.OCR
-                # updated_at doubles as the heartbeat that tells a live exhibit from one whose worker died.
+                # updated_at moves with every page: a row left by a version without leases is judged by it.
                 Exhibit.objects.filter(pk=exhibit.pk).update(progress_page=event["number"], updated_at=timezone.now())
                 _notify(exhibit)
             elif kind == "done":
@@ -219,32 +219,3 @@ def _notify(exhibit: Exhibit) -> None:
         exhibit_changed(matter_id=exhibit.matter_id, exhibit_id=exhibit.pk)
     except Exception:  # a missing Redis must not fail the ingest; the persisted progress is still there
         logger.warning("could not push progress for exhibit %s", exhibit.pk, exc_info=True)
-
-
-def exhibits_requeue_stale(*, idle_s: int) -> list[int]:
-    """Queue again every exhibit left ``processing`` with no progress for ``idle_s`` seconds (its worker died:
-    killed, or the machine restarted); return their ids. A live worker records progress with every page, and
-    a file is stopped at the ingest time limit, so an idle time past that limit means nobody is working on it.
-    """
-    cutoff = timezone.now() - timezone.timedelta(seconds=idle_s)
-    requeued = []
-    for exhibit in Exhibit.objects.filter(status=Exhibit.Status.PROCESSING, updated_at__lt=cutoff).select_related(
-        "matter"
-    ):
-        with transaction.atomic():
-            if not Exhibit.objects.filter(
-                pk=exhibit.pk, status=Exhibit.Status.PROCESSING, updated_at__lt=cutoff
-            ).update(status=Exhibit.Status.QUEUED, progress_page=0, updated_at=timezone.now()):
-                continue
-            audit_record(
-                action="exhibit.status",
-                matter=exhibit.matter,
-                obj=exhibit,
-                file_sha256=exhibit.sha256,
-                detail={"from": Exhibit.Status.PROCESSING, "to": Exhibit.Status.QUEUED,
-                        "reason": "its worker stopped before finishing"},
-            )
-            transaction.on_commit(lambda pk=exhibit.pk: enqueue_ingest(pk))
-        requeued.append(exhibit.pk)
-    return requeued
-

@@ -4,13 +4,16 @@ Each produced document becomes an exhibit (origin ``opposing_party`` or ``third_
 producing party's Bates numbers, so a draft citing ``DEF000123`` finds the page and its text. A volume that
 names missing images, skips or repeats numbers, or disagrees with its images' page counts is imported as far as
 it is consistent, and the report lists every discrepancy. The uploaded volume itself is kept byte for byte.
+An import confirmed in the browser runs in the worker under a lease (:func:`import_confirmed`); if the worker dies,
+another reads the volume again, and each record keeps the exhibit it already became (:mod:`matters.incoming.records`).
 """
 
-import io
+import logging
 import shutil
 import tempfile
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
 from matters import storage
@@ -32,14 +35,15 @@ from matters.incoming.volume_files import (
     _unpacked,
     inspect_volume,
 )
+from matters.incoming.records import RecordExhibits
+from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
-from matters.exhibits.processing import exhibit_process
 from matters.exhibits.reading import reading_form
-from matters.exhibits.services import exhibit_create
 from matters.exhibits.sniff import sniff
 from matters.validation import require_choice
 from matters.tasks import run_import as run_import_task
 
+logger = logging.getLogger(__name__)
 
 MAX_DOCUMENT_PAGES = 100_000
 INCOMING_ORIGINS = ("opposing_party", "third_party")  # who produces volumes to us
@@ -57,12 +61,24 @@ def import_production(*, matter: Matter, paths: list[Path], origin: str, user, f
         incoming = IncomingProduction.objects.create(
             matter=matter, origin=origin, source_name=", ".join(p.name for p in paths)[:500], created_by=user,
             sha256=store_upload(first) if first.is_file() else "", status=IncomingProduction.Status.IMPORTING)
+    return _import_run(incoming, paths, field_map, user)
+
+
+def _import_run(incoming: IncomingProduction, paths: list[Path], field_map: dict | None, user,
+                keeper: LeaseKeeper | None = None, owner: str = "") -> IncomingProduction:
+    """Read the volume into ``incoming`` from the start and record how it ended. ``owner``: the lease this
+    worker holds (every write that ends the import is conditional on it); raises LeaseLost once it is lost."""
     report = Report()
+    # Numbers a dead worker's reading gave pages are given again, to the same pages, by this one.
+    IncomingBatesPage.objects.filter(incoming=incoming).delete()
     try:
-        _import_paths(incoming, paths, field_map, report)
+        _import_paths(incoming, RecordExhibits(incoming, keeper), paths, field_map, report)
+    except LeaseLost:
+        raise
     except Exception as error:  # recorded for the user, then raised for the caller
-        IncomingProduction.objects.filter(pk=incoming.pk).update(
-            status=IncomingProduction.Status.FAILED, reason=str(error), report=report.items)
+        # In the worker nobody sees the exception, so the reason says that the import stopped on it.
+        reason = f"The import stopped: {error}" if owner else str(error)
+        _finish(incoming, owner, status=IncomingProduction.Status.FAILED, reason=reason, report=report.items)
         raise
     documents = incoming.bates_pages.values("page__exhibit").distinct().count()
     status, reason = IncomingProduction.Status.DONE, ""
@@ -75,48 +91,50 @@ def import_production(*, matter: Matter, paths: list[Path], origin: str, user, f
     for overlap in bates_overlaps(incoming.matter):
         if overlap.involves(f"in:{incoming.pk}"):
             report.add(overlap.message())
-    IncomingProduction.objects.filter(pk=incoming.pk).update(status=status, reason=reason, report=report.items)
-    incoming.refresh_from_db()
-    audit_record(action="incoming_production.import", actor=user, matter=matter, obj=incoming,
-                 file_sha256=incoming.sha256, detail={"documents": documents, "discrepancies": len(report.items),
-                                                      "status": status})
+    with transaction.atomic():
+        if not _finish(incoming, owner, status=status, reason=reason, report=report.items):
+            raise LeaseLost(f"import {incoming.pk}")
+        incoming.refresh_from_db()
+        audit_record(action="incoming_production.import", actor=user, matter=incoming.matter, obj=incoming,
+                     file_sha256=incoming.sha256, detail={"documents": documents, "discrepancies": len(report.items),
+                                                          "status": status})
     return incoming
 
 
-def _import_paths(incoming, paths: list[Path], field_map: dict | None, report: Report) -> None:
+def _finish(incoming: IncomingProduction, owner: str, **fields) -> bool:
+    """End the import with ``fields`` and release its lease; False when ``owner`` no longer holds it."""
+    rows = IncomingProduction.objects.filter(pk=incoming.pk, status=IncomingProduction.Status.IMPORTING)
+    if owner:
+        rows = rows.filter(lease_owner=owner)
+    return bool(rows.update(lease_owner="", lease_expires_at=None, **fields))
+
+
+def _import_paths(incoming, records: RecordExhibits, paths: list[Path], field_map: dict | None,
+                  report: Report) -> None:
     if len(paths) > 1 and not all(p.is_file() and _is_pdf(p) for p in paths):
         raise ValueError("Import one volume (a ZIP or a folder) at a time, or only stamped PDFs together.")
     with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
         if all(p.is_file() and _is_pdf(p) for p in paths):
-            _import_stamped(incoming, paths, report)
+            _import_stamped(incoming, records, paths, report)
         else:
             path = paths[0]
             root = _unpacked(path, Path(work))
             dats = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".dat")
             if dats:
-                _import_volume(incoming, root, dats[0], field_map, report)
+                _import_volume(incoming, records, root, dats[0], field_map, report)
             else:
                 files = sorted(p for p in root.rglob("*") if p.is_file())
                 pdfs = [p for p in files if _is_pdf(p)]
                 for named in (p for p in files if p.suffix.lower() == ".pdf" and p not in pdfs):
                     report.add(f"{named.name} is named as a PDF but its content is not one; it was not imported.")
                 report.add("No DAT load file: documents were read as stamped PDFs.")
-                _import_stamped(incoming, pdfs, report)
+                _import_stamped(incoming, records, pdfs, report)
             for nested in sorted(p for p in root.rglob("*") if p.is_file() and _is_zip(p)):
                 report.add(f"{nested.name} is an archive inside the archive; nested archives are not unpacked.")
 
 
-def _new_exhibit(incoming: IncomingProduction, data: bytes, name: str) -> Exhibit:
-    """The exhibit for one produced document; a document identical to one already in the matter (productions
-    repeat documents) is that exhibit, whose pages then carry both Bates numbers."""
-    exhibit = exhibit_create(matter=incoming.matter, stream=io.BytesIO(data), original_name=name,
-                             origin=incoming.origin, uploaded_by=incoming.created_by, enqueue=False)
-    if exhibit.status == Exhibit.Status.DUPLICATE:
-        return exhibit.duplicate_of
-    return exhibit_process(exhibit_id=exhibit.pk, previews="inline")
-
-
-def _import_volume(incoming, root: Path, dat_path: Path, field_map: dict | None, report: Report) -> None:
+def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path, field_map: dict | None,
+                   report: Report) -> None:
     dat = read_dat(dat_path.read_bytes())
     header, rows = dat.header, dat.rows
     if not dat.decoded.certain:
@@ -157,12 +175,13 @@ def _import_volume(incoming, root: Path, dat_path: Path, field_map: dict | None,
         if begin.prefix.lower() != end.prefix.lower():
             report.add(f"{begin}–{end}: the begin and end numbers have different prefixes.")
         numbers = [begin.shifted(i) for i in range(end.number - begin.number + 1)]
-        _import_document(incoming, numbers, images, index, base, field("textpath"), field("nativepath"), report,
-                         title=field("title"), kind=kind)
+        _import_document(incoming, records, numbers, images, index, base, field("textpath"), field("nativepath"),
+                         report, title=field("title"), kind=kind)
 
 
-def _import_document(incoming, numbers: list[Bates], images: dict[str, tuple[str, int]], index, base: str,
-                     text_ref: str, native_ref: str, report: Report, title: str = "", kind: str = "OPT") -> None:
+def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], images: dict[str, tuple[str, int]],
+                     index, base: str, text_ref: str, native_ref: str, report: Report, title: str = "",
+                     kind: str = "OPT") -> None:
     first = str(numbers[0])
     present: list[tuple[Bates, Path, int]] = []
     for number in numbers:
@@ -192,7 +211,7 @@ def _import_document(incoming, numbers: list[Bates], images: dict[str, tuple[str
             "the DAT names no native and there is no image load file")
         report.add(f"{first}–{numbers[-1]}: {reason}; the document was not imported.")
         return
-    exhibit = _new_exhibit(incoming, data, f"{first}.pdf")
+    exhibit = records.exhibit_for(data, f"{first}.pdf")
     if title and exhibit.title == first:
         Exhibit.objects.filter(pk=exhibit.pk).update(title=title[:300])
     if exhibit.status != Exhibit.Status.READY:
@@ -222,34 +241,34 @@ def _import_document(incoming, numbers: list[Bates], images: dict[str, tuple[str
             for page, number in zip(pages, page_numbers))
 
 
-def _import_stamped(incoming, pdfs: list[Path], report: Report) -> None:
+def _import_stamped(incoming, records: RecordExhibits, pdfs: list[Path], report: Report) -> None:
     seen: set[str] = set()
     for path in pdfs:
-        exhibit = _new_exhibit(incoming, path.read_bytes(), path.name)
+        exhibit = records.exhibit_for(path.read_bytes(), path.name)
         if exhibit.status != Exhibit.Status.READY:
             report.add(f"{path.name}: could not be read ({exhibit.reason}).")
             continue
         found, previous = [], None
-        records = list(exhibit.pages.order_by("number"))
+        pages = list(exhibit.pages.order_by("number"))
         try:
-            stamps = _stamps_of(exhibit, records)
+            stamps = _stamps_of(exhibit, pages)
         except PageFilesRefused as refused:
             report.add(f"{path.name}: {refused}")
             continue
-        for text, record in zip(stamps, records):
+        for text, page in zip(stamps, pages):
             if text is None:
-                report.add(f"{path.name}, page {record.number}: no Bates number found at its edges.")
+                report.add(f"{path.name}, page {page.number}: no Bates number found at its edges.")
                 continue
             parsed = Bates.parse(text)
             if text in seen:
-                report.add(f"{path.name}, page {record.number}: {text} was already used on an earlier page; "
+                report.add(f"{path.name}, page {page.number}: {text} was already used on an earlier page; "
                            "this page was left unnumbered.")
                 continue
             if previous is not None and parsed and parsed.number != previous.number + 1:
-                report.add(f"{path.name}, page {record.number}: {text} does not follow {previous}.")
+                report.add(f"{path.name}, page {page.number}: {text} does not follow {previous}.")
             previous = parsed
             seen.add(text)
-            found.append(IncomingBatesPage(incoming=incoming, page=record, bates=text))
+            found.append(IncomingBatesPage(incoming=incoming, page=page, bates=text))
         IncomingBatesPage.objects.bulk_create(found)
 
 
@@ -315,16 +334,31 @@ def incoming_confirm(*, incoming: IncomingProduction, field_map: dict, user) -> 
 
 
 def import_confirmed(*, incoming_id: int) -> IncomingProduction:
-    """The worker's side: import the kept files with the confirmed mapping; failures are recorded, not raised."""
-    incoming = IncomingProduction.objects.select_related("matter").get(pk=incoming_id)
-    if incoming.status != IncomingProduction.Status.IMPORTING:
-        return incoming
-    paths = sorted(upload_dir(incoming.pk).iterdir())
-    try:
-        return import_production(matter=incoming.matter, paths=paths, origin=incoming.origin,
-                                 user=incoming.created_by, field_map=incoming.field_map or None, incoming=incoming)
-    except Exception as error:  # an unreadable volume must not stop the worker; the user sees why
-        IncomingProduction.objects.filter(pk=incoming.pk).update(status=IncomingProduction.Status.FAILED,
-                                                               reason=f"The import stopped: {error}")
-        incoming.refresh_from_db()
-        return incoming
+    """The worker's side: import the kept files with the confirmed mapping; failures are recorded, not raised.
+
+    The worker claims the import with a lease (:mod:`matters.leases`) and renews it while it reads; an import
+    claimed by a live worker, or no longer ``importing``, is returned unchanged. If the worker dies,
+    :mod:`matters.recovery` queues it again and another worker reads it again from the start, keeping every
+    exhibit already made (:mod:`matters.incoming.records`)."""
+    owner = worker_id()
+    if not IncomingProduction.objects.filter(pk=incoming_id, status=IncomingProduction.Status.IMPORTING,
+                                             lease_owner="").update(
+            lease_owner=owner, lease_expires_at=lease_expiry(settings.LAWDESK_DOCUMENT_LEASE_S)):
+        return IncomingProduction.objects.get(pk=incoming_id)
+    lease_watch_schedule("import", incoming_id)
+    incoming = IncomingProduction.objects.select_related("matter", "created_by").get(pk=incoming_id)
+    lease_s = settings.LAWDESK_DOCUMENT_LEASE_S
+    keeper = LeaseKeeper(model=IncomingProduction, pk=incoming.pk, owner=owner, lease_s=lease_s,
+                         live={"status": IncomingProduction.Status.IMPORTING})
+    with keeper:
+        try:
+            paths = sorted(upload_dir(incoming.pk).iterdir())
+            return _import_run(incoming, paths, incoming.field_map or None, incoming.created_by, keeper, owner)
+        except LeaseLost:
+            logger.warning("import %s was taken over by another worker; this one stops", incoming.pk)
+        except Exception as error:  # an unreadable volume must not stop the worker; the user sees why
+            logger.warning("import %s failed", incoming.pk, exc_info=True)
+            # Written only if the reading did not record its own failure already (it ends the import).
+            _finish(incoming, owner, status=IncomingProduction.Status.FAILED, reason=f"The import stopped: {error}")
+    incoming.refresh_from_db()
+    return incoming

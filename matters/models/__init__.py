@@ -16,7 +16,7 @@ from .case import (
     Page,
 )
 from .drafts import Draft, DraftVersion, Finding, PageFact, ReviewAttack
-from .incoming import IncomingBatesPage, IncomingProduction
+from .incoming import IncomingBatesPage, IncomingDocument, IncomingProduction
 from .privilege import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
 from .productions import BatesPage, Production, ProductionDocument
 
@@ -33,6 +33,7 @@ __all__ = [
     "GeneratedDocument",
     "ImproperRedaction",
     "IncomingBatesPage",
+    "IncomingDocument",
     "IncomingProduction",
     "Matter",
     "Origin",

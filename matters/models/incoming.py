@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.db import models
 
-from .case import Matter, Origin, Page
+from .case import Exhibit, Matter, Origin, Page
 
 
 class IncomingProduction(models.Model):
@@ -30,9 +30,31 @@ class IncomingProduction(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # The worker importing the volume and until when its claim holds (matters.leases); empty when no one is.
+    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.source_name
+
+
+class IncomingDocument(models.Model):
+    """One record of an incoming volume (a DAT row, or a stamped PDF) and the exhibit it became.
+
+    ``record`` is the record's place in the volume (0-based, in the order the import reads them), which is the
+    same on every reading of the same files; ``name`` is what the report calls it (its first Bates number or file
+    name). The row is written in the same transaction as the exhibit, so an import taken over after its worker
+    died finds every exhibit already made and makes none twice.
+    """
+
+    incoming = models.ForeignKey(IncomingProduction, on_delete=models.CASCADE, related_name="documents")
+    record = models.PositiveIntegerField()
+    name = models.CharField(max_length=300)
+    exhibit = models.ForeignKey(Exhibit, on_delete=models.PROTECT, related_name="incoming_documents")
+
+    class Meta:
+        ordering = ["incoming", "record"]
+        constraints = [models.UniqueConstraint(fields=["incoming", "record"], name="incoming_record_unique")]
 
 
 class IncomingBatesPage(models.Model):

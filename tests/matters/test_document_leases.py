@@ -1,18 +1,33 @@
 """Leases on documents-queue work (matters.leases, matters.recovery), without worker processes: a live lease is
-never taken over, an expired one is, and a worker that lost its lease writes nothing."""
+never taken over, an expired one is, a worker that lost its lease writes nothing, and an import read again makes
+each record's exhibit once."""
 
 import threading
+import zipfile
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from matters import storage
+from matters.incoming.services import import_confirmed, incoming_confirm, incoming_receive
 from matters.leases import LeaseKeeper
-from matters.models import AuditEntry, Exhibit, Production
+from matters.models import (
+    AuditEntry,
+    Exhibit,
+    GeneratedDocument,
+    IncomingBatesPage,
+    IncomingDocument,
+    IncomingProduction,
+    Page,
+    Production,
+)
 from matters.productions.reservation import production_create
+from matters.productions.delivery import production_files
 from matters.productions.stamping import production_run
-from matters.recovery import exhibits_recover, lease_watch, productions_recover
+from matters.recovery import exhibits_recover, imports_recover, lease_watch, productions_recover
 from matters.exhibits.services import exhibit_create
+from tests.support.volumes import PAGES_PER_DOCUMENT, build_volume
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -58,10 +73,18 @@ def test_a_production_is_stamped_again_only_once_its_lease_expired(matter, attor
     assert production_run(production_id=production.pk).status == "stamping"  # held by a live worker: untouched
     assert productions_recover() == []
     Production.objects.filter(pk=production.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    # What a worker killed mid-stamping leaves: partial files under their temporary names.
+    folder = storage.production_dir(production.pk)
+    folder.mkdir(parents=True)
+    (folder / f"{production.volume}.zip.part").write_bytes(b"PK\x03\x04 cut short")
     assert productions_recover() == [production.pk]
     done = production_run(production_id=production.pk)
     assert done.status == "done" and (done.first_number, done.last_number) == (1, exhibit.page_count)
     assert done.bates_pages.count() == exhibit.page_count
+    files = production_files(done)
+    assert sorted(folder.iterdir()) == sorted(files.values())
+    recorded = GeneratedDocument.objects.filter(matter=matter, origin="production").values_list("sha256", flat=True)
+    assert len(recorded) == 3 and {done.pdf_sha256, done.zip_sha256} <= set(recorded)  # the native, PDF, volume
     assert AuditEntry.objects.filter(matter=matter, action="production.restart").count() == 1
 
 
@@ -87,3 +110,64 @@ def test_a_keeper_renews_a_live_lease(processing):
             keeper.stopping.wait(0.1)
     assert not keeper.lost
     assert Exhibit.objects.get(pk=exhibit.pk).lease_expires_at > first_expiry + timedelta(seconds=1)
+
+
+@pytest.fixture
+def confirmed_import(matter, attorney, tmp_path):
+    """A volume of three documents received and confirmed, waiting for a worker (nothing read yet)."""
+    volume = build_volume(tmp_path / "in")
+    archive = tmp_path / "VOL001.zip"
+    with zipfile.ZipFile(archive, "w") as packed:
+        for path in volume.rglob("*"):
+            if path.is_file():
+                packed.write(path, path.relative_to(volume.parent))
+    with open(archive, "rb") as upload:
+        incoming = incoming_receive(matter=matter, uploads=[upload], origin="opposing_party", user=attorney)
+    return incoming_confirm(incoming=incoming, field_map=incoming.field_map, user=attorney)
+
+
+def test_an_import_is_taken_back_only_once_its_lease_expired(confirmed_import, matter):
+    IncomingProduction.objects.filter(pk=confirmed_import.pk).update(
+        lease_owner="w:1:a", lease_expires_at=timezone.now() + timedelta(seconds=30))
+    assert import_confirmed(incoming_id=confirmed_import.pk).status == "importing"  # a live worker holds it
+    assert imports_recover() == [] and lease_watch("import", confirmed_import.pk) == "live"
+    IncomingProduction.objects.filter(pk=confirmed_import.pk).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert lease_watch("import", confirmed_import.pk) == "recovered"
+    row = IncomingProduction.objects.get(pk=confirmed_import.pk)
+    assert (row.status, row.lease_owner, row.lease_expires_at) == ("importing", "", None)
+    assert imports_recover() == [] and lease_watch("import", confirmed_import.pk) == "settled"
+    entry = AuditEntry.objects.get(matter=matter, action="incoming_production.restart")
+    assert entry.detail["worker"] == "w:1:a"
+
+
+@pytest.mark.ocr
+def test_an_import_read_again_keeps_the_exhibits_it_made_and_makes_each_missing_one_once(confirmed_import, matter):
+    assert import_confirmed(incoming_id=confirmed_import.pk).status == "done"
+    links = list(IncomingDocument.objects.filter(incoming=confirmed_import).order_by("record"))
+    assert [link.record for link in links] == [0, 1, 2]
+    made = {link.record: link.exhibit_id for link in links}
+    # As a worker killed while reading the second record leaves it: the first record whole, the second's exhibit
+    # claimed and half read, the third never reached, no Bates number recorded yet for the last two.
+    second, third = links[1].exhibit, links[2].exhibit
+    IncomingBatesPage.objects.filter(incoming=confirmed_import, page__exhibit__in=[second, third]).delete()
+    Page.objects.filter(exhibit=second, number__gt=1).delete()
+    Exhibit.objects.filter(pk=second.pk).update(status="processing", lease_owner="w:1:a", progress_page=1,
+                                                lease_expires_at=timezone.now() - timedelta(seconds=1))
+    links[2].delete()
+    Page.objects.filter(exhibit=third).delete()
+    Exhibit.objects.filter(pk=third.pk).delete()
+    IncomingProduction.objects.filter(pk=confirmed_import.pk).update(
+        status="importing", lease_owner="w:1:a", lease_expires_at=timezone.now() - timedelta(seconds=1))
+
+    assert imports_recover() == [confirmed_import.pk]
+    again = import_confirmed(incoming_id=confirmed_import.pk)
+    assert again.status == "done", again.reason
+    links = list(IncomingDocument.objects.filter(incoming=again).order_by("record"))
+    assert [link.record for link in links] == [0, 1, 2]
+    assert (links[0].exhibit_id, links[1].exhibit_id) == (made[0], made[1])  # kept, not made again
+    assert matter.exhibits.count() == 3 and all(link.exhibit.status == "ready" for link in links)
+    numbers = sorted(IncomingBatesPage.objects.filter(incoming=again).values_list("bates", flat=True))
+    assert numbers == [f"DEF{n:06d}" for n in range(1, sum(PAGES_PER_DOCUMENT) + 1)]
+    for link, count in zip(links, PAGES_PER_DOCUMENT):
+        assert list(link.exhibit.pages.values_list("number", flat=True)) == list(range(1, count + 1))

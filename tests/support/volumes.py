@@ -27,14 +27,15 @@ def page_image(number: int) -> bytes:
     return out.getvalue()
 
 
-def build_volume(root, *, missing: int | None = None, repeat: int | None = None, prefix: str = "DEF"):
-    """Three documents, seven pages: DAT (vendor field names) + OPT + TEXT + single-page TIFF images, numbered
-    ``prefix``000001-7."""
+def build_volume(root, *, missing: int | None = None, repeat: int | None = None, prefix: str = "DEF",
+                 pages_per_document: list[int] = PAGES_PER_DOCUMENT):
+    """By default three documents, seven pages (``pages_per_document``: as many documents of those page counts):
+    DAT (vendor field names) + OPT + TEXT + single-page TIFF images, numbered ``prefix``000001 on."""
     volume = root / "VOL001"
     for folder in ("DATA", "IMAGES", "TEXT"):
         (volume / folder).mkdir(parents=True)
     rows, opt, number = [], [], 1
-    for count in PAGES_PER_DOCUMENT:
+    for count in pages_per_document:
         numbers = list(range(number, number + count))
         first, last = f"{prefix}{numbers[0]:06d}", f"{prefix}{numbers[-1]:06d}"
         rows.append({"BEGBATES": first, "ENDBATES": last, "TEXTPATH": f"TEXT\\{first}.txt"})

@@ -1,17 +1,20 @@
 """exhibit_process: every kind of file ends ``ready`` or in a glossary status with a reason, original kept."""
 
+import io
 import re
 from difflib import SequenceMatcher
 
 import pymupdf
 import pytest
+from django.utils import timezone
 from PIL import Image
 
 from matters import storage
 from matters.models import Exhibit, Page
 from matters.exhibits.ingest.child import usable_text
 from matters.exhibits.processing import exhibit_process
-from matters.exhibits.services import exhibit_submit_password
+from matters.exhibits.services import exhibit_create, exhibit_submit_password
+from matters.recovery import documents_recover
 
 pytestmark = pytest.mark.django_db
 
@@ -243,23 +246,25 @@ def test_huge_pages_are_ocrd_at_a_lower_resolution():
         assert (8000 / 72 * dpi) * (6000 / 72 * dpi) <= MAX_OCR_PIXELS
 
 
-def test_exhibit_left_processing_by_a_dead_worker_is_queued_again(matter, corpus, attorney, time_machine):
-    import io
-
-    from matters.exhibits.processing import exhibits_requeue_stale
-    from matters.exhibits.services import exhibit_create
-
+def test_exhibit_left_processing_without_a_lease_is_queued_again_once_idle(matter, corpus, attorney, time_machine):
+    """A row left ``processing`` by a version without leases is judged by idle time; a leased row never is."""
     time_machine.move_to("2026-11-29 10:00:00Z")
-    exhibit = exhibit_create(matter=matter, stream=io.BytesIO(corpus("court/ca7_3.pdf").read_bytes()),
-                             original_name="a.pdf", origin="client", uploaded_by=attorney, enqueue=False)
+    exhibit, leased = (
+        exhibit_create(matter=matter, stream=io.BytesIO(corpus(f"court/{name}").read_bytes()),
+                       original_name=name, origin="client", uploaded_by=attorney, enqueue=False)
+        for name in ("ca7_3.pdf", "cafc_3.pdf"))
     Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.PROCESSING, progress_page=3)
+    # A live worker's lease, renewed until well after the idle time: the idle rule must leave it alone.
+    Exhibit.objects.filter(pk=leased.pk).update(status=Exhibit.Status.PROCESSING, lease_owner="w:1:a",
+                                                lease_expires_at=timezone.now() + timezone.timedelta(hours=2))
     time_machine.move_to("2026-11-29 10:10:00Z")
-    assert exhibits_requeue_stale(idle_s=1800) == []  # could still be alive: left alone
+    assert documents_recover(idle_s=1800)["exhibit"] == []  # could still be alive: left alone
     time_machine.move_to("2026-11-29 10:40:00Z")
-    assert exhibits_requeue_stale(idle_s=1800) == [exhibit.pk]
+    assert documents_recover(idle_s=1800)["exhibit"] == [exhibit.pk]
     exhibit.refresh_from_db()
     assert (exhibit.status, exhibit.progress_page) == (Exhibit.Status.QUEUED, 0)
-    assert matter.audit_entries.filter(action="exhibit.status", detail__to="queued").exists()
+    assert Exhibit.objects.get(pk=leased.pk).status == Exhibit.Status.PROCESSING
+    assert matter.audit_entries.filter(action="exhibit.status", detail__to="queued").count() == 1
     assert exhibit_process(exhibit_id=exhibit.pk, previews="skip").status == Exhibit.Status.READY
 
 
