@@ -42,7 +42,6 @@ class Leased:
     ``requeue`` queues the work again by id (called on commit); ``idle_field`` is the time stamp a worker moves with
     its progress, by which a row that holds no lease is judged abandoned (None: no such rule for this kind)."""
 
-    kind: str
     model: type[models.Model]
     working: str
     release: Callable[[], dict]
@@ -53,19 +52,19 @@ class Leased:
 
 LEASED = {
     "exhibit": Leased(
-        kind="exhibit", model=Exhibit, working=Exhibit.Status.PROCESSING,
+        model=Exhibit, working=Exhibit.Status.PROCESSING,
         release=lambda: {"status": Exhibit.Status.QUEUED, "progress_page": 0, "updated_at": timezone.now()},
         audit=lambda row: ("exhibit.status", row.sha256, {"from": Exhibit.Status.PROCESSING,
                                                           "to": Exhibit.Status.QUEUED}),
         requeue=lambda pk: ingest_exhibit.enqueue(pk), idle_field="updated_at"),
     "production": Leased(
-        kind="production", model=Production, working=Production.Status.STAMPING,
+        model=Production, working=Production.Status.STAMPING,
         release=lambda: {"pages_done": 0},
         audit=lambda row: ("production.restart", "", {"first": row.first, "last": row.last,
                                                       "note": "stamped again in the same range"}),
         requeue=lambda pk: run_production.enqueue(pk)),
     "import": Leased(
-        kind="import", model=IncomingProduction, working=IncomingProduction.Status.IMPORTING,
+        model=IncomingProduction, working=IncomingProduction.Status.IMPORTING,
         release=dict,
         audit=lambda row: ("incoming_production.restart", row.sha256,
                            {"note": "read again; documents already imported are kept, none is made twice"}),
