@@ -6,6 +6,7 @@ exhibit or a draft. Every page that shows exhibit or draft text shows each of th
 named in its title, through :func:`mark_html`.
 """
 
+import re
 import unicodedata
 
 from django.utils.html import escape
@@ -26,7 +27,19 @@ def mark_html(char: str) -> str:
     return f'<mark class="invisible" title="{escape(name)}">U+{ord(char):04X}</mark>'
 
 
+# The same characters as is_invisible() as one class: C0 and C1 controls (category Cc) but tab, newline and
+# carriage return, and the INVISIBLE set. escape() never adds such a character, so it may run first.
+_INVISIBLE_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+                           + "".join(f"\\u{code:04x}" for code in sorted(INVISIBLE)) + "]")
+
+
+def reveal(text: str) -> str:
+    """Escape ``text`` for HTML and show each invisible character as its :func:`mark_html` mark; the same
+    result as marking character by character, in two passes over the string instead of a call per character."""
+    return _INVISIBLE_RE.sub(lambda match: mark_html(match.group()), escape(text or ""))
+
+
 def reveal_in_html(html: str) -> str:
     """Replace every invisible character of already-safe ``html`` by its mark. Only for HTML whose attributes
     cannot hold such characters (LawDesk's sanitized draft HTML has no attributes at all)."""
-    return "".join(mark_html(char) if is_invisible(char) else char for char in html)
+    return _INVISIBLE_RE.sub(lambda match: mark_html(match.group()), html)

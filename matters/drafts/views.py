@@ -33,6 +33,7 @@ from matters.drafts.services import (
 )
 from .exports import EXPORT_KINDS, draft_export
 from .review import ATTACK_KIND, ReviewFilter, margin, review_counts, segments, version_diff, version_history
+from .review_html import draft_text_html, margin_html
 from .review_sources import source_refs, source_view
 from matters.selectors import matter_for_user
 
@@ -110,8 +111,10 @@ def _review_context(request: HttpRequest, version: DraftVersion, review_filter: 
     attacks = review_filter.attacks(version)
     anchored = [a for a in attacks if not a.outdated]
     return _base_context(request, version, review_filter, panel) | {
-        "counts": review_counts(version), "segments": segments(version.text, findings, anchored),
-        "margin": margin(findings, attacks), "export_kinds": EXPORT_KINDS,
+        "counts": review_counts(version),
+        "draft_text_html": draft_text_html(segments(version.text, findings, anchored)),
+        "margin_html": margin_html(version, margin(findings, attacks), filter_active=review_filter.active),
+        "export_kinds": EXPORT_KINDS,
         "kind_choices": [*Finding.Kind.choices, (ATTACK_KIND, "Reviewer attacks")],
         "status_choices": Finding.Status.choices,
     }

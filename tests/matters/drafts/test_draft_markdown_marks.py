@@ -4,9 +4,11 @@ import re
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from matters.drafts.markdown import render_html
 from matters.drafts.services import draft_create
+from matters.invisible import is_invisible, mark_html, reveal
 from matters.templatetags.evidence import reveal_invisible
 
 HIDDEN = {"\u202e": "U+202E", "\u2066": "U+2066", "\u200b": "U+200B", "\u200f": "U+200F", "\ufeff": "U+FEFF",
@@ -40,3 +42,11 @@ def test_the_review_page_formatted_view_shows_the_marks(client, attorney, matter
 
 def test_exports_keep_the_text_unmarked():
     assert "U+202E" not in render_html(TEXT, reveal=False)
+
+
+def test_reveal_marks_exactly_the_characters_is_invisible_names():
+    # reveal() finds them with one regular expression; is_invisible() is the definition, one character at a time.
+    chars = [chr(code) for code in [*range(0x3000), *range(0xFE00, 0x10000)] if not 0xD800 <= code <= 0xDFFF]
+    expected = "".join(mark_html(char) if is_invisible(char) else escape(char) for char in chars)
+    assert reveal("".join(chars)) == expected
+    assert str(reveal_invisible("".join(chars))) == expected
