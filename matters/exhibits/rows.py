@@ -1,0 +1,52 @@
+"""One row of the matter page's exhibit list, rendered in Python.
+
+The list shows 100 rows a page; as a template each row cost some twenty variable lookups and filters, about
+a quarter of a millisecond, most of the list's time. The markup is the one the template had (the live progress
+of ``matters.consumers`` swaps rows by their ``id``); every value is escaped.
+"""
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from matters.models import Exhibit
+
+_ORIGIN_LABELS = dict(Exhibit._meta.get_field("origin").choices)
+
+
+def _status_cell(exhibit: Exhibit) -> str:
+    status = escape(exhibit.status)
+    html = f'<span class="status status-{status}">{status}</span>'
+    if exhibit.marked_generated:
+        html += ' <span class="status status-generated">generated</span>'
+    if exhibit.status == Exhibit.Status.PROCESSING:
+        progress = (f"page {exhibit.progress_page} of {exhibit.page_count}" if exhibit.progress_page
+                    else "opening the file")
+        html += f' <span class="progress-text">{progress}</span>'
+    if reason := exhibit.stated_reason:
+        duplicate = exhibit.duplicate_of
+        link = (f' <a href="{escape(duplicate.get_absolute_url())}">Open {escape(duplicate.display_label)}</a>'
+                if duplicate else "")
+        html += f'\n          <div class="reason">{escape(reason)}{link}</div>'
+    return html
+
+
+def exhibit_row_html(exhibit: Exhibit, oob: str = "") -> SafeString:
+    """The ``<tr id="exhibit-<id>">`` of ``exhibit``; ``oob`` is its ``hx-swap-oob`` value when it travels as an
+    out-of-band swap ("true"), else empty. Reads ``exhibit.duplicate_of``: select it with the row."""
+    title, name = exhibit.title, exhibit.original_name
+    name_html = f'<div class="muted small">{escape(name)}</div>' if title != name else ""
+    pages = "—"
+    if exhibit.status == Exhibit.Status.READY:
+        pages = str(exhibit.page_count)
+        if exhibit.pages_ocr:
+            pages += f' <span class="muted small">({exhibit.pages_ocr} OCR)</span>'
+    swap = f' hx-swap-oob="{escape(oob)}"' if oob else ""
+    return mark_safe(
+        f'<tr id="exhibit-{exhibit.pk}" data-status="{escape(exhibit.status)}"{swap}>\n'
+        f"        <td>{escape(exhibit.display_label)}</td>\n"
+        f'        <td><a href="{escape(exhibit.get_absolute_url())}">{escape(title)}</a>{name_html}</td>\n'
+        f"        <td>{escape(_ORIGIN_LABELS.get(exhibit.origin, exhibit.origin))}</td>\n"
+        f"        <td>{escape(exhibit.type_name)}</td>\n"
+        f"        <td>{pages}</td>\n"
+        f"        <td>{_status_cell(exhibit)}\n        </td>\n"
+        "      </tr>")
