@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from matters.exhibits.listing import exhibit_list_page, matter_exhibit_counts
-from matters.exhibits.search import matter_search
+from matters.exhibits.search import matter_search_results
 from matters.forms import MatterForm, SearchForm
 from matters.models import UPLOAD_ORIGINS, Origin
 from matters.selectors import matter_for_user, matters_for_user
@@ -41,9 +41,10 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     search_form = SearchForm(request.GET or None)
     query = search_form.cleaned_data["q"] if search_form.is_valid() else ""
-    hits = matter_search(matter=matter, query=query) if query else None
+    results = matter_search_results(matter=matter, query=query) if query else None
     if request.htmx and request.htmx.target == "search-results":  # the search box: its results only
-        return render(request, "matters/detail.html#search-results", {"matter": matter, "query": query, "hits": hits})
+        return render(request, "matters/detail.html#search-results",
+                      {"matter": matter, "query": query, "results": results})
     exhibit_page = exhibit_list_page(matter, request.GET.get("page"))
     context = {
         "matter": matter,
@@ -52,7 +53,7 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
         "counts": matter_exhibit_counts(matter),
         "origins": ORIGIN_CHOICES,
         "query": query,
-        "hits": hits,
+        "results": results,
     }
     if request.htmx and request.htmx.target == "exhibit-list":  # the pager under the list
         return render(request, "matters/detail.html#exhibit-list", context)

@@ -75,46 +75,130 @@ def _snippet_html(raw: str) -> SafeString:
     return mark_safe(escape(raw).replace(_START, "<mark>").replace(_STOP, "</mark>"))
 
 
+def _sqlite_sql(query: str) -> tuple[str, str] | None:
+    """The FTS5 query for ``query`` and the FROM/WHERE clause matching a matter's ready pages with it (parameters:
+    the FTS5 query, the matter's id); None when nothing searchable is left of ``query``."""
+    fts_query = _fts5_query(query)
+    if not fts_query:
+        return None
+    return fts_query, """
+        FROM matters_page_fts
+        JOIN matters_page p ON p.id = matters_page_fts.rowid
+        JOIN matters_exhibit e ON e.id = p.exhibit_id
+        WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'"""
+
+
+_SQLITE_HIT = "e.id, e.label, e.title, p.number, snippet(matters_page_fts, 0, char(1), char(2), '…', 24)"
+_POSTGRES_FROM = """
+    FROM matters_page p
+    JOIN matters_exhibit e ON e.id = p.exhibit_id,
+         (SELECT {tsquery} AS q) AS typed
+    WHERE e.matter_id = %s AND e.status = 'ready' AND p.search_vector @@ q"""
+# ts_headline parses the page's text again: in an outer query it runs for the hits shown, not for every match.
+_POSTGRES_HITS = """
+    SELECT e.id, e.label, e.title, p.number,
+           ts_headline('english', p.reading_text, typed.q, 'StartSel=' || chr(1) || ', StopSel=' || chr(2)
+                       || ', MaxWords=30, MinWords=12, MaxFragments=2')
+    FROM ({chosen}) AS chosen
+    JOIN matters_page p ON p.id = chosen.id
+    JOIN matters_exhibit e ON e.id = p.exhibit_id,
+         (SELECT {tsquery} AS q) AS typed
+    ORDER BY {order}"""
+_POSTGRES_RANKED = ("SELECT p.id, ts_rank(p.search_vector, q) AS rank {where} "
+                    "ORDER BY rank DESC, e.label_seq, p.number LIMIT %s")
+_POSTGRES_RANK_ORDER = "chosen.rank DESC, e.label_seq, p.number"
+
+
+def _hits(rows) -> list[SearchHit]:
+    return [SearchHit(r[0], r[1], r[2], r[3], _snippet_html(r[4] or "")) for r in rows]
+
+
 def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[SearchHit]:
     """Return up to ``limit`` pages of ``matter`` whose text matches ``query``, best first. Only ``ready``
-    exhibits are searched (a failed exhibit's partial text is deleted anyway)."""
+    exhibits are searched (a failed exhibit's partial text is deleted anyway). Ranks every match: for the search
+    box, where a common word matches most pages, :func:`matter_search_results` bounds that work."""
     query = query.strip()
     if not query:
         return []
     if connection.vendor == "postgresql":
         tsquery, tsparams = _postgres_query(query)
-        sql = f"""
-            SELECT e.id, e.label, e.title, p.number,
-                   ts_headline('english', p.reading_text, q, 'StartSel=' || chr(1) || ', StopSel=' || chr(2)
-                               || ', MaxWords=30, MinWords=12, MaxFragments=2')
-            FROM matters_page p
-            JOIN matters_exhibit e ON e.id = p.exhibit_id,
-                 (SELECT {tsquery} AS q) AS typed
-            WHERE e.matter_id = %s AND e.status = 'ready'
-              AND p.search_vector @@ q
-            ORDER BY ts_rank(p.search_vector, q) DESC, e.label_seq, p.number
-            LIMIT %s
-        """
-        params = [*tsparams, matter.pk, limit]
+        chosen = _POSTGRES_RANKED.format(where=_POSTGRES_FROM.format(tsquery=tsquery))
+        sql = _POSTGRES_HITS.format(chosen=chosen, tsquery=tsquery, order=_POSTGRES_RANK_ORDER)
+        params = [*tsparams, matter.pk, limit, *tsparams]
     else:
-        fts_query = _fts5_query(query)
-        if not fts_query:
+        found = _sqlite_sql(query)
+        if found is None:
             return []
-        sql = """
-            SELECT e.id, e.label, e.title, p.number,
-                   snippet(matters_page_fts, 0, char(1), char(2), '…', 24)
-            FROM matters_page_fts
-            JOIN matters_page p ON p.id = matters_page_fts.rowid
-            JOIN matters_exhibit e ON e.id = p.exhibit_id
-            WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'
-            ORDER BY bm25(matters_page_fts), e.label_seq, p.number
-            LIMIT %s
-        """
+        fts_query, where = found
+        sql = f"SELECT {_SQLITE_HIT} {where} ORDER BY bm25(matters_page_fts), e.label_seq, p.number LIMIT %s"
         params = [fts_query, matter.pk, limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    return [SearchHit(r[0], r[1], r[2], r[3], _snippet_html(r[4] or "")) for r in rows]
+        return _hits(cursor.fetchall())
+
+
+# The search box ranks the matches of a query only when at most this many pages match. Ranking costs time in
+# proportion to the matches (bm25 or ts_rank of each, then a sort): a word on nearly every one of 50,000 pages
+# took about 150 ms on SQLite and more on PostgreSQL, and a ranking of 40,000 near-equal pages tells a reader
+# little. Past it the box shows the first pages in the order they were added, which the index yields at once.
+RANKED_MATCHES_MAX = 2_000
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    """What the search box shows for a query. ``hits``: at most the limit asked for. ``matches``: how many pages
+    match, counted up to ``RANKED_MATCHES_MAX + 1``. ``ranked``: True when ``hits`` are the best-ranked of all the
+    matches; False when more than ``RANKED_MATCHES_MAX`` pages match and ``hits`` are the first matching pages in
+    the order they were added to the matter."""
+
+    hits: list[SearchHit]
+    matches: int
+    ranked: bool
+
+    @property
+    def ranked_max(self) -> str:
+        """``RANKED_MATCHES_MAX`` as a reader sees it (``2,000``)."""
+        return f"{RANKED_MATCHES_MAX:,}"
+
+
+def matter_search_results(*, matter: Matter, query: str, limit: int = 50) -> SearchResults:
+    """Search ``matter``'s ready pages for ``query`` as the search box does: count the matches (up to
+    ``RANKED_MATCHES_MAX + 1``), then return the ``limit`` best-ranked of them, or, past that many matches, the
+    first ``limit`` in the order the pages were added (by page id). Two or three queries; none of them ranks or
+    reads more than ``RANKED_MATCHES_MAX + 1`` matches."""
+    query = query.strip()
+    empty = SearchResults([], 0, True)
+    if not query:
+        return empty
+    if connection.vendor == "postgresql":
+        tsquery, tsparams = _postgres_query(query)
+        where, params = _POSTGRES_FROM.format(tsquery=tsquery), [*tsparams, matter.pk]
+    else:
+        found = _sqlite_sql(query)
+        if found is None:
+            return empty
+        fts_query, where = found
+        params = [fts_query, matter.pk]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM (SELECT 1 {where} LIMIT %s) AS matched",
+                       [*params, RANKED_MATCHES_MAX + 1])
+        matches = cursor.fetchone()[0]
+        if not matches:
+            return empty
+        ranked = matches <= RANKED_MATCHES_MAX
+        if connection.vendor != "postgresql":
+            order = "bm25(matters_page_fts), e.label_seq, p.number" if ranked else "matters_page_fts.rowid"
+            cursor.execute(f"SELECT {_SQLITE_HIT} {where} ORDER BY {order} LIMIT %s", [*params, limit])
+            rows = cursor.fetchall()
+        else:
+            if ranked:
+                chosen, order = _POSTGRES_RANKED.format(where=where), _POSTGRES_RANK_ORDER
+            else:
+                chosen, order = f"SELECT p.id {where} ORDER BY p.id LIMIT %s", "p.id"
+            cursor.execute(_POSTGRES_HITS.format(chosen=chosen, tsquery=tsquery, order=order),
+                           [*params, limit, *tsparams])
+            rows = cursor.fetchall()
+    return SearchResults(_hits(rows), matches, ranked)
 
 
 def page_ids_with_phrase(*, matter: Matter, words: list[str], limit: int = 5) -> list[tuple[int, int]]:
