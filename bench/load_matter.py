@@ -4,7 +4,8 @@ one JSON object on its last line.
 
 - ``build --pages N --users U``: a matter of at least N pages, the court filings of the corpus repeated as
   exhibits (each copy's bytes made distinct by a trailing PDF comment, stored as an original, so a production
-  and a download read real files), their page text inserted directly (no ingest, no OCR), a draft whose
+  and a download read real files), their page text and the verifier's index of their dates and amounts
+  inserted directly in bulk (no ingest, no OCR), a draft whose
   verifier findings number 300, and U attorneys, each with a logged-in session (so the load measures
   pages, not password hashing).
 - ``start --production-pages P --model-url URL``: a production of about P pages, queued for the documents
@@ -38,17 +39,22 @@ def _setup() -> None:
     django.setup()
 
 
-def _source_pages() -> list[tuple[Path, list[tuple[str, str, float, float]]]]:
-    """Every court filing with its pages' (text, reading text, width, height), read once."""
+def _source_pages(number_format: str) -> list[tuple[Path, list[tuple[str, str, float, float, set]]]]:
+    """Every court filing with its pages' (text, reading text, width, height, verifier facts), read once: each
+    copy of a filing has the same pages, so its facts are found once instead of once per copy."""
     import pymupdf
 
+    from matters.drafts.verifier.facts import page_facts
     from matters.exhibits.reading import reading_form
 
     sources = []
     for path in sorted(CORPUS.glob("*.pdf")):
         with pymupdf.open(path) as document:
-            pages = [(page.get_text(), reading_form(page.get_text()), page.rect.width, page.rect.height)
-                     for page in document]
+            pages = []
+            for page in document:
+                text = page.get_text()
+                pages.append((text, reading_form(text), page.rect.width, page.rect.height,
+                              page_facts(text, number_format)))
         sources.append((path, pages))
     return sources
 
@@ -74,33 +80,46 @@ def _users(count: int):
 
 
 def _exhibits(matter, user, pages_wanted: int) -> list[dict]:
+    """Copies of the court filings until ``pages_wanted`` pages, each copy's original stored and its pages and
+    their verifier facts inserted in bulk (one transaction per round of the filings), the exhibit marked as
+    indexed, as the worker leaves an exhibit it has read."""
     from django.db import transaction
 
     from matters import storage
-    from matters.models import Exhibit, Page
+    from matters.drafts.verifier.facts import facts_key
+    from matters.models import Exhibit, Page, PageFact
 
-    sources, made, total = _source_pages(), [], 0
+    sources, made, total = _source_pages(matter.number_format), [], 0
+    indexed = facts_key(matter.number_format)
     while total < pages_wanted:
+        batch = []
+        for path, pages in sources:
+            if total >= pages_wanted:
+                break
+            n = len(made) + len(batch) + 1
+            data = path.read_bytes() + f"\n% load bench copy {n}\n".encode()
+            sha256 = hashlib.sha256(data).hexdigest()
+            blob = storage.blob_path(sha256)
+            blob.parent.mkdir(parents=True, exist_ok=True)
+            blob.write_bytes(data)
+            batch.append((Exhibit(
+                matter=matter, label=str(n), label_seq=n, title=f"{path.stem} (copy {n})", origin="court",
+                original_name=path.name, sha256=sha256, size_bytes=len(data), mime_type="application/pdf",
+                kind="pdf", status="ready", page_count=len(pages), pages_pdf=len(pages), uploaded_by=user,
+                facts_index=indexed), pages))
+            total += len(pages)
         with transaction.atomic():
-            for path, pages in sources:
-                if total >= pages_wanted:
-                    break
-                n = len(made) + 1
-                data = path.read_bytes() + f"\n% load bench copy {n}\n".encode()
-                sha256 = hashlib.sha256(data).hexdigest()
-                blob = storage.blob_path(sha256)
-                blob.parent.mkdir(parents=True, exist_ok=True)
-                blob.write_bytes(data)
-                exhibit = Exhibit.objects.create(
-                    matter=matter, label=str(n), label_seq=n, title=f"{path.stem} (copy {n})", origin="court",
-                    original_name=path.name, sha256=sha256, size_bytes=len(data), mime_type="application/pdf",
-                    kind="pdf", status="ready", page_count=len(pages), pages_pdf=len(pages), uploaded_by=user)
-                Page.objects.bulk_create(
-                    Page(exhibit=exhibit, number=i, text=text, reading_text=reading, source="pdf", width_pt=width,
-                         height_pt=height)
-                    for i, (text, reading, width, height) in enumerate(pages, start=1))
-                made.append({"id": exhibit.pk, "pages": len(pages), "label": exhibit.label})
-                total += len(pages)
+            Exhibit.objects.bulk_create([exhibit for exhibit, _ in batch])
+            rows = Page.objects.bulk_create(
+                [Page(exhibit=exhibit, number=i, text=text, reading_text=reading, source="pdf", width_pt=width,
+                      height_pt=height)
+                 for exhibit, pages in batch
+                 for i, (text, reading, width, height, _facts) in enumerate(pages, start=1)], batch_size=500)
+            facts_per_page = iter(page[4] for _, pages in batch for page in pages)  # in the order of rows
+            PageFact.objects.bulk_create(
+                [PageFact(page_id=row.pk, kind=kind, value=value)
+                 for row in rows for kind, value in next(facts_per_page)], batch_size=2000)
+        made.extend({"id": exhibit.pk, "pages": len(pages), "label": exhibit.label} for exhibit, pages in batch)
     return made
 
 
