@@ -100,14 +100,16 @@ def _finding_key(kind: str, verdict: str, text: str, occurrence: int) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def draft_verify(*, version: DraftVersion) -> list[Finding]:
+def draft_verify(*, version: DraftVersion, results: list | None = None) -> list[Finding]:
     """Run the verifier on ``version`` and store its findings (replacing earlier ones of this version).
 
     A waiver or confirmation carries over to the same claim (same kind, text, verdict and occurrence) from this
-    version's earlier run or from the previous version, and records where it came from.
+    version's earlier run or from the previous version, and records where it came from. ``results``: what
+    :func:`verify_text` gave for this version's text, when the caller ran it already, outside its transaction.
     """
     matter = version.draft.matter
-    results = verify_text(matter=matter, text=version.text)
+    if results is None:
+        results = verify_text(matter=matter, text=version.text)
     resolved: dict[str, Finding] = {}
     previous = version.draft.versions.filter(number__lt=version.number).order_by("-number").first()
     for source in ([previous] if previous else []) + [version]:

@@ -1,7 +1,11 @@
 """What each stage does with its answer: write the draft, stop at the gate, store attacks, pick the plan.
 
-Each function runs inside the transaction that marks its stage done, so a stage's effects and its ``done``
-status are written together or not at all: a worker killed in between leaves nothing half-done to duplicate.
+:func:`apply_result` runs inside the transaction that marks its stage done, so a stage's effects and its
+``done`` status are written together or not at all: a worker killed in between leaves nothing half-done to
+duplicate. What only reads, the verifier's checks, runs before it in :func:`prepare_result`: on SQLite a
+transaction holds the database's one write lock from its first statement, and the checks read the matter's
+evidence for a second or more at 50,000 pages, in a worker that yields the CPU to the web server; every page
+view's audit entry waited for them.
 """
 
 import json
@@ -13,6 +17,7 @@ from matters.drafts.services import (
     draft_verify,
     draft_version_create,
 )
+from matters.drafts.verifier.check import verify_text
 from matters.models import DraftVersion, Origin
 from matters.provenance import generated_record
 
@@ -61,9 +66,24 @@ def _checked_text(run: StageRun, generation: Generation) -> tuple[str, str, floa
     return text, verdict.warning, verdict.echo_share
 
 
-def apply_result(run: StageRun, generation: Generation | None) -> tuple[str, str]:
-    """Apply a finished stage's answer; return the stage's final status and reason (``done`` or ``stopped``).
-    Raises StageFailed when the answer cannot be used."""
+def prepare_result(run: StageRun, generation: Generation | None) -> dict:
+    """Run the reading part of applying a stage's answer, outside any transaction: the verifier's checks of the
+    verify stage (``{"version", "results"}``) and of the extract stage's rows (``{"items"}``); ``{}`` for the
+    other stages. Raises StageFailed as :func:`apply_result` would."""
+    job = run.job
+    if run.stage == "verify":
+        version = _draft(job).latest_version
+        return {"version": version, "results": verify_text(matter=job.matter, text=version.text)}
+    if run.stage == "extract" and generation is not None:
+        items = (generation.parsed or {}).get("items") or []
+        if isinstance(items, list) and all(isinstance(item, dict) for item in items):
+            return {"items": extraction_check(matter=job.matter, items=items)}
+    return {}
+
+
+def apply_result(run: StageRun, generation: Generation | None, prepared: dict) -> tuple[str, str]:
+    """Apply a finished stage's answer with what :func:`prepare_result` read for it; return the stage's final
+    status and reason (``done`` or ``stopped``). Raises StageFailed when the answer cannot be used."""
     job = run.job
     stage = run.stage
     if stage == "router":
@@ -93,7 +113,7 @@ def apply_result(run: StageRun, generation: Generation | None) -> tuple[str, str
                              server_name=run.server_name, provenance=_provenance(run) | {"prompt_echo_share": echo})
         return StageStatus.DONE, warning
     if stage == "verify":
-        findings = draft_verify(version=_draft(job).latest_version)
+        findings = draft_verify(version=prepared["version"], results=prepared["results"])
         counts: dict[str, int] = {}
         for finding in findings:
             counts[finding.status] = counts.get(finding.status, 0) + 1
@@ -110,7 +130,7 @@ def apply_result(run: StageRun, generation: Generation | None) -> tuple[str, str
         if verdict.fail:
             raise StageFailed(f"The extractor's answer cannot be used. {verdict.fail}")
         # Each row verified like a draft's claim; the statuses are stored with the answer and shown in its table.
-        items = extraction_check(matter=job.matter, items=items)
+        items = prepared["items"] if "items" in prepared else extraction_check(matter=job.matter, items=items)
         if generation.parsed is not None:
             generation.parsed["items"] = items
         unsupported = sum(1 for item in items if item["status"] != "grounded")

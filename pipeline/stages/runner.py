@@ -36,7 +36,7 @@ from ..packet import evidence_packet
 from . import live
 from .prompts import render
 from .record_fields import constrained_schema
-from .results import StageFailed, apply_result, record_job_provenance
+from .results import StageFailed, apply_result, prepare_result, record_job_provenance
 from .scheduling import (
     BACKOFF_S,
     LEASE_S,
@@ -231,8 +231,9 @@ def stage_execute(run_id: int, *, owner: str | None = None, enqueue_next: bool =
             raise Cancelled("The job was cancelled.")
         if spec.role is not None:
             generation = _generate(run, spec, owner, cancel)
+        prepared = prepare_result(run, generation)
         with transaction.atomic():
-            status, reason = apply_result(run, generation)
+            status, reason = apply_result(run, generation, prepared)
             _finish(run, owner, status, reason, "", generation, started)
     except Cancelled:
         status = StageStatus.CANCELLED if not heartbeat.lost else StageStatus.INTERRUPTED
