@@ -139,7 +139,7 @@ def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[Search
 
 # The search box ranks the matches of a query only when at most this many pages match. Ranking costs time in
 # proportion to the matches (bm25 or ts_rank of each, then a sort): a word on nearly every one of 50,000 pages
-# took about 150 ms on SQLite and more on PostgreSQL, and a ranking of 40,000 near-equal pages tells a reader
+# took about 150 ms on SQLite and 500 ms on PostgreSQL, and a ranking of 40,000 near-equal pages tells a reader
 # little. Past it the box shows the first pages in the order they were added, which the index yields at once.
 RANKED_MATCHES_MAX = 2_000
 
@@ -164,8 +164,8 @@ class SearchResults:
 def matter_search_results(*, matter: Matter, query: str, limit: int = 50) -> SearchResults:
     """Search ``matter``'s ready pages for ``query`` as the search box does: count the matches (up to
     ``RANKED_MATCHES_MAX + 1``), then return the ``limit`` best-ranked of them, or, past that many matches, the
-    first ``limit`` in the order the pages were added (by page id). Two or three queries; none of them ranks or
-    reads more than ``RANKED_MATCHES_MAX + 1`` matches."""
+    first ``limit`` in the order the pages were added (by page id). Two queries; neither ranks nor reads more
+    than ``RANKED_MATCHES_MAX + 1`` matches."""
     query = query.strip()
     empty = SearchResults([], 0, True)
     if not query:
