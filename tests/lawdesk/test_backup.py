@@ -4,68 +4,20 @@ audit chains, a production download. A backup changed after the fact is refused,
 
 import json
 import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
 from django.urls import reverse
 
-from lawdesk.backup.snapshot import TRANSIENT
-from tests.support.paths import BASE_DIR
+from pipeline.api_keys import key_write
+from tests.support.backup import KEPT, kept_files, manage
 from tests.support.retention import row_counts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-KEPT = ("originals", "quarantine", "derived", "productions", "incoming", "secrets", "secret_key")
-
-
-@pytest.fixture
-def fresh_database(tmp_path):
-    """The URL of a database that does not exist yet: a new SQLite file, or a new PostgreSQL database beside the
-    test database (dropped afterwards)."""
-    if connection.vendor == "sqlite":
-        yield f"sqlite:///{tmp_path / 'restored.sqlite3'}"
-        return
-    if not (shutil.which("pg_dump") and shutil.which("pg_restore")):
-        pytest.skip("pg_dump and pg_restore are not installed (Debian: postgresql-client of the server's version)")
-    import psycopg
-
-    settings = connection.settings_dict
-    name = f"{settings['NAME']}_restored"
-    params = {"host": settings.get("HOST") or "127.0.0.1", "port": settings.get("PORT") or 5432,
-              "user": settings.get("USER") or "postgres", "password": settings.get("PASSWORD") or None}
-    with psycopg.connect(dbname="postgres", autocommit=True, **params) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    password = f":{params['password']}" if params["password"] else ""
-    yield f"postgres://{params['user']}{password}@{params['host']}:{params['port']}/{name}"
-    with psycopg.connect(dbname="postgres", autocommit=True, **params) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def manage(*args: str, data_dir: Path, database_url: str) -> subprocess.CompletedProcess:
-    """Run ``manage.py`` as another installation would: its own data directory and database."""
-    env = dict(os.environ, LAWDESK_DATA_DIR=str(data_dir), DATABASE_URL=database_url,
-               DJANGO_SETTINGS_MODULE="lawdesk.test_settings", LAWDESK_ALLOWED_HOSTS="localhost,testserver")
-    env.pop("REDIS_URL", None)
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=BASE_DIR, env=env, capture_output=True,
-                          text=True, timeout=300)
-
-
-def kept_files(root: Path) -> dict[str, bytes]:
-    """Every file a backup keeps from the data directory ``root``, by relative path."""
-    found = {}
-    for top in KEPT:
-        base = root / top
-        paths = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
-        for path in paths:
-            if not (top == "secrets" and TRANSIENT.match(path.name)):
-                found[path.relative_to(root).as_posix()] = path.read_bytes()
-    return found
+def mode(path) -> int:
+    return os.stat(path).st_mode & 0o777
 
 
 def download(client, matter, production, kind: str) -> bytes:
@@ -89,9 +41,17 @@ def test_a_backup_restores_into_a_new_data_directory_and_database_identical(
         furnish, attorney, client, corpus, ingest, data_dir, fresh_database, tmp_path, capsys):
     acme = furnish("Acme v. Roe")
     (data_dir / "secret_key").write_text("the installation's own signing key")  # as settings.py makes it
+    key_write(server=SimpleNamespace(pk=7), key="sk-office-vllm")
     destination = tmp_path / "backup"
     call_command("backup", str(destination))
     first = json.loads(capsys.readouterr().out)
+    # Whoever can read the backup can read every secret in it: nothing in it is for anyone but LawDesk's user.
+    assert mode(destination) == mode(destination / "objects") == mode(destination / "snapshots") == 0o700
+    assert {mode(p) for p in (destination / "objects").rglob("*") if p.is_file()} == {0o400}
+    assert {mode(p) for p in (destination / "objects").rglob("*") if p.is_dir()} == {0o700}
+    snapshot = destination / "snapshots" / first["name"]
+    dump = next(p for p in snapshot.iterdir() if p.name.startswith("database."))
+    assert (mode(snapshot), mode(snapshot / "manifest.json"), mode(dump)) == (0o700, 0o600, 0o400)
     assert first["copied_by_store"]["originals"] == 2 and first["reused"] == 0
 
     later = ingest(acme.matter, corpus("court/ca6_1-3.pdf"))  # arrives between two backups
@@ -121,7 +81,11 @@ def test_a_backup_restores_into_a_new_data_directory_and_database_identical(
     assert report["chains"][f"matter:{acme.matter.pk}"] > 5 and "system" in report["chains"]
 
     assert kept_files(restored) == before_files  # every file, byte for byte (the secrets too)
-    assert oct(os.stat(restored / "originals" / later.sha256[:2] / later.sha256).st_mode & 0o777) == "0o400"
+    assert mode(restored / "originals" / later.sha256[:2] / later.sha256) == 0o400
+    assert mode(restored / "secrets") == 0o700 and mode(restored / "secret_key") == 0o600
+    assert {mode(p) for p in (restored / "secrets").iterdir()} == {0o600}
+    assert (restored / "secrets" / "model-server-7.key").read_text() == "sk-office-vllm"
+    assert not (restored / "restore-incomplete").exists()
     verified = manage("audit_verify", "--matter", str(acme.matter.pk), data_dir=restored,
                       database_url=fresh_database)
     assert verified.returncode == 0 and json.loads(verified.stdout)["ok"] is True, verified.stdout + verified.stderr
