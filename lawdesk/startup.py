@@ -3,11 +3,13 @@ languages, migrate, create the first attorney account, queue again the work that
 periodic model-server probe, and start the embedded model server when no other model server is enabled."""
 
 import sys
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management import call_command
 
 from lawdesk.accounts import WeakPassword, ensure_first_attorney
+from lawdesk.backup.snapshot import RESTORING
 from matters.exhibits.ingest.ocr_check import ocr_problems
 from matters.recovery import documents_recover
 from pipeline.embedded import EmbeddedServer, EmbeddedUnavailable, embedded_model, start_embedded_server
@@ -18,7 +20,11 @@ from pipeline.topology.probe import probe_schedule
 
 def prepare() -> None:
     """Check, migrate, create the first account and recover stopped work; exits with the reason when
-    LAWDESK_ADMIN_PASSWORD breaks a password rule."""
+    LAWDESK_ADMIN_PASSWORD breaks a password rule or a restore into the data directory did not finish."""
+    if (Path(settings.DATA_DIR) / RESTORING).exists():
+        sys.exit(f"error: a restore into {settings.DATA_DIR} did not finish ({RESTORING} is there): this is not a "
+                 "whole installation. Empty the data directory and the database, and restore again "
+                 "(docs/backup.md).")
     for problem in ocr_problems(settings.LAWDESK_OCR_LANG):
         print(f"warning: {problem}", flush=True)
     call_command("migrate", interactive=False, verbosity=0)

@@ -17,6 +17,9 @@ import psycopg
 from django.apps import apps
 from django.db import connection
 
+from matters.models import Exhibit, IncomingProduction
+
+from .paths import DATABASE_FILES
 from .store import BackupError
 
 
@@ -35,6 +38,21 @@ def _counts(cursor, tables: dict[str, str], present: set[str]) -> dict[str, int]
     return rows
 
 
+def _referenced(cursor, present: set[str]) -> list[str]:
+    """Data-directory paths of the originals the rows name (exhibits, and the first upload of each production
+    received), read through ``cursor`` in the state being snapshotted."""
+    paths = set()
+    exhibits, incoming = Exhibit._meta.db_table, IncomingProduction._meta.db_table
+    if exhibits in present:
+        cursor.execute(f'SELECT sha256, quarantined FROM "{exhibits}"')
+        paths |= {f"{'quarantine' if quarantined else 'originals'}/{sha[:2]}/{sha}"
+                  for sha, quarantined in cursor.fetchall()}
+    if incoming in present:
+        cursor.execute(f'SELECT sha256 FROM "{incoming}" WHERE sha256 <> \'\'')
+        paths |= {f"originals/{sha[:2]}/{sha}" for (sha,) in cursor.fetchall()}
+    return sorted(paths)
+
+
 def row_counts() -> dict[str, int]:
     """Rows per model label in the database Django is connected to now."""
     with connection.cursor() as cursor:
@@ -49,28 +67,30 @@ def database_is_empty() -> bool:
 
 # --- SQLite --------------------------------------------------------------------------------------------------
 
-def sqlite_snapshot(target: Path) -> dict[str, int]:
+def sqlite_snapshot(target: Path) -> tuple[dict[str, int], list[str]]:
     """Copy the SQLite database to ``target`` with the online backup API (one step, so it is the state of a single
-    moment even while others write; WAL lets them go on) and return its row counts."""
+    moment even while others write; WAL lets them go on) and return its row counts and the originals its rows
+    name (data-directory paths)."""
     source = sqlite3.connect(connection.settings_dict["NAME"], timeout=30)
     copy = sqlite3.connect(target)
     try:
         source.backup(copy)
         cursor = copy.cursor()
         present = {row[0] for row in cursor.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        return _counts(cursor, count_tables(), present)
+        return _counts(cursor, count_tables(), present), _referenced(cursor, present)
     finally:
         copy.close()
         source.close()
 
 
 def sqlite_restore(snapshot: Path) -> None:
-    """Write the snapshot into the (empty) SQLite database file Django is configured with."""
+    """Write the snapshot into the (empty) SQLite database file Django is configured with. The snapshot is opened
+    read-only and immutable: SQLite then applies no journal or WAL file lying beside it."""
     target = Path(connection.settings_dict["NAME"])
     connection.close()
     for leftover in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
         leftover.unlink(missing_ok=True)
-    source = sqlite3.connect(snapshot)
+    source = sqlite3.connect(f"{snapshot.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
     copy = sqlite3.connect(target)
     try:
         source.backup(copy)
@@ -116,9 +136,10 @@ def pg_tool(name: str) -> str:
     return path
 
 
-def pg_snapshot(target: Path) -> dict[str, int]:
-    """Dump the PostgreSQL database to ``target`` (``pg_dump --format=custom``) and return its row counts, both read
-    from one exported snapshot (a repeatable-read transaction kept open while ``pg_dump`` runs)."""
+def pg_snapshot(target: Path) -> tuple[dict[str, int], list[str]]:
+    """Dump the PostgreSQL database to ``target`` (``pg_dump --format=custom``) and return its row counts and the
+    originals its rows name, all read from one exported snapshot (a repeatable-read transaction kept open while
+    ``pg_dump`` runs)."""
     dump = pg_tool("pg_dump")
     options, env = _pg_env()
     settings = connection.settings_dict
@@ -133,12 +154,13 @@ def pg_snapshot(target: Path) -> dict[str, int]:
             cursor.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
             present = {row[0] for row in cursor.fetchall()}
             rows = _counts(cursor, count_tables(), present)
+            referenced = _referenced(cursor, present)
             result = subprocess.run([dump, "--format=custom", "--no-owner", "--no-privileges",
                                      f"--snapshot={snapshot_id}", "--file", str(target), *options],
                                     capture_output=True, text=True, env=env)
     if result.returncode != 0:
         raise BackupError(f"pg_dump failed: {result.stderr.strip()}")
-    return rows
+    return rows, referenced
 
 
 def pg_restore(snapshot: Path) -> None:
@@ -153,26 +175,49 @@ def pg_restore(snapshot: Path) -> None:
         raise BackupError(f"pg_restore failed: {result.stderr.strip()}")
 
 
-def snapshot(folder: Path) -> dict:
-    """Snapshot the database into ``folder``; return the manifest's ``database`` part without its hash."""
+def snapshot(folder: Path) -> tuple[dict, list[str]]:
+    """Snapshot the database into ``folder``; return the manifest's ``database`` part without its hash, and the
+    data-directory paths of the originals the snapshot's rows name."""
     if connection.vendor == "sqlite":
-        target = folder / "database.sqlite3"
-        rows = sqlite_snapshot(target)
+        target = folder / DATABASE_FILES["sqlite"]
+        rows, referenced = sqlite_snapshot(target)
     elif connection.vendor == "postgresql":
-        target = folder / "database.pgdump"
-        rows = pg_snapshot(target)
+        target = folder / DATABASE_FILES["postgresql"]
+        rows, referenced = pg_snapshot(target)
     else:
         raise BackupError(f"Backups support SQLite and PostgreSQL, not {connection.vendor}.")
     os.chmod(target, 0o400)
-    return {"vendor": connection.vendor, "file": target.name, "rows": rows}
+    return {"vendor": connection.vendor, "file": target.name, "rows": rows}, referenced
 
 
-def restore(path: Path, vendor: str) -> None:
-    """Restore the snapshot file ``path`` taken from a ``vendor`` database. Raises BackupError when the configured
-    database is of another kind (a SQLite snapshot cannot fill PostgreSQL, nor the reverse)."""
+def require_vendor(vendor: str) -> None:
+    """Raise BackupError when the configured database is not of kind ``vendor`` (a SQLite snapshot cannot fill
+    PostgreSQL, nor the reverse)."""
     if vendor != connection.vendor:
         raise BackupError(f"This snapshot holds a {vendor} database, but DATABASE_URL points to "
                           f"{connection.vendor}: restore it into the same kind of database.")
+
+
+def wipe() -> None:
+    """Take back a restore that failed its checks: remove the SQLite file, or drop and recreate the PostgreSQL
+    schema (the database had no tables before, :func:`database_is_empty`)."""
+    connection.close()
+    if connection.vendor == "sqlite":
+        target = Path(connection.settings_dict["NAME"])
+        for leftover in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
+            leftover.unlink(missing_ok=True)
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_schema()")
+        schema = connection.ops.quote_name(cursor.fetchone()[0])
+        cursor.execute(f"DROP SCHEMA {schema} CASCADE")
+        cursor.execute(f"CREATE SCHEMA {schema}")
+    connection.close()
+
+
+def restore(path: Path, vendor: str) -> None:
+    """Restore the snapshot file ``path`` taken from a ``vendor`` database (see :func:`require_vendor`)."""
+    require_vendor(vendor)
     if vendor == "sqlite":
         sqlite_restore(path)
     else:

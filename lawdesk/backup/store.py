@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 CHUNK_BYTES = 1024 * 1024
@@ -27,11 +27,12 @@ class BackupError(Exception):
     """A backup or a restore cannot go on; the message says what, naming the file, and what to do."""
 
 
-def file_sha256(path: Path) -> tuple[str, int]:
-    """Return the SHA-256 (hex) and size in bytes of the file at ``path``, read in 1 MiB chunks."""
+def file_sha256(path: Path, opener=None) -> tuple[str, int]:
+    """Return the SHA-256 (hex) and size in bytes of the file at ``path``, read in 1 MiB chunks through
+    ``opener`` (a path -> binary stream function; plain ``open`` when None)."""
     digest = hashlib.sha256()
     size = 0
-    with open(path, "rb") as stream:
+    with (opener(path) if opener else open(path, "rb")) as stream:
         while chunk := stream.read(CHUNK_BYTES):
             digest.update(chunk)
             size += len(chunk)
@@ -50,6 +51,7 @@ class ObjectStore:
     """The ``objects/`` folder of a destination."""
 
     root: Path
+    repaired: list[str] = field(default_factory=list)  # objects found damaged and removed, by SHA-256
 
     def path(self, sha256: str) -> Path:
         if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
@@ -57,12 +59,26 @@ class ObjectStore:
         return self.root / sha256[:2] / sha256
 
     def has(self, sha256: str) -> bool:
-        return self.path(sha256).is_file()
+        """Whether the store holds object ``sha256`` as a regular file whose bytes still have that SHA-256. An
+        object that does not (a disk error, a change in the backup) is removed, so the next :meth:`put` of that
+        content copies it again instead of trusting it."""
+        path = self.path(sha256)
+        if not path.is_file() and not path.is_symlink():
+            return False
+        try:
+            intact = not path.is_symlink() and file_sha256(path)[0] == sha256
+        except OSError:
+            intact = False
+        if not intact:
+            path.unlink()
+            self.repaired.append(sha256)
+        return intact
 
     def put(self, source: Path) -> tuple[str, int, bool]:
-        """Store the file at ``source`` unless an object with its content is there already; return its SHA-256,
-        size in bytes and whether it was copied. The copy is hashed as it is written and stored under that hash,
-        so a file changing while it is read is stored as what was read."""
+        """Store the file at ``source`` unless an intact object with its content is there already (:meth:`has`
+        hashes it again: a damaged object is replaced, never trusted); return its SHA-256, size in bytes and
+        whether it was copied. The copy is hashed as it is written and stored under that hash, so a file changing
+        while it is read is stored as what was read."""
         sha256, size = file_sha256(source)
         if self.has(sha256):
             return sha256, size, False
@@ -87,14 +103,14 @@ class ObjectStore:
             Path(name).unlink(missing_ok=True)
         return sha256, size, True
 
-    def copy_out(self, sha256: str, target: Path, mode: int) -> None:
-        """Copy object ``sha256`` to ``target`` (its folders created 0700) with file mode ``mode``, hashing what is
-        written. Raises BackupError naming ``target`` when the bytes written are not the object's."""
-        private_dir(target.parent)
+    def copy_out(self, sha256: str, target: Path, mode: int, opener) -> None:
+        """Copy object ``sha256``, read through ``opener`` (a path -> binary stream function that refuses links),
+        to ``target``, whose folder exists, with file mode ``mode``, hashing what is written. Raises BackupError
+        naming ``target`` when the bytes written are not the object's."""
         digest = hashlib.sha256()
         fd, name = tempfile.mkstemp(dir=target.parent, prefix=".restore-")
         try:
-            with open(self.path(sha256), "rb") as stream, os.fdopen(fd, "wb") as out:
+            with opener(self.path(sha256)) as stream, os.fdopen(fd, "wb") as out:
                 while chunk := stream.read(CHUNK_BYTES):
                     digest.update(chunk)
                     out.write(chunk)
