@@ -2,11 +2,22 @@
 
 What goes: every database row of the matter (found by following the non-null foreign keys that lead to it, in
 every app, so the jobs of the pipeline go too, and its member list), the originals no other matter uses (an
-original is stored once by content address and may be shared), quarantined uploads likewise, derived files,
-production files and kept uploads of productions received. What stays: the matter's row, marked ``purged_at``,
-and its audit chain, which ends with a ``matter.purge`` entry holding the row counts per model and the SHA-256 of
-every file removed (one digest over the sorted list, and each original's own), so the purge itself can be proved
-and the chain still verifies.
+original is stored once by content address and may be shared; every upload of a production received is one,
+not only the first), quarantined uploads likewise, derived files, production files and kept uploads of
+productions received. What stays: the matter's row, marked ``purged_at``, and its audit chain, which ends with a
+``matter.purge`` entry holding the row counts per model and the SHA-256 of every file the matter held (one digest
+over the sorted list, and each original's own), so the purge itself can be proved and the chain still verifies.
+
+Whether an original stays because another matter uses it is told only to the system chain (``original.remove``),
+never to the matter's chain or to the attorney purging: the other matter may lie behind another ethical wall, and
+"someone else here holds this document" is itself something the wall keeps in. The matter's entry is the same
+whether an original is shared or not.
+
+A purge is refused while a worker holds work of the matter (an exhibit being processed, a production being
+stamped, a job's stage running: a row under a lease that has not expired): the worker would write files after
+the purge removed them. On SQLite the deletion overwrites what it frees (``secure_delete``) and the search index
+is merged, so the matter's text does not stay in the database file's free pages (which a backup copies) or in
+the index; a checkpoint then empties the write-ahead log where no reader holds it.
 
 Rows are deleted in one transaction, children before parents; files are removed only once it has committed.
 """
@@ -20,7 +31,7 @@ from pathlib import Path
 
 from django.apps import apps
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, models, transaction
+from django.db import DatabaseError, IntegrityError, connections, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -35,11 +46,14 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class PurgeReport:
-    """What a purge removed: ``rows`` per model label, ``files`` (data-directory relative path -> SHA-256 hex),
-    ``bytes`` removed, originals removed and originals kept because another matter uses them (SHA-256 hex)."""
+    """What a purge removed: ``rows`` per model label, ``files`` the matter held (data-directory relative path ->
+    SHA-256 hex, its originals included whether or not another matter keeps them), their ``bytes``, the matter's
+    ``originals`` (SHA-256 hex); and, for the system chain only, originals removed from disk and originals kept
+    because another matter uses them."""
 
     matter_id: int
     rows: dict[str, int] = field(default_factory=dict)
+    originals: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
     bytes: int = 0
     originals_removed: list[str] = field(default_factory=list)
@@ -52,8 +66,15 @@ class PurgeReport:
         return hashlib.sha256(lines.encode("utf-8")).hexdigest()
 
     def as_detail(self) -> dict:
+        """The ``matter.purge`` entry's detail, which the matter's members read: nothing in it depends on what
+        other matters hold."""
         return {"rows": self.rows, "files": len(self.files), "bytes": self.bytes, "files_sha256": self.files_sha256,
-                "originals_removed": self.originals_removed, "originals_kept_shared": self.originals_kept_shared}
+                "originals": self.originals}
+
+    def as_system_detail(self) -> dict:
+        """The ``original.remove`` entry's detail, in the system chain: which originals left the disk."""
+        return {"matter": self.matter_id, "originals_removed": self.originals_removed,
+                "originals_kept_shared": self.originals_kept_shared}
 
 
 def matter_models() -> list[tuple[type[models.Model], list[str]]]:
@@ -113,6 +134,11 @@ def _hash_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _incoming_folders(matters) -> list[Path]:
+    return [storage.data_path("incoming", str(int(pk)))
+            for pk in IncomingProduction.objects.filter(matter__in=matters).values_list("pk", flat=True)]
+
+
 def _matter_folders(matter: Matter) -> list[Path]:
     """The folders and files of the matter outside the shared stores: derived files, PDF passwords waiting for a
     worker, production files, kept uploads of productions received."""
@@ -120,9 +146,7 @@ def _matter_folders(matter: Matter) -> list[Path]:
     for exhibit_id in Exhibit.objects.filter(matter=matter).values_list("pk", flat=True):
         targets += [storage.derived_dir(exhibit_id), storage.password_path(exhibit_id)]
     targets += [storage.production_dir(pk) for pk in matter.productions.values_list("pk", flat=True)]
-    targets += [storage.data_path("incoming", str(int(pk)))
-                for pk in IncomingProduction.objects.filter(matter=matter).values_list("pk", flat=True)]
-    return targets
+    return targets + _incoming_folders([matter])
 
 
 def _files_in(targets: list[Path]) -> list[Path]:
@@ -139,29 +163,50 @@ def _hash_matter_files(matter: Matter) -> dict[Path, str]:
     return {path: _hash_file(path) for path in _files_in(_matter_folders(matter))}
 
 
+def _used_elsewhere(matter: Matter, sha: str, quarantined: bool) -> bool:
+    """Whether another matter uses the original ``sha``: an exhibit of it, or an upload of a production it
+    received (whose first upload the row names, and every upload the kept copy in ``incoming/<id>/`` holds)."""
+    if Exhibit.objects.filter(sha256=sha, quarantined=quarantined).exclude(matter=matter).exists():
+        return True
+    if quarantined:
+        return False
+    if IncomingProduction.objects.filter(sha256=sha).exclude(matter=matter).exists():
+        return True
+    blob = storage.blob_path(sha)
+    size = blob.stat().st_size if blob.is_file() else None
+    others = Matter.objects.exclude(pk=matter.pk)
+    return any(path.stat().st_size == size and _hash_file(path) == sha
+               for path in _files_in(_incoming_folders(others)))
+
+
 def _planned_files(matter: Matter, report: PurgeReport, hashed: dict[Path, str]) -> list[Path]:
     """Return the files and folders the purge removes and fill the report's file list and original lists.
 
     Runs under the purge's lock, so whether another matter uses an original is decided against the rows as they
-    are when the purge commits. An original's SHA-256 is its stored name (checked when it was uploaded)."""
+    are when the purge commits. An original's SHA-256 is its stored name (checked when it was uploaded). Every
+    original of the matter is in the report's file list whether it is removed or kept for another matter."""
     root = Path(storage.data_path())
     targets = _matter_folders(matter)
     blobs = set(Exhibit.objects.filter(matter=matter).values_list("sha256", "quarantined"))
     blobs |= {(sha, False) for sha in IncomingProduction.objects.filter(matter=matter).values_list("sha256", flat=True)
               if sha}
+    # Every upload of a production received is stored among the originals; its row names only the first.
+    incoming = _incoming_folders([matter])
+    blobs |= {(hashed.get(path) or _hash_file(path), False) for path in _files_in(incoming)}
+    held: list[Path] = []
     for sha, quarantined in sorted(blobs):
-        shared = (Exhibit.objects.filter(sha256=sha, quarantined=quarantined).exclude(matter=matter).exists()
-                  or (not quarantined and IncomingProduction.objects.filter(sha256=sha).exclude(matter=matter)
-                      .exists()))
-        if shared:
-            report.originals_kept_shared.append(sha)
-            continue
-        report.originals_removed.append(sha)
+        report.originals.append(sha)
         blob = storage.blob_path(sha, quarantined=quarantined)
-        targets.append(blob)
         if blob.is_file():
+            held.append(blob)
             hashed = {**hashed, blob: sha}
-    for path in _files_in(targets):
+        if _used_elsewhere(matter, sha, quarantined):
+            report.originals_kept_shared.append(sha)
+        else:
+            report.originals_removed.append(sha)
+            targets.append(blob)
+    report.originals = sorted(set(report.originals))
+    for path in _files_in(targets) + [blob for blob in held if blob not in targets]:
         # A file written after the early pass (a page image of a file still processing) is read now.
         report.files[str(path.relative_to(root))] = hashed.get(path) or _hash_file(path)
         report.bytes += path.stat().st_size
@@ -187,26 +232,77 @@ def _refuse_if_held_or_purged(matter: Matter) -> None:
         raise hold_refusal(matter, "the matter")
 
 
+def _refuse_if_worked_on(matter: Matter) -> None:
+    """Raise ValidationError when a worker holds a live lease on a row of ``matter`` (:mod:`matters.leases`): it
+    would go on writing that row's files after the purge removed them."""
+    now = timezone.now()
+    for model, paths in matter_models():
+        if not any(f.name == "lease_expires_at" for f in model._meta.concrete_fields):
+            continue
+        if _rows_of(model, paths, matter).filter(lease_expires_at__gt=now).exists():
+            raise ValidationError(f"A worker is working on {model._meta.verbose_name_plural} of {matter.name} (an "
+                                  "exhibit being processed, a production being stamped or a job running). Wait "
+                                  "until it finishes, or cancel it, then purge; nothing was purged.")
+
+
+def _overwrite_freed_space(using: str):
+    """On SQLite, make this connection overwrite what it deletes (``secure_delete``) until the returned function
+    is called, which merges the search index (dropping the deleted pages' terms) and restores the setting."""
+    connection = connections[using]
+    if connection.vendor != "sqlite":
+        return lambda: None
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA secure_delete")
+        before = cursor.fetchone()[0]
+        cursor.execute("PRAGMA secure_delete = ON")
+
+    def done() -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("INSERT INTO matters_page_fts(matters_page_fts) VALUES ('optimize')")
+            cursor.execute(f"PRAGMA secure_delete = {int(before)}")
+    return done
+
+
+def _checkpoint(using: str) -> None:
+    """Copy the write-ahead log into the database file and empty it, where no reader holds it (SQLite only; a
+    step of hygiene, so a reader that holds it, or an enclosing transaction, leaves it for SQLite's own)."""
+    connection = connections[using]
+    if connection.vendor != "sqlite" or connection.in_atomic_block:
+        return
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except DatabaseError:
+        logger.warning("after a purge, the write-ahead log could not be checkpointed now", exc_info=True)
+
+
 def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
     """Purge ``matter`` (see the module) and return what was removed.
 
-    ``confirm_name`` must be the matter's name typed again (surrounding spaces ignored, otherwise exact).
-    Raises PermissionDenied for anyone but an attorney of the matter (``user=None``, the command line, passes),
-    :class:`matters.retention.services.MatterOnHold` for a matter on legal hold, ValidationError when the name does not
-    match, the matter was purged already, or a record outside the matter points into it (found by the database
-    at commit; nothing is purged then)."""
+    ``confirm_name`` must be the matter's name typed again (surrounding spaces ignored, otherwise exact; never
+    empty, even for a matter whose name is only spaces). Raises PermissionDenied for anyone but an attorney of the
+    matter (``user=None``, the command line, passes), :class:`matters.retention.services.MatterOnHold` for a matter
+    on legal hold, ValidationError when the name does not match, the matter was purged already, a worker is
+    working on it, or a record outside the matter points into it (found by the database at commit; nothing is
+    purged then)."""
     require(user, "hold_matter", matter)
-    if (confirm_name or "").strip() != matter.name.strip():
+    matter = Matter.objects.get(pk=matter.pk)  # the name as stored, not as the caller's copy has it
+    typed = (confirm_name or "").strip()
+    if not typed or typed != matter.name.strip():
         raise ValidationError(f"Type the matter's name exactly as it reads ({matter.name}) to purge it.")
     report = PurgeReport(matter_id=matter.pk)
-    _refuse_if_held_or_purged(Matter.objects.get(pk=matter.pk))  # before reading its files; again under the lock
+    _refuse_if_held_or_purged(matter)  # before reading its files; again under the lock
+    _refuse_if_worked_on(matter)
     hashed = _hash_matter_files(matter)
     try:
         with transaction.atomic():
             # The lock makes a hold set at the same moment wait: the purge sees it, or the hold comes after.
             matter = Matter.objects.select_for_update().get(pk=matter.pk)
             _refuse_if_held_or_purged(matter)
+            _refuse_if_worked_on(matter)
             targets = _planned_files(matter, report, hashed)
+            using = Matter.objects.db
+            overwritten = _overwrite_freed_space(using)
             for model, paths in matter_models():
                 rows = _rows_of(model, paths, matter)
                 count = rows.count()
@@ -216,9 +312,11 @@ def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
                     # together; the database's deferred foreign-key checks at commit still refuse the purge if
                     # anything outside the matter points at a deleted row.
                     rows._raw_delete(rows.db)
+            overwritten()
             Matter.objects.filter(pk=matter.pk).update(purged_at=timezone.now())
             audit_record(action="matter.purge", actor=user, matter=matter, obj=matter, detail=report.as_detail())
-            transaction.on_commit(lambda: _remove(targets))
+            audit_record(action="original.remove", actor=user, obj=matter, detail=report.as_system_detail())
+            transaction.on_commit(lambda: (_remove(targets), _checkpoint(using)))
     except IntegrityError as exc:
         raise ValidationError(f"Nothing was purged: a record outside {matter.name} points at one of its records "
                               f"({exc}). Tell the administrator; the matter is as it was.") from exc

@@ -9,7 +9,7 @@ from matters.retention.purge import matter_purge
 class Command(BaseCommand):
     help = ("Purge a matter not on legal hold: --confirm must be the matter's name typed again. Removes its records "
             "and files (originals another matter uses stay); its audit chain keeps a final entry. Prints what was "
-            "removed: {matter, rows, files, bytes, files_sha256, originals_removed, originals_kept_shared}.")
+            "removed: {matter, rows, files, bytes, files_sha256, originals}.")
 
     def add_arguments(self, parser) -> None:
         add_acting_arguments(parser)

@@ -105,7 +105,7 @@ def test_purge_removes_exactly_the_matters_rows_and_unshared_files(two_matters, 
         report = matter_purge(matter=matter, user=attorney, confirm_name="  Acme v. Roe ")
     after = row_counts()
     removed = {label: before[label] - after[label] for label in before if before[label] != after[label]}
-    assert removed == {**{k: v for k, v in report.rows.items()}, "matters.auditentry": -1}
+    assert removed == {**{k: v for k, v in report.rows.items()}, "matters.auditentry": -2}  # and the system's
     for label, count in expected.items():
         assert report.rows[label] == count, label
     for model, paths in matter_models():
@@ -123,7 +123,9 @@ def test_purge_removes_exactly_the_matters_rows_and_unshared_files(two_matters, 
     last = AuditEntry.objects.filter(matter=matter).order_by("-seq").first()
     assert last.action == "matter.purge" and last.actor == "alice"
     assert last.detail["rows"] == report.rows and last.detail["files"] == len(report.files) > 4
-    assert last.detail["originals_removed"] == [acme.exhibits[1].sha256]
+    assert last.detail["originals"] == sorted(e.sha256 for e in acme.exhibits)
+    removal = AuditEntry.objects.get(chain="system", action="original.remove")
+    assert removal.detail["originals_removed"] == [acme.exhibits[1].sha256]
     # The digest covers the SHA-256 of each removed file, the removed original among them.
     assert report.files[f"originals/{filing_pdf.parent.name}/{filing_pdf.name}"] == acme.exhibits[1].sha256
     lines = "".join(f"{d}  {p}\n" for p, d in sorted(report.files.items()))
