@@ -179,8 +179,11 @@ def _used_elsewhere(matter: Matter, sha: str, quarantined: bool) -> bool:
                for path in _files_in(_incoming_folders(others)))
 
 
-def _planned_files(matter: Matter, report: PurgeReport, hashed: dict[Path, str]) -> list[Path]:
-    """Return the files and folders the purge removes and fill the report's file list and original lists.
+def _planned_files(matter: Matter, report: PurgeReport,
+                   hashed: dict[Path, str]) -> tuple[list[Path], list[tuple[str, bool]]]:
+    """Return the files and folders the purge removes, and the originals (SHA-256, quarantined) it removes unless
+    another matter takes them up meanwhile (:func:`_remove_originals`); fill the report's file and original
+    lists.
 
     Runs under the purge's lock, so whether another matter uses an original is decided against the rows as they
     are when the purge commits. An original's SHA-256 is its stored name (checked when it was uploaded). Every
@@ -194,6 +197,7 @@ def _planned_files(matter: Matter, report: PurgeReport, hashed: dict[Path, str])
     incoming = _incoming_folders([matter])
     blobs |= {(hashed.get(path) or _hash_file(path), False) for path in _files_in(incoming)}
     held: list[Path] = []
+    originals: list[tuple[str, bool]] = []
     for sha, quarantined in sorted(blobs):
         report.originals.append(sha)
         blob = storage.blob_path(sha, quarantined=quarantined)
@@ -204,13 +208,33 @@ def _planned_files(matter: Matter, report: PurgeReport, hashed: dict[Path, str])
             report.originals_kept_shared.append(sha)
         else:
             report.originals_removed.append(sha)
-            targets.append(blob)
+            originals.append((sha, quarantined))
     report.originals = sorted(set(report.originals))
-    for path in _files_in(targets) + [blob for blob in held if blob not in targets]:
+    for path in _files_in(targets) + held:
         # A file written after the early pass (a page image of a file still processing) is read now.
         report.files[str(path.relative_to(root))] = hashed.get(path) or _hash_file(path)
         report.bytes += path.stat().st_size
-    return targets
+    return targets, originals
+
+
+def _remove_originals(matter: Matter, originals: list[tuple[str, bool]]) -> None:
+    """Remove the stored originals the purge left to no other matter, each unless another matter took it up since
+    the purge committed: an upload of the same bytes keeps the stored file it finds (``storage.commit_staged``)
+    and its row commits after. The check and the removal run in one transaction that waits for uploads under
+    way and holds new ones back (SQLite: the write lock every transaction takes first; PostgreSQL: the exhibits
+    table locked against the row lock an upload takes before it stores its file)."""
+    for sha, quarantined in originals:
+        with transaction.atomic():
+            connection = connections[Exhibit.objects.db]
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute(f"LOCK TABLE {connection.ops.quote_name(Exhibit._meta.db_table)} IN EXCLUSIVE MODE")
+            if _used_elsewhere(matter, sha, quarantined):
+                logger.warning("an original of purged matter %s was uploaded again meanwhile and stays", matter.pk)
+                audit_record(action="original.keep", obj=matter, detail={
+                    "matter": matter.pk, "sha256": sha, "reason": "uploaded to another matter during the purge"})
+                continue
+            _remove([storage.blob_path(sha, quarantined=quarantined)])
 
 
 def _remove(targets: list[Path]) -> None:
@@ -300,7 +324,7 @@ def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
             matter = Matter.objects.select_for_update().get(pk=matter.pk)
             _refuse_if_held_or_purged(matter)
             _refuse_if_worked_on(matter)
-            targets = _planned_files(matter, report, hashed)
+            targets, originals = _planned_files(matter, report, hashed)
             using = Matter.objects.db
             overwritten = _overwrite_freed_space(using)
             for model, paths in matter_models():
@@ -316,7 +340,8 @@ def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
             Matter.objects.filter(pk=matter.pk).update(purged_at=timezone.now())
             audit_record(action="matter.purge", actor=user, matter=matter, obj=matter, detail=report.as_detail())
             audit_record(action="original.remove", actor=user, obj=matter, detail=report.as_system_detail())
-            transaction.on_commit(lambda: (_remove(targets), _checkpoint(using)))
+            transaction.on_commit(lambda: (_remove(targets), _remove_originals(matter, originals),
+                                           _checkpoint(using)))
     except IntegrityError as exc:
         raise ValidationError(f"Nothing was purged: a record outside {matter.name} points at one of its records "
                               f"({exc}). Tell the administrator; the matter is as it was.") from exc

@@ -166,3 +166,25 @@ def backed_up_bytes(copy) -> bytes:
     source.close()
     target.close()
     return copy.read_bytes()
+
+
+def test_an_original_uploaded_again_while_the_purge_commits_stays(furnish, attorney, corpus,
+                                                                  django_capture_on_commit_callbacks):
+    """The purge decides under its lock that no other matter uses the filing; before its files go, the same bytes
+    are uploaded to another matter, whose upload keeps the stored file it finds."""
+    acme = furnish("Acme v. Roe")
+    filing = acme.exhibits[1]
+    with django_capture_on_commit_callbacks() as after_commit:
+        report = matter_purge(matter=acme.matter, user=attorney, confirm_name="Acme v. Roe")
+    assert filing.sha256 in report.originals_removed
+    baker = matter_create(name="Baker v. Cole", created_by=attorney)
+    with open(corpus("court/ca10_010110462922.pdf"), "rb") as stream:
+        again = exhibit_create(matter=baker, stream=stream, original_name="filing.pdf", origin="court",
+                               uploaded_by=attorney, enqueue=False)
+    assert again.sha256 == filing.sha256
+    for callback in after_commit:
+        callback()
+    assert storage.blob_path(again.sha256).is_file()  # Baker's exhibit keeps its original
+    assert not storage.derived_dir(filing.pk).exists()
+    kept = AuditEntry.objects.get(chain="system", action="original.keep")
+    assert kept.detail["sha256"] == filing.sha256
