@@ -150,6 +150,19 @@ def test_a_journal_beside_the_dump_is_refused_and_never_applied(backed_up, tmp_p
     assert "The court GRANTS the motion." not in texts
 
 
+def test_a_restore_goes_only_into_an_empty_database_and_real_folders(backed_up, tmp_path, settings):
+    destination = backed_up[0]
+    settings.DATA_DIR = restored = empty_installation(tmp_path)
+    with pytest.raises(BackupError, match="The database already has tables"):
+        backup_restore(source=destination)  # this test's own database
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (restored / "originals").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(BackupError, match=r"is not empty \(originals \(a symbolic link\)\)"):
+        backup_restore(source=destination)
+    assert not any(elsewhere.iterdir())
+
+
 def test_a_symbolic_link_in_the_backup_is_not_followed(backed_up, tmp_path, fresh_database):
     destination, _folder, _exhibit, original = backed_up
     stored = destination / "objects" / original["sha256"][:2] / original["sha256"]
