@@ -24,7 +24,7 @@ from matters.audit.services import SYSTEM_CHAIN, audit_verify
 from matters.models import AuditEntry, Exhibit, IncomingProduction, Matter
 
 from . import database
-from .paths import BY_CONTENT, data_dir_target, database_file, manifest_entries, open_backup_file
+from .paths import BY_CONTENT, data_dir_target, database_file, manifest_entries, manifest_path, open_backup_file
 from .snapshot import RESTORING, SECRET_KEY_FILE, SECRETS, STORES
 from .store import CHUNK_BYTES, BackupError, ObjectStore, file_sha256, read_manifest
 
@@ -126,6 +126,16 @@ def _missing_originals(root: Path) -> list[str]:
     return sorted(path for path in named if not (root / path).is_file())
 
 
+def _an_original(path: object) -> bool:
+    """Whether ``path``, from the manifest's ``missing`` list, names an original (anything else, a terminal's
+    escape sequence among them, is not repeated to the operator)."""
+    try:
+        return isinstance(path, str) and path.split("/", 1)[0] in BY_CONTENT and bool(
+            manifest_path(path, path.rsplit("/", 1)[-1]))
+    except BackupError:
+        return False
+
+
 def _take_back(root: Path, written: list[str]) -> None:
     """Remove what a failed restore wrote: the stores, the secrets, the signing key, the database's tables."""
     for top in (*STORES, SECRETS):
@@ -184,6 +194,7 @@ def backup_restore(*, source: Path, snapshot: str | None = None) -> RestoreResul
             raise BackupError(f"{what} Everything the restore wrote was removed again; keep the backup and "
                               "investigate before trusting it.") from exc
     listed = manifest.get("missing")
-    result.missing = sorted({*_missing_originals(root), *(p for p in listed or [] if isinstance(p, str))})
+    result.missing = sorted({*_missing_originals(root), *(p for p in listed if _an_original(p))}
+                            if isinstance(listed, list) else _missing_originals(root))
     (root / RESTORING).unlink()
     return result

@@ -31,7 +31,7 @@ from django.conf import settings
 
 from . import database
 from .paths import BY_CONTENT, SECRET_KEY_FILE, SECRETS, SHA256, TRANSIENT
-from .store import FORMAT, BackupError, ObjectStore, file_sha256, private_dir, write_manifest
+from .store import FORMAT, BackupError, ObjectStore, backup_dir, file_sha256, private_dir, write_manifest
 
 STORES = ("originals", "quarantine", "derived", "productions", "incoming")
 # Written into the data directory while a restore runs, removed once every check passed (lawdesk.backup.restore).
@@ -84,7 +84,7 @@ def store_files(root: Path) -> list[Path]:
 
 def _new_snapshot_folder(destination: Path) -> tuple[str, Path]:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    snapshots = private_dir(destination / "snapshots")
+    snapshots = backup_dir(destination / "snapshots")
     for attempt in range(1, 100):
         name = stamp if attempt == 1 else f"{stamp}-{attempt}"
         try:

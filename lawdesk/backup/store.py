@@ -46,6 +46,15 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def backup_dir(path: Path) -> Path:
+    """Like :func:`private_dir`, for a folder inside a backup destination: refuse (BackupError) one that is a
+    symbolic link, which would send the backup's files, and its ``chmod``, wherever it points."""
+    if path.is_symlink():
+        raise BackupError(f"{path} is a symbolic link; a backup writes only into real folders of its destination. "
+                          "Remove the link, or back up into a new folder.")
+    return private_dir(path)
+
+
 @dataclass
 class ObjectStore:
     """The ``objects/`` folder of a destination."""
@@ -82,7 +91,7 @@ class ObjectStore:
         sha256, size = file_sha256(source)
         if self.has(sha256):
             return sha256, size, False
-        private_dir(self.root)
+        backup_dir(self.root)
         digest = hashlib.sha256()
         size = 0
         fd, name = tempfile.mkstemp(dir=self.root, prefix=".incoming-")
@@ -96,7 +105,7 @@ class ObjectStore:
                 os.fsync(out.fileno())
             sha256 = digest.hexdigest()
             target = self.path(sha256)
-            private_dir(target.parent)
+            backup_dir(target.parent)
             os.chmod(name, 0o400)
             os.replace(name, target)
         finally:
@@ -154,10 +163,12 @@ def read_manifest(destination: Path, name: str | None) -> tuple[Path, dict]:
     if name not in names:
         raise BackupError(f"{destination} holds no snapshot named {name!r}; it holds: {', '.join(names)}.")
     folder = destination / "snapshots" / name
+    if (folder / MANIFEST).is_symlink() or folder.is_symlink():
+        raise BackupError(f"Snapshot {name}: its folder or manifest is a symbolic link; nothing was restored.")
     try:
         manifest = json.loads((folder / MANIFEST).read_text())
     except ValueError as exc:
         raise BackupError(f"The manifest of snapshot {name} cannot be read ({exc}).") from exc
-    if manifest.get("format") != FORMAT:
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise BackupError(f"Snapshot {name} is not a LawDesk backup of format {FORMAT}.")
     return folder, manifest

@@ -239,6 +239,19 @@ def test_a_backup_goes_only_into_a_folder_of_its_own(data_dir, tmp_path, matter)
     assert not (home / "objects").exists() and not (data_dir / "derived" / "backup").exists()
 
 
+def test_a_backup_writes_through_no_link_planted_in_its_destination(matter, corpus, ingest, data_dir, tmp_path):
+    exhibit = ingest(matter, corpus("court/ca7_3.pdf"))
+    destination = tmp_path / "vendor-share"
+    (destination / "objects").mkdir(parents=True)
+    planted = tmp_path / "somewhere-else"
+    planted.mkdir()
+    planted.chmod(0o755)
+    (destination / "objects" / exhibit.sha256[:2]).symlink_to(planted, target_is_directory=True)
+    with pytest.raises(BackupError, match="is a symbolic link; a backup writes only into real folders"):
+        backup_create(destination=destination)
+    assert not any(planted.iterdir()) and os.stat(planted).st_mode & 0o777 == 0o755
+
+
 def test_a_damaged_object_is_copied_again_and_a_damaged_original_is_reported(backed_up, data_dir, capsys):
     destination, _folder, exhibit, original = backed_up
     stored = destination / "objects" / original["sha256"][:2] / original["sha256"]
