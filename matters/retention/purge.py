@@ -15,9 +15,13 @@ whether an original is shared or not.
 
 A purge is refused while a worker holds work of the matter (an exhibit being processed, a production being
 stamped, a job's stage running: a row under a lease that has not expired): the worker would write files after
-the purge removed them. On SQLite the deletion overwrites what it frees (``secure_delete``) and the search index
-is merged, so the matter's text does not stay in the database file's free pages (which a backup copies) or in
-the index; a checkpoint then empties the write-ahead log where no reader holds it.
+the purge removed them.
+
+The admin's log entries about the matter's rows go too: each keeps the object's name (an exhibit's title) and
+what was changed; the audit chain is the matter's record. On SQLite the deletion overwrites what it frees
+(``secure_delete``) and the search index is merged, so the matter's text does not stay in the database file's
+free pages (which a backup copies) or in the index's segments; a checkpoint then empties the write-ahead log
+where no reader holds it.
 
 Rows are deleted in one transaction, children before parents; files are removed only once it has committed.
 """
@@ -30,9 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.apps import apps
+from django.contrib.admin.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, IntegrityError, connections, models, transaction
-from django.db.models import Q
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from matters import storage
@@ -249,6 +256,20 @@ def _remove(targets: list[Path]) -> None:
             logger.exception("purge could not remove a file of a purged matter")
 
 
+def _delete_admin_log(matter: Matter) -> int:
+    """Delete the admin's log entries about the matter and its rows (an entry keeps the object's name, an
+    exhibit's title, and what was changed) and return how many; the audit chain is the matter's record."""
+    removed = 0
+    for model, paths in [(Matter, ["pk"]), *matter_models()]:
+        content_type = ContentType.objects.filter(app_label=model._meta.app_label,
+                                                  model=model._meta.model_name).first()
+        if content_type is None:
+            continue
+        ids = _rows_of(model, paths, matter).annotate(text_pk=Cast("pk", TextField())).values("text_pk")
+        removed += LogEntry.objects.filter(content_type=content_type, object_id__in=ids).delete()[0]
+    return removed
+
+
 def _refuse_if_held_or_purged(matter: Matter) -> None:
     if matter.purged_at is not None:
         raise ValidationError("This matter was purged already.")
@@ -327,6 +348,8 @@ def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
             targets, originals = _planned_files(matter, report, hashed)
             using = Matter.objects.db
             overwritten = _overwrite_freed_space(using)
+            if logged := _delete_admin_log(matter):
+                report.rows[LogEntry._meta.label_lower] = logged
             for model, paths in matter_models():
                 rows = _rows_of(model, paths, matter)
                 count = rows.count()

@@ -7,6 +7,8 @@ import sqlite3
 from datetime import timedelta
 
 import pytest
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
@@ -188,3 +190,21 @@ def test_an_original_uploaded_again_while_the_purge_commits_stays(furnish, attor
     assert not storage.derived_dir(filing.pk).exists()
     kept = AuditEntry.objects.get(chain="system", action="original.keep")
     assert kept.detail["sha256"] == filing.sha256
+
+
+def test_the_admins_log_keeps_no_title_of_the_purged_matters_exhibits(two_exhibit_matters, attorney):
+    acme, other = two_exhibit_matters
+    exhibit_type = ContentType.objects.get_for_model(Exhibit)
+    for exhibit, title in ((acme.exhibits[1], "Settlement letter to Roe"), (other, "Letter to Cole")):
+        LogEntry.objects.create(user=attorney, content_type=exhibit_type, object_id=str(exhibit.pk),
+                                object_repr=title, action_flag=CHANGE, change_message="[]")
+    report = matter_purge(matter=acme.matter, user=attorney, confirm_name="Acme v. Roe")
+    assert report.rows["admin.logentry"] == 1
+    assert list(LogEntry.objects.values_list("object_repr", flat=True)) == ["Letter to Cole"]
+
+
+@pytest.fixture
+def two_exhibit_matters(furnish, attorney, corpus, ingest):
+    acme = furnish("Acme v. Roe")
+    baker = matter_create(name="Baker v. Cole", created_by=attorney)
+    return acme, ingest(baker, corpus("court/ca6_1-3.pdf"))
