@@ -4,7 +4,8 @@ content-addressed destination (docs/backup.md).
 - :func:`backup_create` writes one snapshot (``manage.py backup DEST``);
 - :func:`backup_restore` restores one into an empty data directory and database, verifying every hash, the row
   counts and every audit chain (``manage.py restore SRC [--snapshot NAME]``);
-- :class:`BackupError` is what either raises when it cannot go on, with a message naming the file.
+- :class:`BackupError` is what either raises when it cannot go on, with a message naming the file;
+- :mod:`lawdesk.backup.paths` checks every path a backup names before a restore reads or writes it.
 """
 
 from .restore import RestoreResult, backup_restore

@@ -157,7 +157,7 @@ def backup_create(*, destination: Path) -> BackupResult:
         named = relative.rsplit("/", 1)[1]
         if relative in entries or relative in result.damaged:
             continue
-        if store.has(named):  # removed since the database snapshot (a purge): the store still holds it
+        if SHA256.fullmatch(named) and store.has(named):  # gone since the database snapshot (a purge)
             entries[relative] = {"path": relative, "sha256": named, "size": store.path(named).stat().st_size}
             result.reused += 1
         else:
