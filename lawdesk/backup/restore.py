@@ -190,7 +190,7 @@ def backup_restore(*, source: Path, snapshot: str | None = None) -> RestoreResul
             (root / RESTORING).unlink(missing_ok=True)
             if not isinstance(exc, Exception):
                 raise
-            what = str(exc) if isinstance(exc, BackupError) else f"The database could not be restored ({exc})."
+            what = str(exc) if isinstance(exc, BackupError) else f"The restore stopped: {exc}."
             raise BackupError(f"{what} Everything the restore wrote was removed again; keep the backup and "
                               "investigate before trusting it.") from exc
     listed = manifest.get("missing")

@@ -202,7 +202,7 @@ def _truncate_the_dump(folder: Path) -> str:
     content = dump.read_bytes()
     dump.write_bytes(content[: len(content) // 2])
     rehash_dump(folder)
-    return "could not be restored" if connection.vendor == "sqlite" else "pg_restore failed"
+    return "The restore stopped: " if connection.vendor == "sqlite" else "pg_restore failed"
 
 
 CHECKED_AFTER_WRITING = {"row counts": _omit_a_table, "audit chain": _edit_the_audit_chain,
