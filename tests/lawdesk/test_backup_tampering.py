@@ -17,6 +17,7 @@ from lawdesk.backup import BackupError, backup_create, backup_restore
 from lawdesk.backup import database as backup_database
 from lawdesk.backup import snapshot as backup_snapshot
 from lawdesk.backup.store import file_sha256
+from lawdesk.startup import prepare
 from matters import storage
 from tests.support.backup import KEPT, manage
 
@@ -302,3 +303,13 @@ def test_an_original_purged_while_the_backup_copies_files_is_taken_from_the_stor
     assert json.loads(result.stdout)["missing"] == [original["path"]]
     assert f"warning: {original['path']} is named by the restored records but was not in the snapshot" in \
         result.stderr
+
+
+def test_a_restore_that_did_not_finish_is_no_installation_to_serve_or_back_up(data_dir, tmp_path):
+    """A restore killed half-way leaves its marker: ``make run`` and ``backup`` refuse the data directory."""
+    (data_dir / "restore-incomplete").write_text("restoring snapshot 20261130T160102Z of /mnt/backup\n")
+    with pytest.raises(SystemExit, match="did not finish"):
+        prepare()
+    with pytest.raises(BackupError, match="did not finish"):
+        backup_create(destination=tmp_path / "backup")
+    assert not (tmp_path / "backup").exists()
