@@ -200,6 +200,9 @@ LAWDESK_INGEST_TIMEOUT_S = _env_int("LAWDESK_INGEST_TIMEOUT_S", 1800)
 # every third of it while the worker lives; work whose lease has expired is taken over by any running worker
 # (docs/faults.md).
 LAWDESK_DOCUMENT_LEASE_S = float(os.environ.get("LAWDESK_DOCUMENT_LEASE_S", "30"))
+# How many times documents-queue work is taken over after its worker died before it is failed instead: a file
+# that kills every worker reading it (a crash in a native library, the memory running out) is not tried forever.
+LAWDESK_RECOVERY_MAX_TAKEOVERS = _env_int("LAWDESK_RECOVERY_MAX_TAKEOVERS", 3)
 LAWDESK_OCR_DPI = _env_int("LAWDESK_OCR_DPI", 300)
 LAWDESK_OCR_WORKERS = _env_int("LAWDESK_OCR_WORKERS", os.cpu_count() or 1)
 LAWDESK_OCR_LANG = os.environ.get("LAWDESK_OCR_LANG", "eng")

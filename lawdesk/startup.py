@@ -46,8 +46,9 @@ def prepare() -> None:
     # that have been idle longer have no worker.
     taken = documents_recover(idle_s=settings.LAWDESK_INGEST_TIMEOUT_S)
     if any(taken.values()):
-        print(f"Queued again {len(taken['exhibit'])} file(s), {len(taken['production'])} production(s) and "
-              f"{len(taken['import'])} import(s) whose worker had stopped.", flush=True)
+        print(f"Took back {len(taken['exhibit'])} file(s), {len(taken['production'])} production(s) and "
+              f"{len(taken['import'])} import(s) whose worker had stopped or whose task was lost: queued again, or "
+              "failed where a worker had died on it too often.", flush=True)
     if recovered := stage_recover():
         print(f"Queued again {len(recovered)} job stage(s) whose worker had stopped.", flush=True)
     probe_schedule()  # the periodic health-and-speed probe of the model servers queues its own next run

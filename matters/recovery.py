@@ -15,19 +15,27 @@ work back:
 Each takeover is recorded in the matter's audit chain. The three differ only in what :data:`LEASED` lists; one loop,
 :func:`leased_recover`, claims and audits them all. :func:`documents_recover` sweeps every row at the start of
 ``make run``, including exhibits left ``processing`` by a version of LawDesk that held no lease (by idle time).
+
+Work whose worker dies every time (a crash in a native library, the memory running out on one file) is taken over
+at most ``LAWDESK_RECOVERY_MAX_TAKEOVERS`` times; the next time its worker dies it is ``failed`` with that reason,
+audited and shown like any failure (an exhibit can be processed again by hand, which counts afresh).
 """
 
 import logging
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
+from django_tasks.base import Task
 
+from matters import storage
 from matters.audit.services import audit_record
 from matters.leases import lease_watch_schedule
-from matters.models import Exhibit, IncomingProduction, Production
+from matters.models import BatesPage, Exhibit, IncomingProduction, Page, Production
 from matters.tasks import ingest_exhibit, run_import, run_production
 
 logger = logging.getLogger(__name__)
@@ -35,40 +43,93 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Leased:
-    """One kind of leased documents-queue work: what a takeover writes, audits and queues.
+    """One kind of leased documents-queue work: what a takeover writes, audits and queues, and how it fails.
 
-    ``working`` is the status the row keeps while a worker holds it; ``release`` returns the fields (besides the
-    lease) a takeover writes; ``audit`` returns ``audit_record``'s action, file hash and detail for a row;
-    ``requeue`` queues the work again by id (called on commit); ``idle_field`` is the time stamp a worker moves with
-    its progress, by which a row that holds no lease is judged abandoned (None: no such rule for this kind)."""
+    ``working`` is the status the row keeps while a worker holds it, ``waiting`` the lookups of a row waiting in
+    the queue for a worker; ``release`` returns the fields (besides the lease) a takeover writes; ``audit`` returns
+    ``audit_record``'s action, file hash and detail for a row taken back; ``task`` is the task that works a row by
+    id; ``noun`` names the row in audit actions; ``fail`` returns the fields, and ``void`` clears what the dead
+    worker left and returns the audit entry, of a row failed after too many takeovers (given the reason);
+    ``reason`` words that failure for an attorney (given the row and how often its worker died); ``idle_field`` is
+    the time stamp a worker moves with its progress, by which a row that holds no lease is judged abandoned (None:
+    no such rule for this kind)."""
 
     model: type[models.Model]
     working: str
+    waiting: dict
     release: Callable[[], dict]
     audit: Callable[[models.Model], tuple[str, str, dict]]
-    requeue: Callable[[int], None]
+    task: Task
+    noun: str
+    fail: Callable[[str], dict]
+    void: Callable[[models.Model, str], tuple[str, str, dict]]
+    reason: Callable[[models.Model, int], str]
     idle_field: str | None = None
+
+
+# Said of every failure after too many takeovers: what most likely happened, so the operator knows where to look.
+DIED = ("because the worker doing it died each time (most likely a crash in a reading library, or the memory "
+        "running out, on this material)")
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
+def _exhibit_void(row: Exhibit, reason: str) -> tuple[str, str, dict]:
+    Page.objects.filter(exhibit=row).delete()  # as any failure leaves it: no pages of a half-read file
+    return "exhibit.status", row.sha256, {"from": Exhibit.Status.PROCESSING, "to": Exhibit.Status.FAILED,
+                                          "reason": reason}
+
+
+def _production_void(row: Production, reason: str) -> tuple[str, str, dict]:
+    BatesPage.objects.filter(production=row).delete()
+    # The interrupted attempt's partial files (written under temporary names) go with the void range.
+    transaction.on_commit(lambda: shutil.rmtree(storage.production_dir(row.pk), ignore_errors=True))
+    return "production.void", "", {"first": row.first, "last": row.last, "reason": reason}
 
 
 LEASED = {
     "exhibit": Leased(
-        model=Exhibit, working=Exhibit.Status.PROCESSING,
+        model=Exhibit, working=Exhibit.Status.PROCESSING, waiting={"status": Exhibit.Status.QUEUED, "lease_owner": ""},
         release=lambda: {"status": Exhibit.Status.QUEUED, "progress_page": 0, "updated_at": timezone.now()},
         audit=lambda row: ("exhibit.status", row.sha256, {"from": Exhibit.Status.PROCESSING,
                                                           "to": Exhibit.Status.QUEUED}),
-        requeue=lambda pk: ingest_exhibit.enqueue(pk), idle_field="updated_at"),
+        task=ingest_exhibit, noun="exhibit",
+        fail=lambda reason: {"status": Exhibit.Status.FAILED, "reason": reason, "progress_page": 0, "pages_pdf": 0,
+                             "pages_ocr": 0, "previews_ready": False, "updated_at": timezone.now()},
+        void=_exhibit_void,
+        reason=lambda row, deaths: (f"Processing stopped {_times(deaths)} {DIED}, so it was not tried again. Ask the "
+                                    "office's operator to look at the workers' log; then process it again, or "
+                                    "upload another copy of the file."),
+        idle_field="updated_at"),
     "production": Leased(
         model=Production, working=Production.Status.STAMPING,
+        waiting={"status": Production.Status.STAMPING, "lease_owner": ""},
         release=lambda: {"pages_done": 0},
         audit=lambda row: ("production.restart", "", {"first": row.first, "last": row.last,
                                                       "note": "stamped again in the same range"}),
-        requeue=lambda pk: run_production.enqueue(pk)),
+        task=run_production, noun="production",
+        fail=lambda reason: {"status": Production.Status.FAILED, "reason": reason, "finished_at": timezone.now()},
+        void=_production_void,
+        reason=lambda row, deaths: (f"Stamping stopped {_times(deaths)} {DIED}, so it was not tried again. Ask the "
+                                    "office's operator to look at the workers' log; a new production takes the next "
+                                    "numbers."),
+    ),
     "import": Leased(
         model=IncomingProduction, working=IncomingProduction.Status.IMPORTING,
+        waiting={"status": IncomingProduction.Status.IMPORTING, "lease_owner": ""},
         release=dict,
         audit=lambda row: ("incoming_production.restart", row.sha256,
                            {"note": "read again; documents already imported are kept, none is made twice"}),
-        requeue=lambda pk: run_import.enqueue(pk)),
+        task=run_import, noun="incoming_production",
+        fail=lambda reason: {"status": IncomingProduction.Status.FAILED, "reason": reason},
+        void=lambda row, reason: ("incoming_production.import", row.sha256,
+                                  {"status": IncomingProduction.Status.FAILED, "reason": reason}),
+        reason=lambda row, deaths: (f"The import stopped {_times(deaths)} {DIED}, so it was not tried again. The "
+                                    "documents it had already made are kept. Ask the office's operator to look at "
+                                    "the workers' log, then receive the volume again."),
+    ),
 }
 
 
@@ -78,8 +139,10 @@ def leased_recover(kind: str, *, pk: int | None = None, idle_s: float | None = N
     By default a row is taken back when its lease has expired; with ``idle_s``, instead, a row that holds no lease
     and whose ``idle_field`` has not moved for ``idle_s`` seconds (left by a version without leases). ``pk``
     limits it to one row; ``enqueue=False`` leaves the queuing to the caller, which does the work itself. Each
-    takeover is one conditional update (so two workers never both take a row back) and one audit entry. A live
-    row, whose worker renews its lease, is never touched. Raises KeyError for an unknown ``kind``."""
+    takeover is one conditional update (so two workers never both take a row back) and one audit entry. A row
+    already taken over ``LAWDESK_RECOVERY_MAX_TAKEOVERS`` times is failed instead, with its reason (its id is
+    returned all the same). A live row, whose worker renews its lease, is never touched. Raises KeyError for an
+    unknown ``kind``."""
     work = LEASED[kind]
     if idle_s is None:
         which = {"lease_expires_at__lt": timezone.now()}
@@ -92,42 +155,60 @@ def leased_recover(kind: str, *, pk: int | None = None, idle_s: float | None = N
         rows = rows.filter(pk=pk)
     taken = []
     for row in rows.select_related("matter"):
+        give_up = row.takeovers >= settings.LAWDESK_RECOVERY_MAX_TAKEOVERS
+        reason = work.reason(row, row.takeovers + 1) if give_up else ""
+        if give_up:
+            fields = work.fail(reason)
+        else:
+            fields = {**work.release(), "takeovers": row.takeovers + 1}
+            # Without a task of the queue the caller works the row itself, so no sweep may queue it meanwhile.
+            fields["queued_at"] = timezone.now() if enqueue else None
         with transaction.atomic():
-            still = {**which, "pk": row.pk, "status": work.working, "lease_owner": row.lease_owner}
-            if not work.model.objects.filter(**still).update(lease_owner="", lease_expires_at=None, **work.release()):
+            still = {**which, "pk": row.pk, "status": work.working, "lease_owner": row.lease_owner,
+                     "takeovers": row.takeovers}
+            if not work.model.objects.filter(**still).update(lease_owner="", lease_expires_at=None, **fields):
                 continue
-            action, file_sha256, detail = work.audit(row)
-            audit_record(action=action, matter=row.matter, obj=row, file_sha256=file_sha256,
-                         detail={**detail, "reason": "its worker stopped before finishing", "worker": row.lease_owner})
-            if enqueue:
-                transaction.on_commit(lambda pk=row.pk: work.requeue(pk))
-        logger.warning("%s %s: worker %r stopped before finishing; taken back", kind, row.pk, row.lease_owner)
+            if give_up:
+                action, file_sha256, detail = work.void(row, reason)
+                detail = {**detail, "worker": row.lease_owner, "takeovers": row.takeovers}
+            else:
+                action, file_sha256, detail = work.audit(row)
+                detail = {**detail, "reason": "its worker stopped before finishing", "worker": row.lease_owner}
+            audit_record(action=action, matter=row.matter, obj=row, file_sha256=file_sha256, detail=detail)
+            if enqueue and not give_up:
+                transaction.on_commit(lambda pk=row.pk: work.task.enqueue(pk))
+        if give_up:
+            logger.error("%s %s: its worker died %s times; failed, not taken over again", kind, row.pk,
+                         row.takeovers + 1)
+        else:
+            logger.warning("%s %s: worker %r stopped before finishing; taken back", kind, row.pk, row.lease_owner)
         taken.append(row.pk)
     return taken
 
 
 def exhibits_recover(*, exhibit_id: int | None = None, enqueue: bool = True) -> list[int]:
-    """Queue again every exhibit left ``processing`` whose lease has expired (``exhibit_id``: only that one);
-    return their ids. ``enqueue=False``: put it back to ``queued`` without queuing a task (the caller reads it)."""
+    """Queue again every exhibit left ``processing`` whose lease has expired (``exhibit_id``: only that one), or
+    fail it after too many takeovers; return their ids. ``enqueue=False``: put it back to ``queued`` without
+    queuing a task (the caller reads it)."""
     return leased_recover("exhibit", pk=exhibit_id, enqueue=enqueue)
 
 
 def productions_recover(*, production_id: int | None = None) -> list[int]:
     """Stamp again, in the same reserved range, every production left ``stamping`` whose lease has expired
-    (``production_id``: only that one); return their ids."""
+    (``production_id``: only that one), or void it after too many takeovers; return their ids."""
     return leased_recover("production", pk=production_id)
 
 
 def imports_recover(*, incoming_id: int | None = None) -> list[int]:
     """Import again every incoming production left ``importing`` whose lease has expired (``incoming_id``: only
-    that one); return their ids."""
+    that one), or fail it after too many takeovers; return their ids."""
     return leased_recover("import", pk=incoming_id)
 
 
 def lease_watch(kind: str, pk: int) -> str:
-    """The watch task's work: ``"recovered"`` when the work was put back, ``"live"`` (and a later look queued)
-    while its lease is renewed, ``"settled"`` once it has ended or waits unclaimed in the queue (its next claim
-    queues its own watch). Raises ValueError for an unknown ``kind``."""
+    """The watch task's work: ``"recovered"`` when the work was put back (or failed after too many takeovers),
+    ``"live"`` (and a later look queued) while its lease is renewed, ``"settled"`` once it has ended or waits
+    unclaimed in the queue (its next claim queues its own watch). Raises ValueError for an unknown ``kind``."""
     if kind not in LEASED:
         raise ValueError(f"no lease watch for {kind!r}")
     work = LEASED[kind]
@@ -140,9 +221,9 @@ def lease_watch(kind: str, pk: int) -> str:
 
 
 def documents_recover(*, idle_s: float | None = None) -> dict[str, list[int]]:
-    """Put back every row of every kind whose worker stopped renewing its lease, and, with ``idle_s``, every row
-    without a lease idle that long (see :func:`leased_recover`); return their ids by kind (``exhibit``,
-    ``production``, ``import``)."""
+    """Put back every row of every kind whose worker stopped renewing its lease (or fail it after too many
+    takeovers), and, with ``idle_s``, every row without a lease idle that long (see :func:`leased_recover`);
+    return their ids by kind (``exhibit``, ``production``, ``import``)."""
     taken = {}
     for kind in LEASED:
         taken[kind] = leased_recover(kind)

@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from matters import storage
 from matters.audit.services import audit_record
@@ -63,10 +64,10 @@ def exhibit_create(
     try:
         sniffed = sniff(staged.path, staged.head) if staged.size_bytes else None
         try:
-            exhibit = _register(matter, staged, sniffed, name, origin, uploaded_by)
+            exhibit = _register(matter, staged, sniffed, name, origin, uploaded_by, enqueue)
         except IntegrityError:
             # Another upload of the same bytes won the race; registering again finds it and records a duplicate.
-            exhibit = _register(matter, staged, sniffed, name, origin, uploaded_by)
+            exhibit = _register(matter, staged, sniffed, name, origin, uploaded_by, enqueue)
         if enqueue and exhibit.status == Exhibit.Status.QUEUED:
             transaction.on_commit(lambda: enqueue_ingest(exhibit.pk))
     finally:
@@ -74,7 +75,8 @@ def exhibit_create(
     return exhibit
 
 
-def _register(matter, staged: storage.StagedFile, sniffed, name: str, origin: str, uploaded_by) -> Exhibit:
+def _register(matter, staged: storage.StagedFile, sniffed, name: str, origin: str, uploaded_by,
+              enqueue: bool) -> Exhibit:
     with transaction.atomic():
         exhibit = Exhibit(
             matter=matter,
@@ -120,6 +122,8 @@ def _register(matter, staged: storage.StagedFile, sniffed, name: str, origin: st
                 exhibit.generated_reason = hash_match_reason(match, matter.pk)
         if existing is None:
             storage.commit_staged(staged, quarantined=exhibit.quarantined)
+        if enqueue and exhibit.status == Exhibit.Status.QUEUED:
+            exhibit.queued_at = timezone.now()  # with the row, so no stall sweep misses a task never written
         exhibit.save()
         audit_record(
             action="exhibit.upload",
@@ -202,7 +206,8 @@ def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: Ab
         raise ValidationError({"password": "Enter the PDF's password."})
     storage.write_secret(storage.password_path(exhibit.pk), password)
     with transaction.atomic():
-        Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="")
+        Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="", queued_at=timezone.now(),
+                                                     takeovers=0)
         exhibit.refresh_from_db()
         audit_record(action="exhibit.password_submitted", actor=submitted_by, matter=exhibit.matter, obj=exhibit)
         transaction.on_commit(lambda: enqueue_ingest(exhibit.pk))
@@ -216,7 +221,9 @@ def exhibit_reprocess(*, exhibit: Exhibit, requested_by: AbstractBaseUser) -> Ex
     if exhibit.status != Exhibit.Status.FAILED or exhibit.label_seq is None:
         raise ValidationError(f"Only a failed exhibit can be processed again; this one is {exhibit.status}.")
     with transaction.atomic():
-        Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="", progress_page=0)
+        # A person's retry counts takeovers afresh (LAWDESK_RECOVERY_MAX_TAKEOVERS).
+        Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="", progress_page=0,
+                                                     queued_at=timezone.now(), takeovers=0)
         exhibit.refresh_from_db()
         audit_record(action="exhibit.reprocess", actor=requested_by, matter=exhibit.matter, obj=exhibit,
                      file_sha256=exhibit.sha256)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from matters import storage
 from matters.audit.services import audit_record
@@ -324,7 +325,7 @@ def incoming_receive(*, matter: Matter, uploads: list, origin: str, user) -> Inc
 def incoming_confirm(*, incoming: IncomingProduction, field_map: dict, user) -> IncomingProduction:
     """Record the field mapping the user confirmed and queue the import. PermissionDenied as for receiving."""
     require(user, "receive_production", incoming.matter)
-    IncomingProduction.objects.filter(pk=incoming.pk).update(field_map=field_map,
+    IncomingProduction.objects.filter(pk=incoming.pk).update(field_map=field_map, queued_at=timezone.now(),
                                                            status=IncomingProduction.Status.IMPORTING)
     incoming.refresh_from_db()
     audit_record(action="incoming_production.confirm", actor=user, matter=incoming.matter, obj=incoming,

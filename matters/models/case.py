@@ -168,6 +168,12 @@ class Exhibit(models.Model):
     # The worker processing the exhibit and until when its claim holds (matters.leases); empty when no one is.
     lease_owner = models.CharField(max_length=200, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # When the work was last put in the documents queue (by a person, a takeover or the stall sweep); empty for
+    # work done by its caller (the command line, an import's own files), which no sweep queues (matters.recovery).
+    queued_at = models.DateTimeField(null=True, blank=True)
+    # How often a worker died holding this work since a person last queued it; past
+    # LAWDESK_RECOVERY_MAX_TAKEOVERS it fails instead of being taken over again (matters.recovery).
+    takeovers = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["matter", "label_seq", "id"]

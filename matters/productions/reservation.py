@@ -12,6 +12,7 @@ import re
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max, Q
+from django.utils import timezone
 
 from matters.audit.services import audit_record
 from .bates.stamp import StampSpec, missing_glyphs
@@ -132,6 +133,7 @@ def production_create(
             matter=matter, prefix=prefix, volume=volume, digits=digits, suffix=suffix, first_number=first,
             last_number=last, position=position, cover_sheets=cover_sheets, with_index=with_index,
             with_images=with_images, keep_forms=keep_forms, page_count=pages, created_by=created_by,
+            queued_at=timezone.now() if enqueue else None,
         )
         ProductionDocument.objects.bulk_create(
             ProductionDocument(production=production, exhibit=e, order=n, confidentiality=confidentiality.get(e.pk, ""),

@@ -3,7 +3,6 @@ never taken over, an expired one is, a worker that lost its lease writes nothing
 each record's exhibit once."""
 
 import threading
-import zipfile
 from datetime import timedelta
 
 import pytest
@@ -27,7 +26,7 @@ from matters.productions.delivery import production_files
 from matters.productions.stamping import production_run
 from matters.recovery import exhibits_recover, imports_recover, lease_watch, productions_recover
 from matters.exhibits.services import exhibit_create
-from tests.support.volumes import PAGES_PER_DOCUMENT, build_volume
+from tests.support.volumes import PAGES_PER_DOCUMENT, zipped_volume
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -115,13 +114,7 @@ def test_a_keeper_renews_a_live_lease(processing):
 @pytest.fixture
 def confirmed_import(matter, attorney, tmp_path):
     """A volume of three documents received and confirmed, waiting for a worker (nothing read yet)."""
-    volume = build_volume(tmp_path / "in")
-    archive = tmp_path / "VOL001.zip"
-    with zipfile.ZipFile(archive, "w") as packed:
-        for path in volume.rglob("*"):
-            if path.is_file():
-                packed.write(path, path.relative_to(volume.parent))
-    with open(archive, "rb") as upload:
+    with open(zipped_volume(tmp_path), "rb") as upload:
         incoming = incoming_receive(matter=matter, uploads=[upload], origin="opposing_party", user=attorney)
     return incoming_confirm(incoming=incoming, field_map=incoming.field_map, user=attorney)
 

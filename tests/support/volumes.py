@@ -2,6 +2,8 @@
 in a temp folder so import tests need no stored volume."""
 
 import io
+import zipfile
+from pathlib import Path
 
 import pymupdf
 from PIL import Image
@@ -54,3 +56,14 @@ def build_volume(root, *, missing: int | None = None, repeat: int | None = None,
     (volume / "DATA" / "VOL001.dat").write_text(dat, encoding="utf-8")
     (volume / "DATA" / "VOL001.opt").write_text("\r\n".join(opt) + "\r\n")
     return volume
+
+
+def zipped_volume(root: Path) -> Path:
+    """Build the default volume under ``root`` and return it packed as ``root/VOL001.zip``, as it is uploaded."""
+    volume = build_volume(root / "in")
+    archive = root / "VOL001.zip"
+    with zipfile.ZipFile(archive, "w") as packed:
+        for path in volume.rglob("*"):
+            if path.is_file():
+                packed.write(path, path.relative_to(volume.parent))
+    return archive
