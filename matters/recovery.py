@@ -16,9 +16,13 @@ Each takeover is recorded in the matter's audit chain. The three differ only in 
 :func:`leased_recover`, claims and audits them all. :func:`documents_recover` sweeps every row at the start of
 ``make run``, including exhibits left ``processing`` by a version of LawDesk that held no lease (by idle time).
 
-Work whose worker dies every time (a crash in a native library, the memory running out on one file) is taken over
-at most ``LAWDESK_RECOVERY_MAX_TAKEOVERS`` times; the next time its worker dies it is ``failed`` with that reason,
-audited and shown like any failure (an exhibit can be processed again by hand, which counts afresh).
+Two limits close what leases alone leave open:
+- work whose worker dies every time (a crash in a native library, the memory running out on one file) is taken
+  over at most ``LAWDESK_RECOVERY_MAX_TAKEOVERS`` times; the next time its worker dies it is ``failed`` with that
+  reason, audited and shown like any failure (an exhibit can be processed again by hand, which counts afresh);
+- work waiting in the queue with no task that will ever run it (a worker killed between taking the task and
+  claiming the row, or a process killed between a commit and the enqueue that follows it) is queued again by
+  :func:`stalled_requeue`, which every watch and the start of ``make run`` run.
 """
 
 import logging
@@ -30,7 +34,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
-from django_tasks.base import Task
+from django_tasks.base import Task, TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 from matters import storage
 from matters.audit.services import audit_record
@@ -186,6 +191,50 @@ def leased_recover(kind: str, *, pk: int | None = None, idle_s: float | None = N
     return taken
 
 
+def stalled_requeue(kind: str, *, grace_s: float | None = None) -> list[int]:
+    """Queue again every row of ``kind`` (a key of :data:`LEASED`) that waits in the queue with no task that will
+    run it; return their ids.
+
+    Such a row is waiting for a worker (``queued``; a production or an import without a lease), was put in the
+    queue more than ``grace_s`` seconds ago (default: one document lease, ``LAWDESK_DOCUMENT_LEASE_S``, longer
+    than a live worker takes between taking a task and claiming its row), and no task of the queue for it is
+    ``READY``: its last task is ``RUNNING`` on a worker that died before claiming the row, ended without claiming
+    it, or was never written. Each row is queued again by one conditional update of ``queued_at`` (so two sweeps
+    that read the same row queue it once) and one audit entry. Should a second task for the same row run anyway
+    (its first task's worker was only slow), the claim lets one worker only do the work; the other returns.
+    Rows worked by their caller (``queued_at`` empty: the command line, an import's own files) are never queued.
+    Raises KeyError for an unknown ``kind``."""
+    work = LEASED[kind]
+    grace_s = settings.LAWDESK_DOCUMENT_LEASE_S if grace_s is None else grace_s
+    cutoff = timezone.now() - timedelta(seconds=grace_s)
+    stalled = list(work.model.objects.filter(queued_at__lt=cutoff, **work.waiting).select_related("matter"))
+    if not stalled:
+        return []
+    ready = _ready_ids(work.task)
+    queued = []
+    for row in stalled:
+        if row.pk in ready:
+            continue
+        with transaction.atomic():
+            if not work.model.objects.filter(pk=row.pk, queued_at=row.queued_at, **work.waiting).update(
+                    queued_at=timezone.now()):
+                continue  # claimed, queued by a person or by another sweep since it was read
+            audit_record(action=f"{work.noun}.requeue", matter=row.matter, obj=row,
+                         detail={"reason": "it waited in the queue with no task to run it",
+                                 "waiting_since": row.queued_at.isoformat()})
+            transaction.on_commit(lambda pk=row.pk: work.task.enqueue(pk))
+        logger.warning("%s %s waited in the queue with no task to run it; queued again", kind, row.pk)
+        queued.append(row.pk)
+    return queued
+
+
+def _ready_ids(task: Task) -> set[int]:
+    """Return the ids that tasks of ``task`` waiting in the queue (``READY``, whenever they may run) will work."""
+    waiting = DBTaskResult.objects.filter(task_path=task.module_path, status=TaskResultStatus.READY)
+    return {args_kwargs["args"][0] for args_kwargs in waiting.values_list("args_kwargs", flat=True)
+            if args_kwargs.get("args")}
+
+
 def exhibits_recover(*, exhibit_id: int | None = None, enqueue: bool = True) -> list[int]:
     """Queue again every exhibit left ``processing`` whose lease has expired (``exhibit_id``: only that one), or
     fail it after too many takeovers; return their ids. ``enqueue=False``: put it back to ``queued`` without
@@ -208,9 +257,12 @@ def imports_recover(*, incoming_id: int | None = None) -> list[int]:
 def lease_watch(kind: str, pk: int) -> str:
     """The watch task's work: ``"recovered"`` when the work was put back (or failed after too many takeovers),
     ``"live"`` (and a later look queued) while its lease is renewed, ``"settled"`` once it has ended or waits
-    unclaimed in the queue (its next claim queues its own watch). Raises ValueError for an unknown ``kind``."""
+    unclaimed in the queue (its next claim queues its own watch). Every watch also queues again the work of every
+    kind that waits with no task to run it (:func:`stalled_requeue`). Raises ValueError for an unknown ``kind``."""
     if kind not in LEASED:
         raise ValueError(f"no lease watch for {kind!r}")
+    for any_kind in LEASED:
+        stalled_requeue(any_kind)
     work = LEASED[kind]
     if not work.model.objects.filter(pk=pk, status=work.working, lease_expires_at__isnull=False).exists():
         return "settled"
@@ -222,11 +274,13 @@ def lease_watch(kind: str, pk: int) -> str:
 
 def documents_recover(*, idle_s: float | None = None) -> dict[str, list[int]]:
     """Put back every row of every kind whose worker stopped renewing its lease (or fail it after too many
-    takeovers), and, with ``idle_s``, every row without a lease idle that long (see :func:`leased_recover`);
-    return their ids by kind (``exhibit``, ``production``, ``import``)."""
+    takeovers), with ``idle_s`` every row without a lease idle that long (see :func:`leased_recover`), and every
+    row waiting with no task to run it (:func:`stalled_requeue`); return their ids by kind (``exhibit``,
+    ``production``, ``import``)."""
     taken = {}
     for kind in LEASED:
         taken[kind] = leased_recover(kind)
         if idle_s is not None:
             taken[kind] += leased_recover(kind, idle_s=idle_s)
+        taken[kind] += stalled_requeue(kind)
     return taken
