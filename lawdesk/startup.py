@@ -1,6 +1,7 @@
 """What ``make run`` does before it serves (:mod:`lawdesk.run`), once Django is set up: warn about missing OCR
 languages, migrate, create the first attorney account, queue again the work that stopped with a worker, start the
-periodic model-server probe, and start the embedded model server when no other model server is enabled."""
+periodic sweep for such work and the periodic model-server probe, and start the embedded model server when no
+other model server is enabled."""
 
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from django.core.management import call_command
 from lawdesk.accounts import WeakPassword, ensure_first_attorney
 from lawdesk.backup.snapshot import RESTORING
 from matters.exhibits.ingest.ocr_check import ocr_problems
-from matters.recovery import documents_recover
+from matters.recovery import documents_recover, documents_sweep_schedule
 from pipeline.embedded import EmbeddedServer, EmbeddedUnavailable, embedded_model, start_embedded_server
 from pipeline.servers import needs_embedded, register_embedded
 from pipeline.stages.control import stage_recover
@@ -49,6 +50,7 @@ def prepare() -> None:
         print(f"Took back {len(taken['exhibit'])} file(s), {len(taken['production'])} production(s) and "
               f"{len(taken['import'])} import(s) whose worker had stopped or whose task was lost: queued again, or "
               "failed where a worker had died on it too often.", flush=True)
+    documents_sweep_schedule()  # and from now on, every two document leases, on whichever documents worker is free
     if recovered := stage_recover():
         print(f"Queued again {len(recovered)} job stage(s) whose worker had stopped.", flush=True)
     probe_schedule()  # the periodic health-and-speed probe of the model servers queues its own next run

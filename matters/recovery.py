@@ -22,7 +22,9 @@ Two limits close what leases alone leave open:
   reason, audited and shown like any failure (an exhibit can be processed again by hand, which counts afresh);
 - work waiting in the queue with no task that will ever run it (a worker killed between taking the task and
   claiming the row, or a process killed between a commit and the enqueue that follows it) is queued again by
-  :func:`stalled_requeue`, which every watch and the start of ``make run`` run.
+  :func:`stalled_requeue`, which every watch, the start of ``make run`` and a periodic sweep run.
+The periodic sweep (:func:`documents_sweep_schedule`, every ``SWEEP_AFTER_LEASES`` document leases) is the backstop
+for what no watch sees: work that stalled while nothing else was claimed, and watches that were themselves lost.
 """
 
 import logging
@@ -41,7 +43,7 @@ from matters import storage
 from matters.audit.services import audit_record
 from matters.leases import lease_watch_schedule
 from matters.models import BatesPage, Exhibit, IncomingProduction, Page, Production
-from matters.tasks import ingest_exhibit, run_import, run_production
+from matters.tasks import ingest_exhibit, run_import, run_production, sweep_documents
 
 logger = logging.getLogger(__name__)
 
@@ -284,3 +286,21 @@ def documents_recover(*, idle_s: float | None = None) -> dict[str, list[int]]:
             taken[kind] += leased_recover(kind, idle_s=idle_s)
         taken[kind] += stalled_requeue(kind)
     return taken
+
+
+# A sweep every two document leases (60 s by default): a stall is noticed within about three leases of its enqueue
+# (its grace of one lease, then up to two until the next sweep), at a cost of a few indexed queries a minute.
+SWEEP_AFTER_LEASES = 2
+
+
+def documents_sweep_schedule(*, interval_s: float | None = None) -> bool:
+    """Queue the periodic sweep (:func:`matters.tasks.sweep_documents`) to run ``interval_s`` seconds from now
+    (default: ``SWEEP_AFTER_LEASES`` x ``LAWDESK_DOCUMENT_LEASE_S``), unless a sweep already waits in the queue;
+    return True if one was queued. Each sweep queues the next, so one call at start keeps it going on whichever
+    documents worker is free."""
+    if interval_s is None:
+        interval_s = settings.LAWDESK_DOCUMENT_LEASE_S * SWEEP_AFTER_LEASES
+    if DBTaskResult.objects.filter(task_path=sweep_documents.module_path, status=TaskResultStatus.READY).exists():
+        return False
+    sweep_documents.using(run_after=timezone.now() + timedelta(seconds=interval_s)).enqueue(interval_s=interval_s)
+    return True

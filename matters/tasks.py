@@ -48,3 +48,16 @@ def watch_lease(kind: str, pk: int) -> str:
     from matters.recovery import lease_watch
 
     return lease_watch(kind, pk)
+
+
+@task(queue_name="documents", priority=10)
+def sweep_documents(interval_s: float = 0) -> dict[str, list[int]]:
+    """Take back every piece of documents-queue work whose worker stopped, or that waits with no task to run it
+    (:func:`matters.recovery.documents_recover`); with ``interval_s``, queue the next sweep that many seconds
+    later. Returns the ids taken back by kind."""
+    from matters.recovery import documents_recover, documents_sweep_schedule
+
+    taken = documents_recover()
+    if interval_s:
+        documents_sweep_schedule(interval_s=interval_s)
+    return taken

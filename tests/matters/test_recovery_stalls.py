@@ -156,3 +156,24 @@ def test_every_watch_and_the_start_sweep_queue_stalled_work(uploaded, matter, at
     _waited(Exhibit, uploaded.pk)
     assert documents_recover()["exhibit"] == [uploaded.pk]
     assert len(_tasks(INGEST, uploaded.pk)) == 1
+
+
+def test_the_periodic_sweep_takes_back_a_stall_no_watch_sees_and_keeps_one_next_sweep_waiting(uploaded):
+    from matters.recovery import documents_sweep_schedule
+    from matters.tasks import sweep_documents
+
+    SWEEP = "matters.tasks.sweep_documents"
+    assert documents_sweep_schedule(interval_s=60) is True
+    assert documents_sweep_schedule(interval_s=60) is False  # never two sweeps waiting
+    [waiting] = DBTaskResult.objects.filter(task_path=SWEEP, status=TaskResultStatus.READY)
+    assert waiting.run_after > timezone.now() + timedelta(seconds=50)
+    # Nothing is claimed anywhere, so no watch exists: only the sweep can notice this stall.
+    _taken_by_dead_worker(INGEST, uploaded.pk)
+    _waited(Exhibit, uploaded.pk)
+    DBTaskResult.objects.filter(pk=waiting.pk).update(status=TaskResultStatus.SUCCESSFUL)
+
+    taken = sweep_documents.call(interval_s=60)
+
+    assert taken["exhibit"] == [uploaded.pk]
+    assert len(_tasks(INGEST, uploaded.pk)) == 1
+    assert DBTaskResult.objects.filter(task_path=SWEEP, status=TaskResultStatus.READY).count() == 1
