@@ -91,4 +91,4 @@ class PageIsolator:
             mupdf.pdf_dict_put(xobjects, mupdf.pdf_new_name(FORM_RESOURCE), form)
             lead = f"q /{FORM_RESOURCE} Do Q\n".encode("latin-1")
         mupdf.pdf_dict_put(page_obj, pageobjects.RESOURCES, resources)
-        mupdf.pdf_dict_put(page_obj, pageobjects.CONTENTS, pageobjects.add_stream(self.pdf, lead + after))
+        mupdf.pdf_dict_put(page_obj, pageobjects.CONTENTS, pageobjects.add_small_stream(self.pdf, lead + after))
