@@ -44,7 +44,7 @@ FILES_PER_CHILD = 100
 # Growth of a child's address space past its size at start that is given back after a file (_release_memory): a
 # bound on the headroom under its limit that a long-lived child lacks against a fresh one.
 RELEASE_AFTER_MIB = 64
-# Page events a child sends together, and for how long after its last send it may hold them (_PageBatch).
+# Events a child sends together, and for how long after its last send it may hold them (_EventBatch).
 BATCH_PAGES = 32
 BATCH_S = 0.1
 
@@ -150,34 +150,31 @@ def _release_memory(started_bytes: int) -> None:
         pass  # not glibc
 
 
-class _PageBatch:
-    """The child's end of the event stream: page events are held and sent together as one list, at most
-    BATCH_PAGES of them and while less than BATCH_S has passed since the last send; every other event is sent at
-    once, after the pages before it.
+class _EventBatch:
+    """The child's end of a file's event stream: events are held and sent together as one list, at most
+    BATCH_PAGES of them and while less than BATCH_S has passed since the last send; a final event is sent at once,
+    with those before it.
 
-    One message per page cost a pickling, a pipe write and a wake-up of the reading worker each, about a tenth of
-    what reading a born-digital page costs. A page read after BATCH_S goes out with the next event (an OCR page
-    takes seconds, so each OCR page is sent as it is read)."""
+    One message per event cost a pickling, a pipe write and a wake-up of the reading worker each, about a tenth of
+    what reading a born-digital page costs; a 7-page filing now goes to the worker as one message. An event made
+    after BATCH_S goes out at once (an OCR page takes seconds, so each OCR page is sent as it is read)."""
 
     def __init__(self, connection) -> None:
         self.connection = connection
-        self.pages: list[dict] = []
+        self.events: list[dict] = []
         self.sent_at = time.monotonic()
 
     def __call__(self, event: dict) -> None:
-        if event.get("event") != "page":
-            self.flush()
-            self.connection.send(event)
-            return
-        self.pages.append(event)
-        if len(self.pages) >= BATCH_PAGES or time.monotonic() - self.sent_at >= BATCH_S:
+        self.events.append(event)
+        if (event.get("event") in FINAL_EVENTS or len(self.events) >= BATCH_PAGES
+                or time.monotonic() - self.sent_at >= BATCH_S):
             self.flush()
 
     def flush(self) -> None:
-        """Send the pages held, if any."""
-        if self.pages:
-            self.connection.send(self.pages)
-            self.pages = []
+        """Send the events held, if any."""
+        if self.events:
+            self.connection.send(self.events)
+            self.events = []
         self.sent_at = time.monotonic()
 
 
@@ -206,7 +203,7 @@ def serve(connection, memory_mb: int, owner_pid: int) -> None:
                 return
             spec_fields, job = task
             connection.send({"event": ACCEPTED})
-            batch = _PageBatch(connection)
+            batch = _EventBatch(connection)
             run(Spec(**spec_fields), job, batch)
             batch.flush()
             _release_memory(started_bytes)
@@ -284,22 +281,21 @@ class IngestPool:
                     try:
                         if not child.connection.poll(min(remaining, 1.0)):
                             continue
-                        event = child.connection.recv()
+                        message = child.connection.recv()
                     except (EOFError, OSError):
                         break
-                    if isinstance(event, list):  # page events sent together (_PageBatch), none of them final
-                        yield from event
-                        continue
-                    if event["event"] == ACCEPTED:
-                        accepted = True
-                        continue
-                    if event["event"] == "error" and event.get("reason") == "memory":
-                        event = _error(memory_reason(memory_mb))
-                    final = event["event"] in FINAL_EVENTS
-                    reusable = final and event["event"] != "error"
-                    yield event
-                    if final:
-                        return
+                    # A file's events come in lists (_EventBatch); the child's ACCEPTED comes alone.
+                    for event in message if isinstance(message, list) else [message]:
+                        if event["event"] == ACCEPTED:
+                            accepted = True
+                            continue
+                        if event["event"] == "error" and event.get("reason") == "memory":
+                            event = _error(memory_reason(memory_mb))
+                        final = event["event"] in FINAL_EVENTS
+                        reusable = final and event["event"] != "error"
+                        yield event
+                        if final:
+                            return
                 if not accepted and attempt == 0:
                     continue  # an idle child that had died (killed by hand, say) before it took the file: a fresh one
                 child.process.join(timeout=30)
