@@ -178,7 +178,10 @@ def may_hide_text(textpage: pymupdf.TextPage) -> bool:
         raw = block.m_internal
         if raw.type != mupdf.FZ_STEXT_BLOCK_VECTOR:
             continue
-        vector = _VectorBlock.from_address(int(raw.this))
+        try:
+            vector = _VectorBlock.from_address(int(raw.this))
+        except (TypeError, ValueError):  # bindings that give no address: read the drawings
+            return True
         bbox = raw.bbox
         if (vector.type, vector.x0, vector.y0, vector.x1, vector.y1) != (raw.type, bbox.x0, bbox.y0, bbox.x1, bbox.y1):
             return True
