@@ -43,7 +43,7 @@ from .assemble import assemble_images, read_stamps
 from .docx_revisions import WordChanges
 from .document import display_source, open_document
 from .ocr import OcrResult, ocr_page_image
-from .redaction_check import find_hidden_text
+from .redaction_check import find_hidden_text, read_text
 from .spec import Emit, IngestFailure, Spec, print_event
 
 # A text layer counts as usable when, after removing court ECF stamps, it holds at least this many letters or digits.
@@ -153,9 +153,9 @@ def _render_for_ocr(page: pymupdf.Page, dpi: int, work: Path, number: int) -> Pa
     return path
 
 
-def _improper_redactions(page: pymupdf.Page, number: int, notes: list[str]) -> list[dict]:
+def _improper_redactions(page: pymupdf.Page, number: int, notes: list[str], drawings: bool) -> list[dict]:
     try:
-        return [{"rect": list(found.rect), "text": found.text} for found in find_hidden_text(page)]
+        return [{"rect": list(found.rect), "text": found.text} for found in find_hidden_text(page, drawings)]
     except Exception as exc:  # a damaged drawing must not stop ingest, but the attorney must know it went unchecked
         notes.append(f"Page {number} could not be checked for improper redactions ({type(exc).__name__}).")
         return []
@@ -214,7 +214,8 @@ def extract(spec: Spec, emit: Emit) -> None:
             number = index + 1
             try:
                 page = doc.load_page(index)
-                raw_text = page.get_text("text")
+                # One reading gives the text and whether the page fills a dark area the redaction check must see.
+                raw_text, dark_fills = read_text(page)
                 text = usable_text(raw_text)
             except Exception as exc:
                 raise IngestFailure(f"Page {number} could not be read ({exc}).") from exc
@@ -228,7 +229,7 @@ def extract(spec: Spec, emit: Emit) -> None:
                 "width_pt": round(page.rect.width, 2),
                 "height_pt": round(page.rect.height, 2),
                 # Even a few characters (one account number under a box) are worth the check.
-                "improper_redaction": _improper_redactions(page, number, notes) if raw_text.strip() else [],
+                "improper_redaction": _improper_redactions(page, number, notes, dark_fills) if raw_text.strip() else [],
                 # Marks on the page that no text came from: a dropped text layer, or an image OCR is run on.
                 "ink": not text and garbled_layer(raw_text),
                 "short_layer": "" if text else short_layer(raw_text),

@@ -8,11 +8,20 @@ readable and is not reported. Thin rules (underlines) are ignored: a box must be
 
 What this does not see: a box that is an image rather than a vector path or annotation, and scanned pages (their
 "text" is pixels; a box on a scan removes the pixels under it). This module imports nothing from Django.
+
+Reading a page's drawings (``get_drawings``) interprets the whole page again and costs most of what reading its text
+does, yet most pages fill no dark area at all. :func:`read_text` therefore reads the text and, in the same pass, the
+bounds and colour of every vector path (MuPDF's structured text with ``FZ_STEXT_COLLECT_VECTORS``); the drawings are
+read only on a page where that shows a dark fill (:func:`may_hide_text`). The pre-test is looser than the check
+itself, so it never passes over a box the check would find.
 """
 
+import ctypes
 from dataclasses import dataclass
 
 import pymupdf
+
+mupdf = pymupdf.mupdf
 
 MIN_BOX_PT = 4.0
 # Relative luminance (0-1) below which a fill counts as a redaction colour, and the largest difference between
@@ -55,9 +64,9 @@ class _Box:
     seqno: int  # drawing order; annotations are painted after all page content
 
 
-def _dark_boxes(page: pymupdf.Page) -> list[_Box]:
+def _dark_boxes(page: pymupdf.Page, drawings: bool = True) -> list[_Box]:
     boxes = []
-    for drawing in page.get_drawings():
+    for drawing in page.get_drawings() if drawings else ():
         if "f" not in (drawing.get("type") or ""):
             continue
         luminance = _luminance(drawing.get("fill"))
@@ -105,11 +114,13 @@ def _hidden_char_centres(page: pymupdf.Page, boxes: list[_Box]) -> dict[int, lis
     return hidden
 
 
-def find_hidden_text(page: pymupdf.Page) -> list[HiddenText]:
+def find_hidden_text(page: pymupdf.Page, drawings: bool = True) -> list[HiddenText]:
     """Return each dark box on ``page`` that hides extractable text, with the words under it (in reading order).
 
-    Coordinates are turned into the displayed page's space (``page.rotation_matrix``)."""
-    boxes = _dark_boxes(page)
+    ``drawings=False`` skips reading the page's vector drawings, for a page :func:`may_hide_text` cleared: only its
+    annotations can then hold a box. Coordinates are turned into the displayed page's space
+    (``page.rotation_matrix``)."""
+    boxes = _dark_boxes(page, drawings)
     if not boxes:
         return []
     hidden = _hidden_char_centres(page, boxes)
@@ -126,3 +137,71 @@ def find_hidden_text(page: pymupdf.Page) -> list[HiddenText]:
         shown.normalize()
         found.append(HiddenText(tuple(round(v, 2) for v in shown), " ".join(under)))
     return found
+
+
+# --- the pre-test ---------------------------------------------------------------------------------------------
+
+# MuPDF's plain-text flags (what ``page.get_text("text")`` uses) with the page's vector paths collected in the same
+# pass. LAZY keeps each path out of the text line it crosses (an underline would otherwise split the line), so the
+# text is the same as ``get_text("text")`` gives.
+TEXT_AND_VECTORS = pymupdf.TEXTFLAGS_TEXT | mupdf.FZ_STEXT_COLLECT_VECTORS | mupdf.FZ_STEXT_LAZY_VECTORS
+# Looser than the check's own limits: MuPDF reports a colour converted to RGB (a CMYK fill reads lighter than the
+# check's own conversion), a path split into its rectangles, each cut to the clip, so a fill counts here when it may
+# be dark, opaque and large enough once its pieces are put together.
+_MAY_BE_DARK = 0.6
+_MAY_BE_OPAQUE = 0.85
+_MAY_BE_BOX_PT = MIN_BOX_PT - 0.5
+
+
+class _VectorBlock(ctypes.Structure):
+    """MuPDF's ``fz_stext_block`` up to ``u.v`` (fitz/structured-text.h): the Python bindings give a block's type and
+    bounds but not the union holding a vector's flags and colour."""
+
+    _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int), ("x0", ctypes.c_float), ("y0", ctypes.c_float),
+                ("x1", ctypes.c_float), ("y1", ctypes.c_float), ("flags", ctypes.c_uint32), ("argb", ctypes.c_uint32)]
+
+
+def read_text(page: pymupdf.Page) -> tuple[str, bool]:
+    """Return the page's plain text (as ``page.get_text("text")``) and :func:`may_hide_text` for it, from one
+    reading of the page. Raises what MuPDF raises for a page it cannot read."""
+    textpage = page.get_textpage(flags=TEXT_AND_VECTORS)
+    return textpage.extractText(), may_hide_text(textpage)
+
+
+def may_hide_text(textpage: pymupdf.TextPage) -> bool:
+    """Whether the page read into ``textpage`` (made with TEXT_AND_VECTORS) may fill a dark box: some filled vector
+    path, its pieces put together, is dark, opaque and at least about MIN_BOX_PT each way. False means
+    :func:`find_hidden_text` would find no box among the page's drawings. True also when a block cannot be read as
+    this module expects (another MuPDF), so the full check runs."""
+    piece: list[float] | None = None  # bounds of the filled path being put together
+    for block in textpage.this:
+        raw = block.m_internal
+        if raw.type != mupdf.FZ_STEXT_BLOCK_VECTOR:
+            continue
+        try:
+            vector = _VectorBlock.from_address(int(raw.this))
+        except (TypeError, ValueError):  # bindings that give no address: read the drawings
+            return True
+        bbox = raw.bbox
+        if (vector.type, vector.x0, vector.y0, vector.x1, vector.y1) != (raw.type, bbox.x0, bbox.y0, bbox.x1, bbox.y1):
+            return True
+        if vector.flags & mupdf.FZ_STEXT_VECTOR_IS_STROKED or not _may_be_dark(vector.argb):
+            piece = None
+            continue
+        if piece is None:
+            piece = [vector.x0, vector.y0, vector.x1, vector.y1]
+        else:
+            piece = [min(piece[0], vector.x0), min(piece[1], vector.y0), max(piece[2], vector.x1),
+                     max(piece[3], vector.y1)]
+        if piece[2] - piece[0] >= _MAY_BE_BOX_PT and piece[3] - piece[1] >= _MAY_BE_BOX_PT:
+            return True
+        if not vector.flags & mupdf.FZ_STEXT_VECTOR_CONTINUES:
+            piece = None  # the path's last piece
+    return False
+
+
+def _may_be_dark(argb: int) -> bool:
+    alpha, red, green, blue = (argb >> 24) & 255, (argb >> 16) & 255, (argb >> 8) & 255, argb & 255
+    if alpha < _MAY_BE_OPAQUE * 255:
+        return False
+    return _luminance((red / 255, green / 255, blue / 255)) <= _MAY_BE_DARK

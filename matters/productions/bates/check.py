@@ -56,11 +56,13 @@ def has_optional_content(doc: pymupdf.Document) -> bool:
     return doc.xref_get_key(doc.pdf_catalog(), "OCProperties")[0] != "null"
 
 
-def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect], layers: bool | None = None) -> str:
+def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect], layers: bool | None = None,
+             visible: pymupdf.Rect | None = None) -> str:
     """Why the structure of page ``number`` (0-based) of ``doc`` does not prove its stamp shows ('' when it
     does). Only for a page stamped by :class:`.stamp.DocumentStamper` with its own content stream: the
     page's content as a form XObject, ``q /LDPage Do Q``, then ``q <stamp> Q``. ``boxes`` are the stamp boxes
-    (displayed-page points); ``layers``, :func:`has_optional_content` when the caller knows it.
+    (displayed-page points); ``layers``, :func:`has_optional_content` when the caller knows it; ``visible``, the
+    page's visible area when the caller has it (the stamper reads it to place the stamp).
 
     The page's content needs no reading: it is a form XObject of its own (see the module docstring); only its
     annotations, its stamp boxes against the visible area and the document's optional content are looked at."""
@@ -68,7 +70,8 @@ def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect], laye
     page_obj = pageobjects.page_object(pdf, number)
     if pageobjects.draws_annots(page_obj):
         return "annotations are drawn over the page content"
-    visible, _ = pageobjects.geometry(page_obj)
+    if visible is None:
+        visible, _ = pageobjects.geometry(page_obj)
     if not all(visible.contains(box) for box in boxes):
         return "a stamp box is not inside the visible area"
     if has_optional_content(doc) if layers is None else layers:
@@ -77,16 +80,17 @@ def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect], laye
 
 
 def check_stamps(doc: pymupdf.Document, boxes: list[list[pymupdf.Rect]], names: list[str], what: str,
-                 readable: set[int] = frozenset()) -> int:
+                 readable: set[int] = frozenset(), visible: dict[int, pymupdf.Rect] | None = None) -> int:
     """Raise StampNotVisible for the first page of ``doc`` whose stamp boxes (one list per page, displayed-page
     points) lack ink. ``names`` are the pages' Bates numbers; ``what`` names the document in the message.
     ``readable`` are the pages (0-based) whose content is isolated and whose stamps are all in one content
     stream of ours (see :func:`unproven`); the others, and those whose structure proves nothing, are rendered.
+    ``visible`` maps pages (0-based) to their visible area as the stamper read it, so it is not read again.
     Return how many pages were rendered."""
     layers = has_optional_content(doc) if readable else True
     rendered = 0
     for number, (page_boxes, name) in enumerate(zip(boxes, names)):
-        if number in readable and not unproven(doc, number, page_boxes, layers):
+        if number in readable and not unproven(doc, number, page_boxes, layers, (visible or {}).get(number)):
             continue
         rendered += 1
         page = doc[number]

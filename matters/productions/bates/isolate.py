@@ -72,8 +72,11 @@ class PageIsolator:
         mupdf.pdf_dict_put_rect(form, mupdf.PDF_ENUM_NAME_BBox, mupdf.pdf_to_rect(media_box))
         resources = mupdf.pdf_dict_get_inheritable(page_obj, pageobjects.RESOURCES)
         if resources.m_internal and mupdf.pdf_is_dict(resources):
-            if not mupdf.pdf_is_indirect(resources):  # a copy: an inherited one belongs to a /Pages node
-                resources = mupdf.pdf_add_object(self.pdf, mupdf.pdf_deep_copy_obj(resources))
+            if not mupdf.pdf_is_indirect(resources):
+                # A copy (an inherited one belongs to a /Pages node), kept inside the form: as an object of its
+                # own it was one more object per page for the save's merging of duplicates to compare, and one
+                # more link in the chain of objects it merges a pass at a time.
+                resources = mupdf.pdf_deep_copy_obj(resources)
             mupdf.pdf_dict_put(form, pageobjects.RESOURCES, resources)
         return form
 
@@ -91,4 +94,4 @@ class PageIsolator:
             mupdf.pdf_dict_put(xobjects, mupdf.pdf_new_name(FORM_RESOURCE), form)
             lead = f"q /{FORM_RESOURCE} Do Q\n".encode("latin-1")
         mupdf.pdf_dict_put(page_obj, pageobjects.RESOURCES, resources)
-        mupdf.pdf_dict_put(page_obj, pageobjects.CONTENTS, pageobjects.add_stream(self.pdf, lead + after))
+        mupdf.pdf_dict_put(page_obj, pageobjects.CONTENTS, pageobjects.add_small_stream(self.pdf, lead + after))

@@ -7,6 +7,8 @@ Geometry follows MuPDF's ``pdf_page_obj_transform``: the visible area is the Cro
 turned by /Rotate, in points with the origin at its top left and y down, as PyMuPDF's ``page.rect``.
 """
 
+import zlib
+
 import pymupdf
 
 mupdf = pymupdf.mupdf
@@ -78,6 +80,24 @@ def draws_annots(page_obj) -> bool:
 def add_stream(pdf, data: bytes):
     """A new stream object holding ``data`` (uncompressed; the production's save deflates it); its reference."""
     return mupdf.pdf_add_stream(pdf, mupdf.fz_new_buffer_from_copied_data(data), mupdf.PdfObj(), 0)
+
+
+# zlib state for a stream of a few hundred bytes: a 512-byte window (wbits 9) and a small hash table (memLevel 2).
+SMALL_WBITS = 9
+SMALL_MEM_LEVEL = 2
+
+
+def add_small_stream(pdf, data: bytes):
+    """A new stream object holding ``data`` (a page's stamp: a few hundred bytes) deflated here; its reference.
+
+    The production's save deflates every unfiltered stream with zlib's default state, about 256 KiB allocated
+    and freed for each stream: for one small stream per page that cost as much as writing the rest of the file.
+    Deflated here with a state sized to the data, the stream is copied as it is by the save."""
+    packer = zlib.compressobj(6, zlib.DEFLATED, SMALL_WBITS, SMALL_MEM_LEVEL)
+    packed = packer.compress(data) + packer.flush()
+    dictionary = mupdf.pdf_new_dict(pdf, 1)
+    mupdf.pdf_dict_put(dictionary, mupdf.PDF_ENUM_NAME_Filter, mupdf.PDF_ENUM_NAME_FlateDecode)
+    return mupdf.pdf_add_stream(pdf, mupdf.fz_new_buffer_from_copied_data(packed), dictionary, 1)
 
 
 PAGES_PER_NODE = 128

@@ -145,6 +145,7 @@ class DocumentStamper:
         self.isolator = PageIsolator(self.pdf)
         self.unicode_used = False  # a Unicode font was embedded whole: subset it before saving
         self.own_content: set[int] = set()
+        self.visible: dict[int, pymupdf.Rect] = {}  # each stamped page's visible area, for :mod:`.check`
 
     def _new_font(self):
         mupdf = pageobjects.mupdf
@@ -166,6 +167,7 @@ class DocumentStamper:
         """:meth:`stamp` for page ``number`` (0-based), read and written at the object level."""
         page_obj = pageobjects.page_object(self.pdf, number)
         visible, to_pdf = pageobjects.geometry(page_obj)
+        self.visible[number] = visible
         placed = layout(visible, items, fontsize)
         latin = [item for item in placed if not item.unicode]
         if latin:
@@ -282,10 +284,12 @@ def stamp_document(source: pymupdf.Document, bates: list[str], spec: StampSpec, 
 @dataclass
 class Stamping:
     """What :func:`stamp_pages` did: ``boxes``, each page's stamp boxes (displayed-page points);
-    ``own_content``, the pages (0-based) whose stamps are all in one content stream of ours (:mod:`.check`)."""
+    ``own_content``, the pages (0-based) whose stamps are all in one content stream of ours (:mod:`.check`);
+    ``visible``, each page's visible area as stamped (displayed-page points, by 0-based page number)."""
 
     boxes: list[list[pymupdf.Rect]]
     own_content: set[int]
+    visible: dict[int, pymupdf.Rect] = field(default_factory=dict)
 
 
 def stamp_pages(source: pymupdf.Document, bates: list[str], spec: StampSpec, confidentiality: str = "",
@@ -299,7 +303,7 @@ def stamp_pages(source: pymupdf.Document, bates: list[str], spec: StampSpec, con
              for number, bates_number in enumerate(bates)]
     if stamper.unicode_used:
         source.subset_fonts()  # the file grows by the glyphs used, not the 3.5 MB font
-    return Stamping(boxes, stamper.own_content)
+    return Stamping(boxes, stamper.own_content, stamper.visible)
 
 
 def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates: list[str], spec: StampSpec,
@@ -315,11 +319,17 @@ def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates
     """
     stamping = stamp_pages(source, bates, spec, confidentiality, keep_forms)
     if check:
-        check_stamps(source, stamping.boxes, bates, what, readable=stamping.own_content)
+        check_stamps(source, stamping.boxes, bates, what, readable=stamping.own_content, visible=stamping.visible)
     stamped = Stamped(start=combined.page_count, unresolved_names=resolve_named_links(source),
                       file_links=take_file_links(source))
     field_names = nest_fields(source, bates[0]) if keep_forms else {}
-    combined.insert_pdf(source)
+    # PyMuPDF's insert_pdf loads every source page to repair radio buttons (widgets) and again to copy links, in
+    # Python: a third of combining a page. Without kept fields there are no widgets (flatten baked them), and a
+    # document whose pages have no annotations left has no links to copy.
+    pdf = pageobjects.pdf_of(source)
+    links = any(pageobjects.has_annots(pageobjects.page_object(pdf, number))
+                for number in range(source.page_count))
+    combined.insert_pdf(source, links=links, widgets=keep_forms)
     pageobjects.nest_page_tree(combined)
     restore_names(combined, stamped.start, field_names)
     return stamped

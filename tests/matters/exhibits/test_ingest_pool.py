@@ -14,7 +14,7 @@ import pytest
 
 from lawdesk.settings import BASE_DIR
 from matters.exhibits.ingest.child import usable_text
-from matters.exhibits.ingest.pool import IngestPool, crash_reason
+from matters.exhibits.ingest.pool import BATCH_PAGES, IngestPool, crash_reason
 from matters.exhibits.ingest.spec import Spec
 
 _outputs = itertools.count()
@@ -65,6 +65,22 @@ def test_a_child_reads_several_files_in_turn(corpus, tmp_path):
         pids.append(the_child(pool))
     pool.shutdown()
     assert pids[0] == pids[1] == pids[2]
+
+
+def test_the_pages_of_a_long_file_arrive_once_each_in_order(pool, corpus, tmp_path):
+    # More pages than a child sends together (pool.BATCH_PAGES): the events come in several lists.
+    long_file = tmp_path / "long.pdf"
+    with pymupdf.open() as combined:
+        for name in ["nc-gift-surplus.pdf", "ca1_00117684624.pdf", "ca9_19.pdf", "ca5_00516242060.pdf"]:
+            with pymupdf.open(corpus(f"court/{name}")) as source:
+                combined.insert_pdf(source)
+        combined.save(long_file)
+        expected = [usable_text(page.get_text()) for page in combined]
+    assert len(expected) > 2 * BATCH_PAGES
+    events = read(pool, long_file, tmp_path)
+    assert [event["event"] for event in events] == ["start"] + ["page"] * len(expected) + ["done"]
+    assert [event["number"] for event in events[1:-1]] == list(range(1, len(expected) + 1))
+    assert [event["text"] for event in events[1:-1]] == expected
 
 
 def test_after_its_share_of_files_a_child_is_replaced(pool, corpus, tmp_path):
