@@ -214,7 +214,7 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         return
     exhibit = records.exhibit_for(data, f"{first}.pdf")
     if title and exhibit.title == first:
-        Exhibit.objects.filter(pk=exhibit.pk).update(title=title[:300])
+        Exhibit.objects.filter(pk=exhibit.pk).update(title=title[:300], updated_at=timezone.now())
     if exhibit.status != Exhibit.Status.READY:
         report.add(f"{first}: the document could not be read ({exhibit.reason}).")
         return

@@ -8,7 +8,7 @@ from matters.exhibits.search_index import index_matter, unindex_matter
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("matters", "0025_exhibit_list_order"),
+        ("matters", "0026_queue_stalls_and_takeovers"),
     ]
 
     operations = [
