@@ -11,6 +11,7 @@ import re
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.utils import timezone
 from rapidfuzz import fuzz
 
 from matters.audit.services import audit_record
@@ -91,6 +92,7 @@ def exhibit_check_near_duplicate(exhibit: Exhibit) -> bool:
             with transaction.atomic():
                 Exhibit.objects.filter(pk=exhibit.pk).update(
                     generated_match=generated,
+                    updated_at=timezone.now(),
                     generated_reason=(
                         f"This file's text is {score:.0f}% the same as LawDesk's own "
                         f"{generated.get_origin_display().lower()} “{generated.title}”. It is kept but is not "
@@ -114,7 +116,8 @@ def exhibit_override_generated(*, exhibit: Exhibit, user, reason: str) -> Exhibi
         raise ValidationError("This exhibit is not marked as generated.")
     reason = clean_reason(reason, what="why this file is evidence")
     with transaction.atomic():
-        Exhibit.objects.filter(pk=exhibit.pk).update(generated_override_reason=reason, generated_override_by=user)
+        Exhibit.objects.filter(pk=exhibit.pk).update(generated_override_reason=reason, generated_override_by=user,
+                                                           updated_at=timezone.now())
         exhibit.refresh_from_db()
         audit_record(action="exhibit.generated_override", actor=user, matter=exhibit.matter, obj=exhibit,
                      file_sha256=exhibit.sha256, detail={"reason": reason, "marking": exhibit.generated_reason})

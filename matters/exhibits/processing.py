@@ -35,6 +35,7 @@ def _claim(exhibit_id: int, owner: str) -> Exhibit | None:
     with transaction.atomic():
         claimed = Exhibit.objects.filter(pk=exhibit_id, status=Exhibit.Status.QUEUED).update(
             status=Exhibit.Status.PROCESSING, progress_page=0, page_count=0, reason="", lease_owner=owner,
+            updated_at=timezone.now(),
             lease_expires_at=lease_expiry(settings.LAWDESK_DOCUMENT_LEASE_S),
         )
         if not claimed:

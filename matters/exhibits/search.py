@@ -59,6 +59,13 @@ def _fts5_query(query: str) -> str:
     return " ".join(terms)
 
 
+def _in_matter(fts_query: str, matter_id: int) -> str:
+    """``fts_query`` limited inside FTS5 to the pages of matter ``matter_id``: the index's ``matter`` column holds
+    each page's matter (:data:`matters.exhibits.search_index.MATTER_LAYOUT`), and the words are searched in the
+    text column only, so a number typed is never taken for a matter."""
+    return f'matter:"{int(matter_id)}" AND reading_text:({fts_query})'
+
+
 def _postgres_query(query: str) -> tuple[str, list[str]]:
     """A PostgreSQL ``tsquery`` expression for ``query`` and its parameters: websearch syntax for phrases and
     words, and for each hyphenated word the OR of its forms as phrases."""
@@ -75,19 +82,23 @@ def _snippet_html(raw: str) -> SafeString:
     return mark_safe(escape(raw).replace(_START, "<mark>").replace(_STOP, "</mark>"))
 
 
-def _sqlite_sql(query: str) -> tuple[str, str] | None:
-    """The FTS5 query for ``query`` and the FROM/WHERE clause matching a matter's ready pages with it (parameters:
-    the FTS5 query, the matter's id); None when nothing searchable is left of ``query``."""
+def _sqlite_sql(query: str, matter_id: int) -> tuple[str, str] | None:
+    """The FTS5 query for ``query`` in matter ``matter_id`` and the FROM/WHERE clause matching the matter's ready
+    pages with it (parameters: the FTS5 query, the matter's id); None when nothing searchable is left of
+    ``query``. The matter is named twice: inside the FTS5 query, so the index yields only the matter's pages, and
+    on the exhibit, which keeps a search inside its matter whatever the index holds."""
     fts_query = _fts5_query(query)
     if not fts_query:
         return None
-    return fts_query, """
+    return _in_matter(fts_query, matter_id), """
         FROM matters_page_fts
         JOIN matters_page p ON p.id = matters_page_fts.rowid
         JOIN matters_exhibit e ON e.id = p.exhibit_id
         WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'"""
 
 
+# The matter column's weight is 0: every page of a search has the same matter, so it would add the same to each.
+_SQLITE_RANK = "bm25(matters_page_fts, 1.0, 0.0)"
 _SQLITE_HIT = "e.id, e.label, e.title, p.number, snippet(matters_page_fts, 0, char(1), char(2), '…', 24)"
 _POSTGRES_FROM = """
     FROM matters_page p
@@ -126,11 +137,11 @@ def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[Search
         sql = _POSTGRES_HITS.format(chosen=chosen, tsquery=tsquery, order=_POSTGRES_RANK_ORDER)
         params = [*tsparams, matter.pk, limit, *tsparams]
     else:
-        found = _sqlite_sql(query)
+        found = _sqlite_sql(query, matter.pk)
         if found is None:
             return []
         fts_query, where = found
-        sql = f"SELECT {_SQLITE_HIT} {where} ORDER BY bm25(matters_page_fts), e.label_seq, p.number LIMIT %s"
+        sql = f"SELECT {_SQLITE_HIT} {where} ORDER BY {_SQLITE_RANK}, e.label_seq, p.number LIMIT %s"
         params = [fts_query, matter.pk, limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -174,7 +185,7 @@ def matter_search_results(*, matter: Matter, query: str, limit: int = 50) -> Sea
         tsquery, tsparams = _postgres_query(query)
         where, params = _POSTGRES_FROM.format(tsquery=tsquery), [*tsparams, matter.pk]
     else:
-        found = _sqlite_sql(query)
+        found = _sqlite_sql(query, matter.pk)
         if found is None:
             return empty
         fts_query, where = found
@@ -187,7 +198,7 @@ def matter_search_results(*, matter: Matter, query: str, limit: int = 50) -> Sea
             return empty
         ranked = matches <= RANKED_MATCHES_MAX
         if connection.vendor != "postgresql":
-            order = "bm25(matters_page_fts), e.label_seq, p.number" if ranked else "matters_page_fts.rowid"
+            order = f"{_SQLITE_RANK}, e.label_seq, p.number" if ranked else "matters_page_fts.rowid"
             cursor.execute(f"SELECT {_SQLITE_HIT} {where} ORDER BY {order} LIMIT %s", [*params, limit])
             rows = cursor.fetchall()
         else:
@@ -222,7 +233,7 @@ def page_ids_with_phrase(*, matter: Matter, words: list[str], limit: int = 5) ->
             WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'
             LIMIT %s
         """
-        params = ['"' + " ".join(terms) + '"', matter.pk, limit]
+        params = [_in_matter('"' + " ".join(terms) + '"', matter.pk), matter.pk, limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [(row[0], row[1]) for row in cursor.fetchall()]
@@ -251,8 +262,9 @@ def page_ids_with_words(*, matter: Matter, words: list[str], any_word: bool = Fa
             SELECT p.id, p.exhibit_id FROM matters_page_fts JOIN matters_page p ON p.id = matters_page_fts.rowid
             JOIN matters_exhibit e ON e.id = p.exhibit_id
             WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'
-            ORDER BY bm25(matters_page_fts) LIMIT %s
+            ORDER BY bm25(matters_page_fts, 1.0, 0.0) LIMIT %s
         """
+        query = _in_matter(query, matter.pk)
     with connection.cursor() as cursor:
         cursor.execute(sql, [query, matter.pk, limit])
         return [(row[0], row[1]) for row in cursor.fetchall()]

@@ -3,7 +3,10 @@
 SQLite cannot add most columns in place, so Django rebuilds a table to alter it, and the rebuild drops the
 table's triggers. Every migration that alters ``matters_page`` must end with ``RunPython(reinstall_page_fts)``.
 The index reads ``matters_page.reading_text`` (the reading form, :mod:`matters.exhibits.reading`); before migration 0017
-it read ``text``, and :func:`reinstall_page_fts` installs the triggers for whichever column the index has.
+it read ``text``, and :func:`reinstall_page_fts` installs the triggers for whichever layout the index has.
+
+Since migration 0027 the index also holds each page's matter (:func:`index_matter`), so that a search names its
+matter inside the full-text query and reads only that matter's matches.
 """
 
 from .reading import reading_form
@@ -28,6 +31,33 @@ def triggers(column: str = "reading_text") -> list[str]:
 TRIGGERS = triggers("text")
 _NAMES = ("matters_page_fts_insert", "matters_page_fts_delete", "matters_page_fts_update")
 
+# A search in a small matter beside a large one used to read every matching page of every matter from the index
+# and drop the other matters' pages after joining them to their exhibits: at 50,000 pages in one matter, a common
+# word cost a search in a 100-page matter as much as one in the large matter. With the matter as a second indexed
+# column, the query ``matter:"7" AND reading_text:(...)`` intersects the word's pages with the matter's pages
+# inside FTS5, which seeks through the longer list by rowid instead of reading it.
+#
+# The table keeps its own copy of the text (no ``content=`` table). An external-content table would need a view
+# joining pages to their exhibits for the matter column, and SQLite refuses to rename a table a view reads, which
+# every later migration that alters ``matters_page`` does (Django rebuilds the table); its delete trigger would
+# also need the page's matter, read from an exhibit that may already be gone. Here a delete needs only the rowid.
+MATTER_LAYOUT = "CREATE VIRTUAL TABLE matters_page_fts USING fts5(reading_text, matter, " \
+                "tokenize='porter unicode61 remove_diacritics 2')"
+_PAGE_MATTER = "(SELECT matter_id FROM matters_exhibit WHERE id = new.exhibit_id)"
+MATTER_TRIGGERS = [
+    f"""CREATE TRIGGER matters_page_fts_insert AFTER INSERT ON matters_page BEGIN
+           INSERT INTO matters_page_fts(rowid, reading_text, matter)
+           VALUES (new.id, new.reading_text, {_PAGE_MATTER}); END""",
+    """CREATE TRIGGER matters_page_fts_delete AFTER DELETE ON matters_page BEGIN
+           DELETE FROM matters_page_fts WHERE rowid = old.id; END""",
+    f"""CREATE TRIGGER matters_page_fts_update AFTER UPDATE OF reading_text, exhibit_id ON matters_page BEGIN
+           DELETE FROM matters_page_fts WHERE rowid = old.id;
+           INSERT INTO matters_page_fts(rowid, reading_text, matter)
+           VALUES (new.id, new.reading_text, {_PAGE_MATTER}); END""",
+]
+_MATTER_FILL = """INSERT INTO matters_page_fts(rowid, reading_text, matter)
+    SELECT p.id, p.reading_text, e.matter_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id"""
+
 
 def reinstall_page_fts(apps, schema_editor) -> None:
     """(Re)create the triggers and rebuild the index from the table; nothing to do on PostgreSQL."""
@@ -38,6 +68,12 @@ def reinstall_page_fts(apps, schema_editor) -> None:
         columns = [row[1] for row in cursor.fetchall()]
     for name in _NAMES:
         schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
+    if "matter" in columns:
+        for statement in MATTER_TRIGGERS:
+            schema_editor.execute(statement)
+        schema_editor.execute("DELETE FROM matters_page_fts")
+        schema_editor.execute(_MATTER_FILL)
+        return
     for statement in triggers(columns[0] if columns else "reading_text"):
         schema_editor.execute(statement)
     schema_editor.execute("INSERT INTO matters_page_fts(matters_page_fts) VALUES ('rebuild')")
@@ -49,6 +85,27 @@ def index_reading_text(apps, schema_editor) -> None:
     Page = apps.get_model("matters", "Page")
     for page in Page.objects.only("id", "text").iterator(chunk_size=500):
         Page.objects.filter(pk=page.pk).update(reading_text=reading_form(page.text))
+    _index_column(apps, schema_editor, "reading_text", drop="matters_page_text_fts", create="matters_page_reading_fts")
+
+
+def index_matter(apps, schema_editor) -> None:
+    """On SQLite rebuild the FTS5 table with each page's matter as a second indexed column (``MATTER_LAYOUT``),
+    its triggers, and the index of every existing page. Nothing on PostgreSQL, whose search filters by matter
+    beside its GIN index."""
+    if schema_editor.connection.vendor != "sqlite":
+        return
+    for name in _NAMES:
+        schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
+    schema_editor.execute("DROP TABLE IF EXISTS matters_page_fts")
+    schema_editor.execute(MATTER_LAYOUT)
+    reinstall_page_fts(apps, schema_editor)
+
+
+def unindex_matter(apps, schema_editor) -> None:
+    """Undo :func:`index_matter`: the external-content index over ``reading_text`` alone, as migration 0017
+    made it."""
+    if schema_editor.connection.vendor != "sqlite":
+        return
     _index_column(apps, schema_editor, "reading_text", drop="matters_page_text_fts", create="matters_page_reading_fts")
 
 

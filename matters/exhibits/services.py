@@ -206,8 +206,9 @@ def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: Ab
         raise ValidationError({"password": "Enter the PDF's password."})
     storage.write_secret(storage.password_path(exhibit.pk), password)
     with transaction.atomic():
-        Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="", queued_at=timezone.now(),
-                                                     takeovers=0)
+        now = timezone.now()
+        Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="", queued_at=now,
+                                                     takeovers=0, updated_at=now)
         exhibit.refresh_from_db()
         audit_record(action="exhibit.password_submitted", actor=submitted_by, matter=exhibit.matter, obj=exhibit)
         transaction.on_commit(lambda: enqueue_ingest(exhibit.pk))
@@ -222,8 +223,9 @@ def exhibit_reprocess(*, exhibit: Exhibit, requested_by: AbstractBaseUser) -> Ex
         raise ValidationError(f"Only a failed exhibit can be processed again; this one is {exhibit.status}.")
     with transaction.atomic():
         # A person's retry counts takeovers afresh (LAWDESK_RECOVERY_MAX_TAKEOVERS).
+        now = timezone.now()
         Exhibit.objects.filter(pk=exhibit.pk).update(status=Exhibit.Status.QUEUED, reason="", progress_page=0,
-                                                     queued_at=timezone.now(), takeovers=0)
+                                                     queued_at=now, takeovers=0, updated_at=now)
         exhibit.refresh_from_db()
         audit_record(action="exhibit.reprocess", actor=requested_by, matter=exhibit.matter, obj=exhibit,
                      file_sha256=exhibit.sha256)

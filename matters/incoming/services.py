@@ -214,7 +214,7 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         return
     exhibit = records.exhibit_for(data, f"{first}.pdf")
     if title and exhibit.title == first:
-        Exhibit.objects.filter(pk=exhibit.pk).update(title=title[:300])
+        Exhibit.objects.filter(pk=exhibit.pk).update(title=title[:300], updated_at=timezone.now())
     if exhibit.status != Exhibit.Status.READY:
         report.add(f"{first}: the document could not be read ({exhibit.reason}).")
         return
@@ -223,20 +223,25 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         report.add(f"{first}: {len(pages)} pages, but {len(page_numbers)} Bates numbers.")
         page_numbers = page_numbers[: len(pages)]
     text_path = _lookup(index, text_ref, base) if text_ref else None
+    page_texts = []
     if text_path is not None:
         decoded = decode_bytes(text_path.read_bytes())
         if not decoded.certain:
             report.add(describe(text_path.name, decoded))
         texts = decoded.text.replace("\x00", "").split("\f")
         if len(texts) == len(pages):
-            for page, text in zip(pages, texts):
-                Page.objects.filter(pk=page.pk).update(text=text.strip(), reading_text=reading_form(text.strip()),
-                                                       source=Page.Source.LOAD_FILE)
-            Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="")  # the verifier re-reads the new text
+            page_texts = [(page, text.strip(), reading_form(text.strip())) for page, text in zip(pages, texts)]
         else:
             report.add(f"{first}: the text file has {len(texts)} pages and the document {len(pages)}; the "
                        "text was taken from the pages themselves instead.")
+    # One short transaction per document, its text read and put in reading form before it: page by page in
+    # autocommit, a long document's updates followed each other with no gap and kept SQLite's lock from a page
+    # view's audit entry until the last.
     with transaction.atomic():
+        for page, text, reading in page_texts:
+            Page.objects.filter(pk=page.pk).update(text=text, reading_text=reading, source=Page.Source.LOAD_FILE)
+        if page_texts:
+            Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="")  # the verifier re-reads the new text
         IncomingBatesPage.objects.bulk_create(
             IncomingBatesPage(incoming=incoming, page=page, bates=str(number))
             for page, number in zip(pages, page_numbers))

@@ -191,13 +191,10 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
                 opt_documents.append(bates)
             source.close()
             pages = list(exhibit.pages.order_by("number")) if produced.own_pages else [None]
-            BatesPage.objects.bulk_create(
-                [BatesPage(production=production, document=document, page=p, number=n, bates=production.bates(n))
-                 for p, n in zip(pages, item.numbers)]
-                + ([BatesPage(production=production, document=document, page=None, number=item.cover_number,
-                              bates=production.bates(item.cover_number))] if item.cover_number else [])
-            )
-            ProductionDocument.objects.filter(pk=document.pk).update(first_number=numbers[0], last_number=numbers[-1])
+            rows = ([BatesPage(production=production, document=document, page=p, number=n, bates=production.bates(n))
+                     for p, n in zip(pages, item.numbers)]
+                    + ([BatesPage(production=production, document=document, page=None, number=item.cover_number,
+                                  bates=production.bates(item.cover_number))] if item.cover_number else []))
             first, last = bates[0], bates[-1]
             # A withheld document's hash would identify it; its row carries only its numbers and the placeholder.
             sha256 = exhibit.sha256 if produced.own_pages else ""
@@ -208,7 +205,14 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
             index_rows.append({"label": exhibit.label, "title": title, "first_bates": first,
                                "last_bates": last, "pages": len(numbers), "sha256": sha256,
                                "origin": exhibit.origin, "confidentiality": document.confidentiality})
-            Production.objects.filter(pk=production.pk).update(pages_done=numbers[-1] - production.first_number + 1)
+            # A document's numbers, its range and the production's progress in one short transaction: three
+            # autocommit writes took SQLite's lock three times in a row for every document stamped.
+            with transaction.atomic():
+                BatesPage.objects.bulk_create(rows)
+                ProductionDocument.objects.filter(pk=document.pk).update(first_number=numbers[0],
+                                                                         last_number=numbers[-1])
+                Production.objects.filter(pk=production.pk).update(
+                    pages_done=numbers[-1] - production.first_number + 1)
         archive.writestr(f"{volume}/DATA/{volume}.dat", dat_bytes(dat_rows))
         if production.with_images:
             archive.writestr(f"{volume}/DATA/{volume}.opt", opt_bytes(volume, opt_documents))
