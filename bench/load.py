@@ -40,6 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from tests.support.scripted_server import ScriptedServer  # noqa: E402  (the repository is on the path now)
 from tests.support.stage_server import stage_server  # noqa: E402
+
 TARGET_MS = {"search": 300}
 PAGE_TARGET_MS = 150
 # The scripted model's answers, citing the matter's first page as the job's evidence packet names it.

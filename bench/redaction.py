@@ -25,9 +25,9 @@ CORPUS = corpus_dir() / "court"
 def main() -> None:
     import pymupdf
 
+    from matters.exhibits.ingest.redaction_check import find_hidden_text
     from matters.productions.bates.redact import apply_boxes, redact_as_image
     from matters.productions.bates.stamp import StampSpec, stamp_and_append
-    from matters.exhibits.ingest.redaction_check import find_hidden_text
 
     paths = sorted(CORPUS.glob("*.pdf"))
     extract_s = check_s = 0.0

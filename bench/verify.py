@@ -61,9 +61,9 @@ def build_matter(name: str, pages: int, texts: list[str]):
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
+    from matters.exhibits.reading import reading_form
     from matters.models import BatesPage, Exhibit, Page, Production, ProductionDocument
     from matters.services import matter_create
-    from matters.exhibits.reading import reading_form
 
     user = get_user_model().objects.get_or_create(username="bench")[0]
     matter = matter_create(name=name, created_by=user)
@@ -102,8 +102,8 @@ def draft_for(matter, seed: int = 7) -> str:
     """200 claims drawn from random pages of ``matter``."""
     import re
 
-    from matters.models import BatesPage
     from matters.drafts.verifier.dates import find_dates
+    from matters.models import BatesPage
 
     rng = random.Random(seed)
     bates_pages = list(BatesPage.objects.filter(production__matter=matter).select_related("page"))
@@ -153,12 +153,12 @@ def draft_for(matter, seed: int = 7) -> str:
 
 def naive_verify(matter, text: str) -> int:
     """Every claim looked for in every page: returns how many claims were found somewhere."""
-    from matters.models import Page
-    from matters.selectors import evidence_exhibits
     from matters.drafts.verifier.dates import find_dates
     from matters.drafts.verifier.money import find_amounts
     from matters.drafts.verifier.quotes import find_quotations, prepare
     from matters.drafts.verifier.text import match_words
+    from matters.models import Page
+    from matters.selectors import evidence_exhibits
 
     texts = Page.objects.filter(exhibit__in=evidence_exhibits(matter)).values_list("text", flat=True)
     pages = [match_words(t) for t in texts]

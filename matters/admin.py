@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from matters.audit.admin import AuditedAdmin
 from matters.audit.services import audit_record
+
 from .models import AuditEntry, Exhibit, Matter
 from .selectors import matters_for_user
 

@@ -11,6 +11,7 @@ class MattersConfig(AppConfig):
     def ready(self) -> None:
         # Audit of logins is a record, not workflow: auth's own signals are the only hook Django offers for it.
         from matters.audit import login  # noqa: F401
+
         # Legal hold is an invariant every deletion must respect, whoever deletes: a guard, not workflow.
         from matters.retention.services import connect_hold_guard
 

@@ -15,6 +15,7 @@ from django.utils import timezone
 from rapidfuzz import fuzz
 
 from matters.audit.services import audit_record
+
 from .models import GENERATED_ORIGINS, Exhibit, GeneratedDocument, Matter, Origin, Page
 from .validation import clean_reason
 

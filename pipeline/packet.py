@@ -12,8 +12,8 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
-from matters.models import Matter, Page
 from matters.exhibits.search import matter_search
+from matters.models import Matter, Page
 from matters.selectors import evidence_exhibits
 
 # Exhibit text goes into a prompt between these markers; a page cannot forge them (see _fence).

@@ -9,9 +9,9 @@ import pytest
 import redis
 
 from lawdesk.layers import redis_channel_layers
-from matters.models import Matter
 from matters.exhibits.processing import exhibit_process
 from matters.exhibits.services import exhibit_create
+from matters.models import Matter
 from matters.productions.reservation import production_create
 from matters.productions.stamping import production_run
 from matters.roles import role_group

@@ -14,10 +14,19 @@ from django.contrib.auth import get_user_model
 from django.db.models import Max
 from django.utils import timezone
 
-from matters.models import (
-    BatesPage, Draft, DraftVersion, Exhibit, Finding, Matter, Origin, Page, Production, ProductionDocument,
-)
 from matters.exhibits.services import format_label
+from matters.models import (
+    BatesPage,
+    Draft,
+    DraftVersion,
+    Exhibit,
+    Finding,
+    Matter,
+    Origin,
+    Page,
+    Production,
+    ProductionDocument,
+)
 from matters.roles import role_group
 from pipeline.models import GPU, Board, Host, ModelServer, RoleAssignment
 from tests.support.accounts import PASSWORD

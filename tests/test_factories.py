@@ -6,15 +6,21 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
-from matters.permissions import require
 from matters.drafts.verifier.check import verify_text
 from matters.exhibits.search import matter_search
+from matters.permissions import require
 from pipeline.models import Role, RoleAssignment
 from pipeline.topology.rules import ERROR, problems
 from pipeline.topology.selectors import snapshot_load
 from tests.factories import (
-    DraftVersionFactory, ExhibitFactory, FindingFactory, MatterFactory, ModelServerFactory, PageFactory,
-    ProductionFactory, UserFactory,
+    DraftVersionFactory,
+    ExhibitFactory,
+    FindingFactory,
+    MatterFactory,
+    ModelServerFactory,
+    PageFactory,
+    ProductionFactory,
+    UserFactory,
 )
 from tests.support.accounts import PASSWORD
 

@@ -4,7 +4,6 @@ from django.contrib.auth.signals import user_logged_in, user_logged_out, user_lo
 from django.dispatch import receiver
 
 from lawdesk.client_address import client_address as _address
-
 from matters.audit.services import audit_record
 
 

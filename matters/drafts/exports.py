@@ -17,11 +17,11 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from matters.audit.services import audit_record, audit_verify
-from matters.models import DraftVersion, Finding
+from matters.models import DraftVersion, Finding, GeneratedDocument, Origin
+from matters.provenance import generated_record, sha256_bytes
+
 from .export_docx import docx_bytes
 from .export_pdf import draft_pdf_bytes, report_pdf_bytes
-from matters.models import GeneratedDocument, Origin
-from matters.provenance import generated_record, sha256_bytes
 from .review import version_history
 
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"

@@ -15,9 +15,8 @@ import pymupdf
 from django.utils.safestring import SafeString, mark_safe
 
 from matters import storage
-from matters.models import Finding
-from matters.models import Exhibit, Matter, Page
 from matters.exhibits.reading import HYPHENATED, hyphen_forms, reading_form, reading_form_with_offsets
+from matters.models import Exhibit, Finding, Matter, Page
 from matters.templatetags.evidence import reveal_invisible
 
 _QUOTE_MARKS = "\"“”'‘’«»„"

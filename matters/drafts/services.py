@@ -15,10 +15,11 @@ from django.db.models import Max
 from django.utils import timezone
 
 from matters.audit.services import audit_record
-from matters.permissions import require
 from matters.models import Draft, DraftVersion, Finding, Matter, Origin, ReviewAttack
+from matters.permissions import require
 from matters.provenance import generated_record
 from matters.validation import clean_reason
+
 from .verifier.check import verify_text
 
 # A title made from a job's instructions: long enough to tell drafts apart in a list.

@@ -21,7 +21,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from matters.audit.services import audit_record
 from matters.drafts.markdown import render_html
-from matters.models import Draft, DraftVersion, Finding
 from matters.drafts.services import (
     attacks_carry,
     draft_approve,
@@ -31,11 +30,13 @@ from matters.drafts.services import (
     finding_confirm,
     finding_waive,
 )
+from matters.models import Draft, DraftVersion, Finding
+from matters.selectors import matter_for_user
+
 from .exports import EXPORT_KINDS, draft_export
 from .review import ATTACK_KIND, ReviewFilter, margin, review_counts, segments, version_diff, version_history
 from .review_html import draft_text_html, margin_html
 from .review_sources import source_refs, source_view
-from matters.selectors import matter_for_user
 
 RESOLVABLE = {Finding.Status.UNGROUNDED: "waive", Finding.Status.AMBIGUOUS: "waive",
               Finding.Status.NEEDS_RECORD_CITE: "waive", Finding.Status.UNVERIFIED_AUTHORITY: "confirm",

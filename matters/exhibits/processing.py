@@ -15,18 +15,19 @@ from PIL import Image
 
 from matters import storage
 from matters.audit.services import audit_record
-from .ingest.spec import Spec
-from .ingest.runner import run_child
+from matters.drafts.verifier.facts import exhibit_index_facts
+from matters.drafts.verifier.transcripts import suggest_transcript_cite
 from matters.leases import LeaseKeeper, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import Exhibit, Page
 from matters.privilege.services import improper_redactions_record
 from matters.progress import exhibit_changed
 from matters.provenance import exhibit_check_near_duplicate, injection_reason_for
-from .services import exhibit_prefill_cites_as
-from .reading import is_transcript
-from matters.drafts.verifier.facts import exhibit_index_facts
-from matters.drafts.verifier.transcripts import suggest_transcript_cite
 from matters.tasks import render_previews as render_previews_task
+
+from .ingest.runner import run_child
+from .ingest.spec import Spec
+from .reading import is_transcript
+from .services import exhibit_prefill_cites_as
 
 logger = logging.getLogger(__name__)
 

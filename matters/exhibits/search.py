@@ -20,6 +20,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from matters.models import Matter
+
 from .reading import HYPHENATED, hyphen_forms, reading_form
 
 _START, _STOP = "\x01", "\x02"

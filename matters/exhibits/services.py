@@ -17,6 +17,7 @@ from matters.models import UPLOAD_ORIGINS, Exhibit, Matter, Origin
 from matters.permissions import require
 from matters.provenance import generated_match_for, hash_match_reason
 from matters.tasks import ingest_exhibit as ingest_exhibit_task
+
 from .sniff import ACCEPTED_DESCRIPTION, sniff
 
 

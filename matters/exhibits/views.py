@@ -20,15 +20,19 @@ from matters.forms import CitesAsForm, ExhibitEditForm, PasswordForm, UploadForm
 from matters.privilege.services import exhibit_privilege_context, page_privilege_context
 from matters.provenance import exhibit_override_generated, page_clear_injection
 from matters.selectors import (
-    exhibit_for_user, matter_for_user, page_for_user,
+    exhibit_for_user,
+    matter_for_user,
+    page_for_user,
 )
+
 from .services import (
     exhibit_create,
     exhibit_reprocess,
-    exhibit_submit_password,
     exhibit_set_cites_as,
+    exhibit_submit_password,
     exhibit_update,
 )
+
 
 def _require_permission(user, permission: str) -> None:
     """Raise PermissionDenied (403) unless ``user`` has ``permission``. Call it after the membership check, so a

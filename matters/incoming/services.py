@@ -19,10 +19,11 @@ from django.utils import timezone
 
 from matters import storage
 from matters.audit.services import audit_record
-from matters.productions.overlaps import bates_overlaps
-from matters.permissions import require
+from matters.exhibits.reading import reading_form
+from matters.exhibits.sniff import sniff
 from matters.incoming.encoding import decode_bytes, describe
 from matters.incoming.loadfiles import Bates, Report, guess_field_map, read_dat
+from matters.incoming.records import RecordExhibits
 from matters.incoming.volume_files import (
     PageFilesRefused,
     _image_map,
@@ -36,13 +37,12 @@ from matters.incoming.volume_files import (
     _unpacked,
     inspect_volume,
 )
-from matters.incoming.records import RecordExhibits
 from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
-from matters.exhibits.reading import reading_form
-from matters.exhibits.sniff import sniff
-from matters.validation import require_choice
+from matters.permissions import require
+from matters.productions.overlaps import bates_overlaps
 from matters.tasks import run_import as run_import_task
+from matters.validation import require_choice
 
 logger = logging.getLogger(__name__)
 

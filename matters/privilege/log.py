@@ -21,9 +21,8 @@ from lxml import etree
 
 from matters import storage
 from matters.audit.services import audit_record
-from matters.models import Exhibit, Production
+from matters.models import Exhibit, PrivilegeLogEntry, Production, RedactionReason
 from matters.permissions import require
-from matters.models import PrivilegeLogEntry, RedactionReason
 
 FIELDS = ["bates_begin", "bates_end", "date", "author", "recipients", "document_type", "treatment",
           "privilege_basis", "description"]

@@ -16,9 +16,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from matters import storage
-from matters.models import Exhibit, Page
+from matters.models import Exhibit, Page, Redaction, RedactionReason
 from matters.privilege.services import redaction_add
-from matters.models import Redaction, RedactionReason
 
 SEARCH_MARGIN_PT = 1.0
 MAX_PATTERN_CHARS = 200

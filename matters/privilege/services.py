@@ -21,12 +21,20 @@ from django.utils import timezone
 
 from matters import storage
 from matters.audit.services import audit_record
-from matters.productions.bates.redact import apply_boxes, placeholder_document, redact_as_image, scrub_document
 from matters.exhibits.ingest.ocr import ocr_page_image
-from matters.models import Exhibit, Page, ProductionDocument
+from matters.models import (
+    Exhibit,
+    ImproperRedaction,
+    Page,
+    PrivilegeBasis,
+    PrivilegeLogEntry,
+    ProductionDocument,
+    Redaction,
+    RedactionReason,
+)
 from matters.permissions import require
 from matters.privilege.log import prefill
-from matters.models import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
+from matters.productions.bates.redact import apply_boxes, placeholder_document, redact_as_image, scrub_document
 
 # A real redaction "covers" an improper box when it reaches this close (points) to each of its edges.
 COVER_TOLERANCE_PT = 1.0

@@ -8,10 +8,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from matters.audit.services import audit_record
-from matters.privilege.services import improper_open, improper_redaction_confirm, redaction_add, redaction_delete
 from matters.privilege.log import EDITABLE, log_csv_bytes, log_entries, log_entry_update, log_pdf_bytes
-from .redaction_search import redactions_from_search
+from matters.privilege.services import improper_open, improper_redaction_confirm, redaction_add, redaction_delete
 from matters.selectors import exhibit_for_user, matter_for_user, page_for_user
+
+from .redaction_search import redactions_from_search
 
 
 def _require_upload(request: HttpRequest) -> None:

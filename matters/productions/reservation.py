@@ -15,13 +15,14 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from matters.audit.services import audit_record
-from .bates.stamp import StampSpec, missing_glyphs
 from matters.models import Exhibit, Matter, Production, ProductionDocument
 from matters.permissions import require
 from matters.privilege.services import check_withheld, privilege_entries_create, production_blockers
 from matters.selectors import evidence_exhibits
-from matters.validation import require_choice
 from matters.tasks import run_production as run_production_task
+from matters.validation import require_choice
+
+from .bates.stamp import StampSpec, missing_glyphs
 
 # A prefix may not end in a digit: "Q0" + 000001 and "Q" + 0000001 would both read Q0000001.
 # One rule for the server and the form's ``pattern`` attribute. Browsers compile ``pattern`` with the ``v`` flag

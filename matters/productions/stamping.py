@@ -21,14 +21,15 @@ from django.utils import timezone
 
 from matters import storage
 from matters.audit.services import audit_record
-from .bates.links import file_key, link_files, link_natives
-from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
-from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
-from .delivery import production_files
 from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import BatesPage, Origin, Production, ProductionDocument
 from matters.privilege.services import produced_source, produced_title
 from matters.provenance import generated_record
+
+from .bates.links import file_key, link_files, link_natives
+from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
+from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
+from .delivery import production_files
 
 logger = logging.getLogger(__name__)
 

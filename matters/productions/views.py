@@ -9,11 +9,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from matters.audit.services import audit_record
-from matters.productions.overlaps import bates_overlaps
 from matters.downloads import file_response
-from matters.models import Production
-from matters.models import PrivilegeBasis
+from matters.models import PrivilegeBasis, Production
 from matters.productions.delivery import production_files, production_serve
+from matters.productions.overlaps import bates_overlaps
 from matters.productions.reservation import AEO, CONFIDENTIAL, PREFIX_HTML_PATTERN, default_exhibits, production_create
 from matters.selectors import matter_for_user
 

@@ -9,9 +9,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .purge import matter_purge
 from matters.retention.services import matter_hold, matter_hold_lift
 from matters.selectors import matter_for_user
+
+from .purge import matter_purge
 
 
 def _retention_section(request: HttpRequest, matter, error: str = "", notice: str = "") -> HttpResponse:

@@ -12,8 +12,8 @@
 
 import copy
 
-from matters.models import Matter
 from matters.drafts.verifier.check import verify_text
+from matters.models import Matter
 
 # Fields that name a page of the record, by stage schema: (path to the array's item schema, field).
 _CITE_FIELDS = {"source", "cited_pages"}

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from matters.models import Exhibit
 from matters.exhibits.processing import exhibit_process
 from matters.exhibits.services import exhibit_create
+from matters.models import Exhibit
 
 # Short leases keep each takeover to seconds; the watch runs 1.5 leases after a claim.
 LEASE_ENV = {"LAWDESK_DOCUMENT_LEASE_S": "2", "LAWDESK_STAGE_LEASE_S": "2"}

@@ -8,8 +8,8 @@ import time
 import pytest
 from django.db import connection
 
-from matters.models import AuditEntry, Exhibit
 from matters.exhibits.services import exhibit_create
+from matters.models import AuditEntry, Exhibit
 from tests.faults.conftest import LEASE_ENV, OCR_ENV, wait_for
 from tests.support.processes import database_url
 from tests.support.tcp_proxy import TcpProxy

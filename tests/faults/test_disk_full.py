@@ -10,11 +10,11 @@ import pytest
 from django.urls import reverse
 
 from matters import storage
-from matters.models import BatesPage, Exhibit, Production
 from matters.exhibits.processing import exhibit_process
+from matters.exhibits.services import exhibit_create
+from matters.models import BatesPage, Exhibit, Production
 from matters.productions.reservation import production_create
 from matters.productions.stamping import production_run
-from matters.exhibits.services import exhibit_create
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db]
 

@@ -10,10 +10,10 @@ import pymupdf
 import pytest
 
 from matters import storage
+from matters.exhibits.services import exhibit_create
 from matters.models import AuditEntry, BatesPage, Exhibit, GeneratedDocument, Page, Production
 from matters.productions.delivery import production_files
 from matters.productions.reservation import production_create
-from matters.exhibits.services import exhibit_create
 from tests.faults.conftest import kill_worker, ready_exhibits, sha256_file, wait_for
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]

@@ -5,8 +5,8 @@ import io
 import pytest
 from django.urls import reverse
 
-from matters.models import Exhibit
 from matters.exhibits.services import exhibit_create
+from matters.models import Exhibit
 
 pytestmark = pytest.mark.django_db
 

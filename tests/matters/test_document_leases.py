@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from matters import storage
+from matters.exhibits.services import exhibit_create
 from matters.incoming.services import import_confirmed, incoming_confirm, incoming_receive
 from matters.leases import LeaseKeeper
 from matters.models import (
@@ -21,11 +22,10 @@ from matters.models import (
     Page,
     Production,
 )
-from matters.productions.reservation import production_create
 from matters.productions.delivery import production_files
+from matters.productions.reservation import production_create
 from matters.productions.stamping import production_run
 from matters.recovery import exhibits_recover, imports_recover, lease_watch, productions_recover
-from matters.exhibits.services import exhibit_create
 from tests.support.volumes import PAGES_PER_DOCUMENT, zipped_volume
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -4,8 +4,8 @@ import io
 
 import pytest
 
-from matters.provenance import generated_record
 from matters.exhibits.services import exhibit_create
+from matters.provenance import generated_record
 from matters.services import matter_create
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from matters.incoming.services import import_production
 from matters.drafts.verifier.check import verify_text
+from matters.incoming.services import import_production
 from tests.support.record import by_text
 from tests.support.volumes import build_volume
 

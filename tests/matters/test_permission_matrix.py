@@ -11,11 +11,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
 from matters.drafts.services import draft_approve, draft_create, draft_verify, draft_version_create, finding_waive
+from matters.exhibits.services import exhibit_create, exhibit_update
 from matters.incoming.services import incoming_receive
 from matters.models import AuditEntry, Exhibit, Production
 from matters.productions.delivery import production_serve
 from matters.productions.reservation import production_create
-from matters.exhibits.services import exhibit_create, exhibit_update
 from pipeline.stages.control import job_start
 
 pytestmark = pytest.mark.django_db

@@ -12,9 +12,9 @@ from channels.testing import WebsocketCommunicator
 from channels_redis.core import RedisChannelLayer
 
 from lawdesk.layers import BRPOP_TIMEOUT_S
+from matters.exhibits.services import exhibit_create
 from matters.progress import matter_group
 from matters.routing import websocket_urlpatterns
-from matters.exhibits.services import exhibit_create
 
 
 def upload(matter, attorney, path):

@@ -7,11 +7,11 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from matters.drafts.services import finding_confirm, finding_waive
+from matters.exhibits.services import exhibit_create
 from matters.incoming.services import incoming_receive
 from matters.models import Draft, DraftVersion, Finding, IncomingProduction, Page, Production
 from matters.productions.reservation import production_create
 from matters.provenance import exhibit_override_generated, generated_record, page_clear_injection
-from matters.exhibits.services import exhibit_create
 from matters.validation import clean_reason
 from pipeline.job_models import Job
 from pipeline.stages.control import job_continue

@@ -8,7 +8,12 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from pipeline.embedded import (
-    DEFAULT_EMBEDDED_MODEL, EMBEDDED_MODELS, EmbeddedServer, EmbeddedUnavailable, embedded_command, embedded_model,
+    DEFAULT_EMBEDDED_MODEL,
+    EMBEDDED_MODELS,
+    EmbeddedServer,
+    EmbeddedUnavailable,
+    embedded_command,
+    embedded_model,
 )
 from pipeline.job_models import StageRun
 from pipeline.models import ModelServer

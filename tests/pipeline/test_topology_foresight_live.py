@@ -11,9 +11,9 @@ from pipeline.embedded import model_path
 from pipeline.models import ModelServer
 from pipeline.topology.builds import build_number
 from pipeline.topology.forecast import DEFAULT_EFFICIENCY, forecast
-from pipeline.topology.selectors import server_foresight
 from pipeline.topology.gguf_header import header_read
 from pipeline.topology.probe import server_probe
+from pipeline.topology.selectors import server_foresight
 from tests.support.llama_server import llama_server
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db]

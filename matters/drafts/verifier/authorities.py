@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from matters.models import Exhibit, Matter, Origin, Page
+
 from .citations import CaseMention
-from .statutes import StatuteMention, code_key, find_statutes
 from .quotes import QuoteSearch
+from .statutes import StatuteMention, code_key, find_statutes
 from .text import flatten, match_words
 
 # Words of a case name that say nothing about which case it is.

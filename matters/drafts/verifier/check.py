@@ -17,13 +17,13 @@ import bisect
 import re
 
 from matters.models import BatesPage, Exhibit, IncomingBatesPage, Matter, Page
+
 from .authorities import AuthorityDoc, authorities_of
 from .check_authorities import AuthorityChecks
 from .check_facts import FactChecks
 from .check_quotes import MIN_UNCITED_QUOTE_WORDS, QuoteChecks
 from .check_records import MAX_RANGE_PAGES, RecordChecks
 from .citations import eyecite_citations, find_case_citations
-from .statutes import read_statutes
 from .dates import DateMention, find_dates
 from .evidence import Evidence
 from .finding import FindingData, Kind, Status, Support
@@ -31,6 +31,7 @@ from .money import AmountMention, find_amounts, find_unreadable_amounts
 from .quotes import find_quotations, prepare
 from .reading_notes import add_reading_notes
 from .record import BatesMention, find_bates, find_docket_cites, find_exhibit_cites, find_pleading_cites
+from .statutes import read_statutes
 from .text import Spans, flatten, sentences
 from .transcripts import check_transcript_cite, find_transcript_cites, narrow_to_lines, supported_facts
 

@@ -5,9 +5,10 @@
 import re
 from dataclasses import replace
 
-from matters.productions.overlaps import production_name
-from matters.models import Exhibit, Page
 from matters.exhibits.search import page_ids_with_words
+from matters.models import Exhibit, Page
+from matters.productions.overlaps import production_name
+
 from .finding import Kind, Status
 from .record import BatesMention, DocketMention, ExhibitMention, PleadingMention, docket_key, pleading_key
 

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from matters.models import BatesPage, IncomingBatesPage, Matter, Page, PageFact, Production
 from matters.exhibits.search import page_ids_with_phrase, page_ids_with_words
+from matters.models import BatesPage, IncomingBatesPage, Matter, Page, PageFact, Production
 from matters.selectors import evidence_exhibits
+
 from .facts import matter_index_facts
 from .quotes import QuoteSearch
 from .text import match_words

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from matters.models import Exhibit, Matter, PageFact
 from matters.selectors import evidence_exhibits
+
 from .dates import find_dates
 from .money import find_amounts, find_bare_numbers
 

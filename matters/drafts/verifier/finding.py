@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from matters.models import Finding
+
 from .authorities import AuthorityDoc
 
 Status, Kind = Finding.Status, Finding.Kind

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from matters.exhibits.reading import HYPHENATED, reading_form
+
 from .text import Spans, match_words
 
 _PAIRS = [re.compile(r"“([^“”]{2,2000}?)”"), re.compile(r'(?<![\w"])"([^"\n]{2,2000}?)"(?![\w"])')]

@@ -11,6 +11,7 @@ Called once per verification, after every claim is judged; two queries whatever 
 from django.conf import settings
 
 from matters.models import Exhibit, Page
+
 from .dates import find_dates
 from .money import find_amounts
 from .quotes import find_quotations, prepare

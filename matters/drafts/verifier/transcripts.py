@@ -11,8 +11,9 @@ supports must be on those lines, not only somewhere on the page. Found as ``exhi
 import re
 from dataclasses import dataclass
 
-from matters.models import Exhibit, Matter, Page
 from matters.exhibits.reading import TRANSCRIPT_LINES, transcript_lines, transcript_page_number
+from matters.models import Exhibit, Matter, Page
+
 from .dates import find_dates
 from .money import find_amounts
 from .quotes import find_quotations, prepare

@@ -20,6 +20,7 @@ from pathlib import Path
 import pymupdf
 
 from matters.incoming.stamped import bates_on_page
+
 from ..sniff import sniff
 from .spec import Emit, IngestFailure, Spec, _check_image_pixels
 

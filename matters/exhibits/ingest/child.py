@@ -40,8 +40,8 @@ import numpy
 import pymupdf
 
 from .assemble import assemble_images, read_stamps
-from .docx_revisions import WordChanges
 from .document import display_source, open_document
+from .docx_revisions import WordChanges
 from .ocr import OcrResult, ocr_page_image
 from .redaction_check import find_hidden_text, read_text
 from .spec import Emit, IngestFailure, Spec, print_event

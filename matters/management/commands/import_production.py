@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from matters.incoming.services import import_production
 from matters.incoming.archive import UnsafeArchive
+from matters.incoming.services import import_production
 from matters.models import Matter
 
 

@@ -4,9 +4,9 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from matters.models import UPLOAD_ORIGINS, Matter
 from matters.exhibits.processing import exhibit_process
 from matters.exhibits.services import exhibit_create
+from matters.models import UPLOAD_ORIGINS, Matter
 
 
 class Command(BaseCommand):

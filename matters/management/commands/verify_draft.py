@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from matters.models import Matter
 from matters.drafts.verifier.check import verify_text
+from matters.models import Matter
 
 
 class Command(BaseCommand):

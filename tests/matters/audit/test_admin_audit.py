@@ -7,8 +7,8 @@ from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from matters.audit.services import audit_verify
-from matters.models import AuditEntry
 from matters.exhibits.services import exhibit_create
+from matters.models import AuditEntry
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.urls import reverse
 
-from matters.audit.services import audit_record, audit_verify, entry_canonical
 from matters.audit.seal import checkpoint_path, key_path
+from matters.audit.services import audit_record, audit_verify, entry_canonical
 from matters.models import AuditEntry
 
 # Real commits: a checkpoint is written when the entry's transaction commits.

@@ -13,9 +13,9 @@ from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 from django.utils import timezone
 
-from matters.audit.services import GENESIS_HASH, audit_record, audit_verify, entry_canonical
 from matters.audit.schemes import SCHEME_KEYED, SCHEME_UNKEYED
 from matters.audit.seal import checkpoint_append, checkpoint_path, key_path, seal
+from matters.audit.services import GENESIS_HASH, audit_record, audit_verify, entry_canonical
 from matters.models import AuditEntry
 
 # Real migrations and real commits: the seal is written by the migration, checkpoints when transactions commit.

@@ -8,9 +8,9 @@ from django.urls import reverse
 
 from matters.audit.services import audit_verify
 from matters.drafts.markdown import render_html
+from matters.drafts.review import margin, segments
 from matters.drafts.services import draft_add_attacks, draft_create, draft_verify, finding_waive
 from matters.models import AuditEntry, DraftVersion, Finding
-from matters.drafts.review import margin, segments
 from tests.support.record import pdf_pages
 
 pytestmark = pytest.mark.django_db

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from matters.audit.services import audit_verify
+from matters.drafts.exports import draft_export, pdf_text
 from matters.drafts.services import (
     draft_add_attacks,
     draft_approve,
@@ -21,7 +22,6 @@ from matters.drafts.services import (
     finding_confirm,
     finding_waive,
 )
-from matters.drafts.exports import draft_export, pdf_text
 from matters.models import AuditEntry, GeneratedDocument
 from matters.provenance import sha256_bytes
 

@@ -4,9 +4,9 @@ import pymupdf
 import pytest
 from django.urls import reverse
 
-from matters.models import AuditEntry
 from matters.drafts.verifier.check import verify_text
 from matters.drafts.verifier.transcripts import find_transcript_cites, suggest_transcript_cite
+from matters.models import AuditEntry
 
 CAPTION = ("UNITED STATES DISTRICT COURT\nDISTRICT OF MASSACHUSETTS\nSMITH v. JONES, No. 1:24-cv-01234\n\n"
            "VIDEOTAPED DEPOSITION OF JANE ROE\nTaken on May 2, 2024")

@@ -5,9 +5,9 @@ import json
 import pytest
 from django.core.management import call_command
 
+from matters.drafts.verifier.check import verify_text
 from matters.models import Page
 from matters.provenance import page_clear_injection
-from matters.drafts.verifier.check import verify_text
 from tests.support.record import CORRECT, by_text, pdf_pages
 
 pytestmark = pytest.mark.django_db

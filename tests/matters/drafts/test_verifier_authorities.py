@@ -3,12 +3,12 @@ Id. past (citing ...) parentheticals; pin cites checked against the authority; q
 
 import pytest
 
-from matters.models import AuditEntry
-from matters.exhibits.services import exhibit_set_cites_as
 from matters.drafts.verifier.check import verify_text
 from matters.drafts.verifier.citations import find_case_citations
 from matters.drafts.verifier.pins import pin_numbers
 from matters.drafts.verifier.text import flatten
+from matters.exhibits.services import exhibit_set_cites_as
+from matters.models import AuditEntry
 from tests.support.record import pdf_pages
 
 pytestmark = pytest.mark.django_db

@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from matters.productions.reservation import production_create
-from matters.productions.stamping import production_run
 from matters.drafts.verifier.check import verify_text
 from matters.drafts.verifier.dates import find_dates
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 
 pytestmark = pytest.mark.django_db
 

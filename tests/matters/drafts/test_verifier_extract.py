@@ -3,11 +3,11 @@
 from decimal import Decimal
 
 from matters.drafts.verifier.citations import find_case_citations
-from matters.drafts.verifier.statutes import find_statutes
 from matters.drafts.verifier.dates import find_dates
 from matters.drafts.verifier.money import find_amounts
 from matters.drafts.verifier.quotes import find_quotations, prepare
 from matters.drafts.verifier.record import find_bates, find_exhibit_cites
+from matters.drafts.verifier.statutes import find_statutes
 from matters.drafts.verifier.text import flatten, match_words, sentences
 
 

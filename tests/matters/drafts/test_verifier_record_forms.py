@@ -3,8 +3,8 @@ exhibit cites, docket cites (Doc. 45-2 at 7, ECF No. 31, PageID.412), record doc
 
 import pytest
 
-from matters.exhibits.services import exhibit_set_cites_as
 from matters.drafts.verifier.check import verify_text
+from matters.exhibits.services import exhibit_set_cites_as
 from tests.support.record import by_text, pdf_pages
 
 pytestmark = pytest.mark.django_db

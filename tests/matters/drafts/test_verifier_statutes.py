@@ -3,9 +3,9 @@ finding; what cannot be read is reported as unreadable."""
 
 import pytest
 
-from matters.exhibits.services import exhibit_set_cites_as
 from matters.drafts.verifier.check import verify_text
 from matters.drafts.verifier.statutes import read_statutes
+from matters.exhibits.services import exhibit_set_cites_as
 from tests.support.record import by_text, pdf_pages
 
 FORMS = [

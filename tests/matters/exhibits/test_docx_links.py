@@ -11,13 +11,13 @@ import pytest
 from matters import storage
 from matters.exhibits.ingest import convert, sandbox
 from matters.exhibits.ingest.docx_safety import sanitize_docx
-from matters.models import Exhibit
-from matters.exhibits.search import matter_search
 from matters.exhibits.processing import exhibit_process
+from matters.exhibits.search import matter_search
 from matters.exhibits.services import exhibit_create
+from matters.models import Exhibit
 from matters.services import matter_create
 
-from .docx_forms import INTRO, forms, picture, relationship, write_docx, REL
+from .docx_forms import INTRO, REL, forms, picture, relationship, write_docx
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from matters import storage
-from matters.models import Exhibit, Matter
 from matters.exhibits.services import exhibit_create, exhibit_update, format_label
+from matters.models import Exhibit, Matter
 from matters.services import matter_create
 
 pytestmark = pytest.mark.django_db

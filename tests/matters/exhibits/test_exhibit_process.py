@@ -10,10 +10,10 @@ from django.utils import timezone
 from PIL import Image
 
 from matters import storage
-from matters.models import Exhibit, Page
 from matters.exhibits.ingest.child import usable_text
 from matters.exhibits.processing import exhibit_process
 from matters.exhibits.services import exhibit_create, exhibit_submit_password
+from matters.models import Exhibit, Page
 from matters.recovery import documents_recover
 
 pytestmark = pytest.mark.django_db

@@ -6,10 +6,10 @@ import pymupdf
 import pytest
 from django.urls import reverse
 
-from matters.exhibits.ingest.ocr_check import ocr_problems
-from matters.models import Page
-from matters.exhibits.services import exhibit_create
 from matters.drafts.verifier.check import verify_text
+from matters.exhibits.ingest.ocr_check import ocr_problems
+from matters.exhibits.services import exhibit_create
+from matters.models import Page
 
 NOTICE = "NOTICE OF DEFAULT. The tenant failed to pay rent due on March 3, 2021 in the amount of $1,250.00."
 

@@ -4,12 +4,12 @@ import io
 
 import pytest
 
-from matters.models import Page
-from matters.exhibits.reading import is_transcript, reading_form, reading_form_with_offsets, transcript_lines
 from matters.drafts.review_sources import marked_text
+from matters.drafts.verifier.check import verify_text
+from matters.exhibits.reading import is_transcript, reading_form, reading_form_with_offsets, transcript_lines
 from matters.exhibits.search import matter_search
 from matters.exhibits.services import exhibit_create
-from matters.drafts.verifier.check import verify_text
+from matters.models import Page
 
 # A page as PDF text extraction gives it: ligature characters, a decomposed accent, curly quotes, an em dash, a word
 # hyphenated at a line end and a compound broken at its own hyphen.

@@ -6,9 +6,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from matters.models import Page
 from matters.exhibits.search import matter_search
 from matters.exhibits.services import exhibit_create
+from matters.models import Page
 from matters.services import matter_create
 from tests.factories import PageFactory
 

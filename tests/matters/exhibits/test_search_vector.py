@@ -7,9 +7,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from matters.models import Page
 from matters.exhibits.search import matter_search, page_ids_with_phrase, page_ids_with_words
 from matters.exhibits.services import exhibit_create
+from matters.models import Page
 
 pytestmark = [pytest.mark.django_db,
               pytest.mark.skipif(connection.vendor != "postgresql", reason="the stored tsvector is PostgreSQL's")]

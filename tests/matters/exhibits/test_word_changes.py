@@ -6,8 +6,8 @@ import zipfile
 import pytest
 from django.urls import reverse
 
-from matters.exhibits.ingest.docx_revisions import WordChanges, accept_story, hidden_styles
 from matters.drafts.verifier.check import verify_text
+from matters.exhibits.ingest.docx_revisions import WordChanges, accept_story, hidden_styles
 
 pytestmark = pytest.mark.django_db
 

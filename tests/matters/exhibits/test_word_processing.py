@@ -9,8 +9,8 @@ import docx
 import pytest
 
 from matters import storage
-from matters.models import Exhibit
 from matters.exhibits.sniff import sniff
+from matters.models import Exhibit
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,8 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from matters.incoming.services import import_production
 from matters.incoming.loadfiles import dat_dialect, parse_lfp, parse_opt, read_dat
+from matters.incoming.services import import_production
 from matters.models import Page
 from matters.selectors import pages_for_bates
 

@@ -8,11 +8,11 @@ import pymupdf
 import pytest
 from django.core.management import call_command
 
+from matters.incoming.archive import UnsafeArchive
+from matters.incoming.services import import_production
+from matters.models import Page
 from matters.productions.bates.stamp import StampSpec, stamp_page
 from matters.productions.bates.volume import dat_bytes
-from matters.incoming.services import import_production
-from matters.incoming.archive import UnsafeArchive
-from matters.models import Page
 from matters.selectors import pages_for_bates
 from tests.support.volumes import PAGES_PER_DOCUMENT, build_volume, page_text
 

@@ -9,12 +9,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from matters.productions.bates.volume import dat_bytes
-from matters.incoming.services import import_production, incoming_receive
-from matters.models import IncomingProduction
-from matters.selectors import pages_for_bates
 from matters.exhibits.services import exhibit_create
 from matters.exhibits.sniff import sniff
+from matters.incoming.services import import_production, incoming_receive
+from matters.models import IncomingProduction
+from matters.productions.bates.volume import dat_bytes
+from matters.selectors import pages_for_bates
 
 pytestmark = pytest.mark.django_db
 

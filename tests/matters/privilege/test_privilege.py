@@ -13,12 +13,12 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from matters.models import BatesPage, ImproperRedaction, PrivilegeLogEntry, Production, Redaction
-from matters.privilege.services import improper_open, improper_redaction_confirm, production_blockers, redaction_add
 from matters.privilege.log import log_csv_bytes, log_pdf_bytes
+from matters.privilege.redaction_search import compile_pattern, page_words, redactions_from_search
+from matters.privilege.services import improper_open, improper_redaction_confirm, production_blockers, redaction_add
 from matters.productions.delivery import production_files
 from matters.productions.reservation import production_create
 from matters.productions.stamping import production_run
-from matters.privilege.redaction_search import compile_pattern, page_words, redactions_from_search
 from tests.factories import PageFactory
 
 pytestmark = pytest.mark.django_db

@@ -15,8 +15,8 @@ from django.core.management import call_command
 from django.db import connection
 
 from matters import storage
-from matters.productions.bates.volume import QUOTE, SEPARATOR
 from matters.models import BatesPage, Production
+from matters.productions.bates.volume import QUOTE, SEPARATOR
 from matters.productions.delivery import production_files
 from matters.productions.reservation import AEO, production_create
 from matters.productions.stamping import production_run

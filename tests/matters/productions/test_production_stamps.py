@@ -6,8 +6,8 @@ import zipfile
 import pymupdf
 import pytest
 
-from matters.productions.bates.check import dark_share
 from matters.models import Production
+from matters.productions.bates.check import dark_share
 from matters.productions.delivery import production_files
 from matters.productions.reservation import production_create
 from matters.productions.stamping import production_run

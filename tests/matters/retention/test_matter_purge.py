@@ -11,10 +11,10 @@ from django.db import transaction
 
 from matters import storage
 from matters.audit.services import audit_verify
+from matters.exhibits.services import exhibit_create
 from matters.models import AuditEntry, Draft, Exhibit, Matter, Page
 from matters.retention.purge import _rows_of, matter_models, matter_purge
 from matters.retention.services import MatterOnHold, matter_hold, matter_hold_lift
-from matters.exhibits.services import exhibit_create
 from matters.services import matter_create
 from pipeline.job_models import Job
 from tests.support.retention import row_counts
