@@ -13,6 +13,7 @@ from matters.exhibits.listing import exhibit_list_page, matter_exhibit_counts
 from matters.exhibits.search import matter_search_results
 from matters.forms import MatterForm, SearchForm
 from matters.models import UPLOAD_ORIGINS, Origin
+from matters.retention.selectors import matter_hold_record
 from matters.selectors import matter_for_user, matters_for_user
 from matters.services import matter_create
 
@@ -54,6 +55,7 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
         "origins": ORIGIN_CHOICES,
         "query": query,
         "results": results,
+        "hold": matter_hold_record(matter),
     }
     if request.htmx and request.htmx.target == "exhibit-list":  # the pager under the list
         return render(request, "matters/detail.html#exhibit-list", context)

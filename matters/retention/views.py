@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from matters.retention.selectors import matter_hold_record
 from matters.retention.services import matter_hold, matter_hold_lift
 from matters.selectors import matter_for_user
 
@@ -17,7 +18,8 @@ from .purge import matter_purge
 
 def _retention_section(request: HttpRequest, matter, error: str = "", notice: str = "") -> HttpResponse:
     return render(request, "matters/detail.html#retention", {"matter": matter, "retention_error": error,
-                                                               "retention_notice": notice})
+                                                               "retention_notice": notice,
+                                                               "hold": matter_hold_record(matter)})
 
 
 @require_POST
