@@ -77,7 +77,7 @@ def _measure(matter_ids: dict, rounds: int, with_matter: bool) -> dict:
                 started = time.perf_counter()
                 results = search.matter_search_results(matter=matter, query=query)
                 times.append((time.perf_counter() - started) * 1000)
-            match = search._fts5_query(query)
+            match = search._fts5_query(search.search_terms(query))
             match = search._in_matter(match, matter_id) if with_matter else match
             rows[name, query] = (results.matches, _fts_rows(match), statistics.median(times))
     return rows

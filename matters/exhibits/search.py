@@ -37,27 +37,44 @@ class SearchHit:
     snippet_html: SafeString
 
 
-def _split_query(query: str) -> tuple[list[str], list[list[str]], str]:
-    """``query`` in reading form, cut into quoted phrases, hyphenated words (each with its forms, see
-    :func:`matters.exhibits.reading.hyphen_forms`) and the rest."""
+# Words in capitals that a person may type as operators. The search box has none (words are ANDed, a quoted
+# phrase is a phrase), and each engine reads them its own way: FTS5 as operators, websearch_to_tsquery "OR" as an
+# alternative. They are dropped, so both engines search the same words and a query of operators alone is empty.
+OPERATOR_WORDS = frozenset({"AND", "OR", "NOT", "NEAR"})
+
+
+@dataclass(frozen=True)
+class SearchTerms:
+    """What a query asks for, the same for both engines, every part in reading form and made of words only
+    (``\\w+``): ``phrases``, each a list of words to find in order; ``compounds``, each the forms of one hyphenated
+    word, each form a list of words (:func:`matters.exhibits.reading.hyphen_forms`); ``words``, the other words."""
+
+    phrases: list[list[str]]
+    compounds: list[list[list[str]]]
+    words: list[str]
+
+
+def search_terms(query: str) -> SearchTerms | None:
+    """Read ``query`` as the search box does: quoted phrases (an unclosed quote opens no phrase), hyphenated
+    words, and other words; punctuation, wildcards and ``OPERATOR_WORDS`` outside quotes are dropped. Returns None
+    when nothing is left to search for (``OR AND NOT *``, ``"--"``)."""
     query = reading_form(query)
-    phrases = [p for p in _PHRASE.findall(query) if _WORD.search(p)]
+    phrases = [words for p in _PHRASE.findall(query) if (words := _WORD.findall(p))]
     rest = _PHRASE.sub(" ", query)
-    compounds = [hyphen_forms(m.group(0)) for m in HYPHENATED.finditer(rest)]
-    return phrases, compounds, HYPHENATED.sub(" ", rest)
+    compounds = [[_WORD.findall(form) for form in hyphen_forms(m.group(0))] for m in HYPHENATED.finditer(rest)]
+    words = [w for w in _WORD.findall(HYPHENATED.sub(" ", rest)) if w not in OPERATOR_WORDS]
+    if not (phrases or compounds or words):
+        return None
+    return SearchTerms(phrases, compounds, words)
 
 
-def _fts5_query(query: str) -> str:
-    """Translate what a person types into an FTS5 query: quoted phrases stay phrases, other words are ANDed, and a
-    hyphenated word matches either of its forms.
-
-    Every term is quoted, so FTS5 operators typed by accident (AND, NEAR, column:) are searched as words.
-    """
-    phrases, compounds, rest = _split_query(query)
-    terms = [f'"{" ".join(_WORD.findall(p))}"' for p in phrases]
-    terms += ["(" + " OR ".join(f'"{" ".join(_WORD.findall(f))}"' for f in forms) + ")" for forms in compounds]
-    terms += [f'"{w}"' for w in _WORD.findall(rest)]
-    return " ".join(terms)
+def _fts5_query(terms: SearchTerms) -> str:
+    """Translate ``terms`` into an FTS5 query: phrases stay phrases, other words are ANDed, and a hyphenated word
+    matches either of its forms. Every term is quoted, so nothing of it is read as an FTS5 operator."""
+    parts = [f'"{" ".join(p)}"' for p in terms.phrases]
+    parts += ["(" + " OR ".join(f'"{" ".join(f)}"' for f in forms) + ")" for forms in terms.compounds]
+    parts += [f'"{w}"' for w in terms.words]
+    return " ".join(parts)
 
 
 def _in_matter(fts_query: str, matter_id: int) -> str:
@@ -67,31 +84,33 @@ def _in_matter(fts_query: str, matter_id: int) -> str:
     return f'matter:"{int(matter_id)}" AND reading_text:({fts_query})'
 
 
-def _postgres_query(query: str) -> tuple[str, list[str]]:
-    """A PostgreSQL ``tsquery`` expression for ``query`` and its parameters: websearch syntax for phrases and
-    words, and for each hyphenated word the OR of its forms as phrases."""
-    phrases, compounds, rest = _split_query(query)
-    parts = ["websearch_to_tsquery('english', %s)"]
-    params = [" ".join(f'"{p}"' for p in phrases) + " " + rest]
-    for forms in compounds:
+def _postgres_query(terms: SearchTerms) -> tuple[str, list[str]]:
+    """A PostgreSQL ``tsquery`` expression for ``terms`` and its parameters: the words ANDed
+    (``plainto_tsquery``), each phrase as a phrase, each hyphenated word the OR of its forms as phrases. No part
+    goes through ``websearch_to_tsquery``, whose operators (``or``, ``-``) FTS5 would not read alike."""
+    parts, params = [], []
+    if terms.words:
+        parts.append("plainto_tsquery('english', %s)")
+        params.append(" ".join(terms.words))
+    for phrase in terms.phrases:
+        parts.append("phraseto_tsquery('english', %s)")
+        params.append(" ".join(phrase))
+    for forms in terms.compounds:
         parts.append("(" + " || ".join("phraseto_tsquery('english', %s)" for _ in forms) + ")")
-        params += forms
-    return " && ".join(parts), params
+        params += [" ".join(f) for f in forms]
+    return "(" + " && ".join(parts) + ")", params
 
 
 def _snippet_html(raw: str) -> SafeString:
     return mark_safe(escape(raw).replace(_START, "<mark>").replace(_STOP, "</mark>"))
 
 
-def _sqlite_sql(query: str, matter_id: int) -> tuple[str, str] | None:
-    """The FTS5 query for ``query`` in matter ``matter_id`` and the FROM/WHERE clause matching the matter's ready
-    pages with it (parameters: the FTS5 query, the matter's id); None when nothing searchable is left of
-    ``query``. The matter is named twice: inside the FTS5 query, so the index yields only the matter's pages, and
-    on the exhibit, which keeps a search inside its matter whatever the index holds."""
-    fts_query = _fts5_query(query)
-    if not fts_query:
-        return None
-    return _in_matter(fts_query, matter_id), """
+def _sqlite_sql(terms: SearchTerms, matter_id: int) -> tuple[str, str]:
+    """The FTS5 query for ``terms`` in matter ``matter_id`` and the FROM/WHERE clause matching the matter's ready
+    pages with it (parameters: the FTS5 query, the matter's id). The matter is named twice: inside the FTS5 query,
+    so the index yields only the matter's pages, and on the exhibit, which keeps a search inside its matter
+    whatever the index holds."""
+    return _in_matter(_fts5_query(terms), matter_id), """
         FROM matters_page_fts
         JOIN matters_page p ON p.id = matters_page_fts.rowid
         JOIN matters_exhibit e ON e.id = p.exhibit_id
@@ -129,19 +148,16 @@ def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[Search
     """Return up to ``limit`` pages of ``matter`` whose text matches ``query``, best first. Only ``ready``
     exhibits are searched (a failed exhibit's partial text is deleted anyway). Ranks every match: for the search
     box, where a common word matches most pages, :func:`matter_search_results` bounds that work."""
-    query = query.strip()
-    if not query:
+    terms = search_terms(query)
+    if terms is None:
         return []
     if connection.vendor == "postgresql":
-        tsquery, tsparams = _postgres_query(query)
+        tsquery, tsparams = _postgres_query(terms)
         chosen = _POSTGRES_RANKED.format(where=_POSTGRES_FROM.format(tsquery=tsquery))
         sql = _POSTGRES_HITS.format(chosen=chosen, tsquery=tsquery, order=_POSTGRES_RANK_ORDER)
         params = [*tsparams, matter.pk, limit, *tsparams]
     else:
-        found = _sqlite_sql(query, matter.pk)
-        if found is None:
-            return []
-        fts_query, where = found
+        fts_query, where = _sqlite_sql(terms, matter.pk)
         sql = f"SELECT {_SQLITE_HIT} {where} ORDER BY {_SQLITE_RANK}, e.label_seq, p.number LIMIT %s"
         params = [fts_query, matter.pk, limit]
     with connection.cursor() as cursor:
@@ -161,11 +177,13 @@ class SearchResults:
     """What the search box shows for a query. ``hits``: at most the limit asked for. ``matches``: how many pages
     match, counted up to ``RANKED_MATCHES_MAX + 1``. ``ranked``: True when ``hits`` are the best-ranked of all the
     matches; False when more than ``RANKED_MATCHES_MAX`` pages match and ``hits`` are the first matching pages in
-    the order they were added to the matter."""
+    the order they were added to the matter. ``searchable``: False when the query held nothing to search for
+    (only operators or punctuation, :func:`search_terms`), so the page can say so instead of "0 pages found"."""
 
     hits: list[SearchHit]
     matches: int
     ranked: bool
+    searchable: bool = True
 
     @property
     def ranked_max(self) -> str:
@@ -177,19 +195,16 @@ def matter_search_results(*, matter: Matter, query: str, limit: int = 50) -> Sea
     """Search ``matter``'s ready pages for ``query`` as the search box does: count the matches (up to
     ``RANKED_MATCHES_MAX + 1``), then return the ``limit`` best-ranked of them, or, past that many matches, the
     first ``limit`` in the order the pages were added (by page id). Two queries; neither ranks nor reads more
-    than ``RANKED_MATCHES_MAX + 1`` matches."""
-    query = query.strip()
+    than ``RANKED_MATCHES_MAX + 1`` matches; none when ``query`` holds nothing to search for."""
+    terms = search_terms(query)
+    if terms is None:
+        return SearchResults([], 0, True, searchable=False)
     empty = SearchResults([], 0, True)
-    if not query:
-        return empty
     if connection.vendor == "postgresql":
-        tsquery, tsparams = _postgres_query(query)
+        tsquery, tsparams = _postgres_query(terms)
         where, params = _POSTGRES_FROM.format(tsquery=tsquery), [*tsparams, matter.pk]
     else:
-        found = _sqlite_sql(query, matter.pk)
-        if found is None:
-            return empty
-        fts_query, where = found
+        fts_query, where = _sqlite_sql(terms, matter.pk)
         params = [fts_query, matter.pk]
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT count(*) FROM (SELECT 1 {where} LIMIT %s) AS matched",

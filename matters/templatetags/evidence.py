@@ -19,14 +19,13 @@ def reveal_invisible(text: str) -> SafeString:
 
 @register.filter
 def as_quoted(query: str) -> str:
-    """Show a search query in quotation marks once: ``rent`` -> “rent”; a query holding its own quotes
-    (``"Calvary Chapel"``, ``rent "late fee"``) keeps them, turned curly, and gets no second pair."""
+    """Show a search query as typed, in curly quotation marks when it holds no quotation mark of its own:
+    ``rent`` -> “rent”; ``"Calvary Chapel"`` and ``"unterminated`` stay as typed, so a quote the search did not
+    read as a phrase is not shown as one. Not marked safe: the template escapes it."""
     query = (query or "").strip()
-    if '"' not in query and "“" not in query:
-        return f"“{query}”"
-    parts = query.split('"')
-    # Straight quotes alternate opening and closing, as the search reads them (matters.exhibits.search._PHRASE).
-    return "".join(part if i == 0 else ("“" if i % 2 else "”") + part for i, part in enumerate(parts))
+    if '"' in query or "“" in query or "”" in query:
+        return query
+    return f"“{query}”"
 
 
 @register.filter(name="type_name")

@@ -38,11 +38,12 @@ def test_exhibit_list_and_page_name_types_and_text_sources_in_words(browsing, ma
 
 
 @pytest.mark.parametrize("query, shown", [
-    ('"Calvary Chapel"', "“Calvary Chapel”"),
+    ('"Calvary Chapel"', '"Calvary Chapel"'),
     ("rent", "“rent”"),
-    ('rent "late fee"', "rent “late fee”"),
+    ('rent "late fee"', 'rent "late fee"'),
+    ('"unterminated', '"unterminated'),
 ])
-def test_a_search_is_shown_in_one_pair_of_quotes(query, shown, browsing, matter):
+def test_a_search_is_shown_as_typed_in_at_most_one_pair_of_quotes(query, shown, browsing, matter):
     assert as_quoted(query) == shown
     page = browsing.get(matter.get_absolute_url(), {"q": query}).content.decode()
     assert f"found for {shown}." in page.replace("&quot;", '"')

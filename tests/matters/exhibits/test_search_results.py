@@ -65,3 +65,33 @@ def test_the_search_box_says_whether_it_ranked_the_matches(client, attorney, mat
     html = client.get(url, {"q": "tenant"}, headers=headers).content.decode()
     assert "More than 2 pages match “tenant”: showing the first 4 in the order they were added" in html
     assert html.count('<li><a href="') == 4
+
+
+@pytest.mark.parametrize("query", ["OR AND NOT *", '"" * -- ?', "NEAR", "“ ”"])
+def test_a_query_of_operators_or_punctuation_alone_has_nothing_to_search_for(query, client, attorney, matter,
+                                                                           pages):
+    ExhibitFactory(matter=matter, pages=["Not this, or that, and near the other."])
+    assert search.search_terms(query) is None
+    results = matter_search_results(matter=matter, query=query)
+    assert not results.searchable and results.hits == []
+    client.force_login(attorney)
+    html = client.get(reverse("matters:detail", args=[matter.pk]), {"q": query},
+                      headers={"HX-Request": "true", "HX-Target": "search-results"}).content.decode()
+    assert "Nothing to search for in" in html and "found for" not in html
+
+
+def test_operators_beside_words_are_dropped_alike_on_both_databases(matter, pages):
+    # websearch_to_tsquery would read "OR" as an alternative and FTS5 as an operator: both now search the words.
+    assert search.search_terms("tenant OR roof*") == search.SearchTerms([], [], ["tenant", "roof"])
+    assert [hit.page_number for hit in matter_search_results(matter=matter, query="tenant OR roof*").hits] == [4]
+    assert matter_search_results(matter=matter, query="tenant -roof").matches == 1
+
+
+def test_an_unclosed_quote_searches_its_words_and_is_echoed_as_typed(client, attorney, matter, pages):
+    terms = search.search_terms('"tenant paid')
+    assert terms == search.SearchTerms([], [], ["tenant", "paid"])
+    assert [hit.page_number for hit in matter_search_results(matter=matter, query='"tenant paid').hits] == [3]
+    client.force_login(attorney)
+    html = client.get(reverse("matters:detail", args=[matter.pk]), {"q": '"tenant paid <b>'},
+                      headers={"HX-Request": "true", "HX-Target": "search-results"}).content.decode()
+    assert "found for &quot;tenant paid &lt;b&gt;." in html
