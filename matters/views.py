@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from matters.exhibits.bates_search import matter_bates_search
 from matters.exhibits.listing import exhibit_list_page, matter_exhibit_counts
 from matters.exhibits.search import matter_search_results
 from matters.forms import MatterForm, SearchForm
@@ -43,9 +44,10 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     search_form = SearchForm(request.GET or None)
     query = search_form.cleaned_data["q"] if search_form.is_valid() else ""
     results = matter_search_results(matter=matter, query=query) if query else None
+    bates = matter_bates_search(matter=matter, query=query) if query else None
     if request.htmx and request.htmx.target == "search-results":  # the search box: its results only
         return render(request, "matters/detail.html#search-results",
-                      {"matter": matter, "query": query, "results": results})
+                      {"matter": matter, "query": query, "results": results, "bates": bates})
     exhibit_page = exhibit_list_page(matter, request.GET.get("page"))
     context = {
         "matter": matter,
@@ -55,6 +57,7 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
         "origins": ORIGIN_CHOICES,
         "query": query,
         "results": results,
+        "bates": bates,
         "hold": matter_hold_record(matter),
     }
     if request.htmx and request.htmx.target == "exhibit-list":  # the pager under the list

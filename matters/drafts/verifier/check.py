@@ -217,7 +217,7 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         """One query each for every Bates number and every date and amount the draft mentions."""
         forms = [form for mention in bates if mention.last >= mention.first
                  and mention.last - mention.first < MAX_RANGE_PAGES
-                 for n in range(mention.first, mention.last + 1) for form in self._bates_forms(mention, n)]
+                 for n in range(mention.first, mention.last + 1) for form in mention.forms(n)]
         self._bates_found = self.evidence.bates_pages(forms) if forms else {}
         pairs: set[tuple[str, str]] = set()
         for mention in dates:

@@ -51,13 +51,6 @@ class RecordChecks:
             return self._check_docket(mention)
         return self._check_pleading(mention)
 
-    @staticmethod
-    def _bates_forms(mention: BatesMention, n: int) -> list[str]:
-        bare = mention.prefix.rstrip(" ")
-        return list(dict.fromkeys([mention.bates(n), f"{bare}{n:0{mention.digits}d}",
-                                   f"{bare} {n:0{mention.digits}d}"]))
-
-
     def _check_bates(self, mention: BatesMention) -> list[int]:
         kind = Kind.BATES_CITE
         if mention.last < mention.first:
@@ -70,7 +63,7 @@ class RecordChecks:
                           "cite is that long. Check the numbers.")
             return []
         numbers = range(mention.first, mention.last + 1)
-        forms = {n: self._bates_forms(mention, n) for n in numbers}
+        forms = {n: mention.forms(n) for n in numbers}
         found = self._bates_found
         pages_of: dict[int, list[tuple[int | None, str]]] = {}
         for n, candidates in forms.items():

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from matters.exhibits.bates_search import matter_bates_prefixes
 from matters.exhibits.search import page_ids_with_phrase, page_ids_with_words
 from matters.models import BatesPage, IncomingBatesPage, Matter, Page, PageFact, Production
 from matters.selectors import evidence_exhibits
@@ -214,13 +215,7 @@ class Evidence:
     # -- record cites -------------------------------------------------------------------------------------------
 
     def known_prefixes(self) -> set[str]:
-        prefixes = set(Production.objects.filter(matter=self.matter).values_list("prefix", flat=True))
-        incoming = IncomingBatesPage.objects.filter(incoming__matter=self.matter)
-        for bates in incoming.values_list("bates", flat=True)[:5000]:
-            head = bates.rstrip("0123456789")
-            if head:
-                prefixes.add(head)
-        return prefixes
+        return matter_bates_prefixes(self.matter)
 
     def bates_pages(self, numbers: list[str]) -> dict[str, list[tuple[int | None, str]]]:
         """For each Bates number found, its pages as ``(page_id or None for a cover sheet, document key)``; the

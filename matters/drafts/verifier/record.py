@@ -40,6 +40,16 @@ class BatesMention:
     def bates(self, number: int) -> str:
         return f"{self.prefix}{number:0{self.digits}d}"
 
+    def forms(self, number: int) -> list[str]:
+        """The Bates numbers ``number`` of this mention may be recorded as, most likely first: as written
+        (``SMITH_000123``), with a space (``SMITH 000123``), and without the separator written between prefix and
+        digits (``SMITH000123``). The one reading of a written Bates number that the verifier and the search box
+        share."""
+        digits = f"{number:0{self.digits}d}"
+        bare = self.prefix.rstrip(" ")
+        return list(dict.fromkeys([self.bates(number), f"{bare}{digits}", f"{bare} {digits}",
+                                   f"{bare.rstrip('-_ ')}{digits}"]))
+
 
 @dataclass(frozen=True)
 class ExhibitMention:

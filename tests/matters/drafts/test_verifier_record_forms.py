@@ -4,6 +4,7 @@ exhibit cites, docket cites (Doc. 45-2 at 7, ECF No. 31, PageID.412), record doc
 import pytest
 
 from matters.drafts.verifier.check import verify_text
+from matters.drafts.verifier.record import find_bates
 from matters.exhibits.services import exhibit_set_cites_as
 from tests.support.record import by_text, pdf_pages
 
@@ -68,3 +69,11 @@ def test_id_after_an_exhibit_cite_reads_its_own_page(matter, record):
                            text="Signed on March 3, 2021. Ex. 1 at 1. Rent withheld. Id. at 2. Id. at 5.")
     assert by_text(findings, "Id. at 2").status == "grounded"
     assert "page 5 does not exist" in by_text(findings, "Id. at 5").message
+
+
+def test_a_bates_number_written_with_a_separator_is_looked_up_as_stamped_too():
+    [mention] = find_bates("See SMITH_000123-125.", {"SMITH"})
+    assert (mention.first, mention.last) == (123, 125)
+    assert mention.forms(124)[0] == "SMITH_000124" and "SMITH000124" in mention.forms(124)
+    [spaced] = find_bates("at SMITH 000123", {"SMITH"})
+    assert spaced.forms(123) == ["SMITH000123", "SMITH 000123"]
