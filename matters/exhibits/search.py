@@ -38,8 +38,9 @@ class SearchHit:
 
 
 # Words in capitals that a person may type as operators. The search box has none (words are ANDed, a quoted
-# phrase is a phrase), and each engine reads them its own way: FTS5 as operators, websearch_to_tsquery "OR" as an
-# alternative. They are dropped, so both engines search the same words and a query of operators alone is empty.
+# phrase is a phrase), and each engine's own syntax reads them its own way (FTS5 as operators, PostgreSQL's web
+# search syntax "OR" as an alternative). They are dropped, so both engines search the same words and a query of
+# operators alone is empty.
 OPERATOR_WORDS = frozenset({"AND", "OR", "NOT", "NEAR"})
 
 

@@ -81,7 +81,7 @@ def test_a_query_of_operators_or_punctuation_alone_has_nothing_to_search_for(que
 
 
 def test_operators_beside_words_are_dropped_alike_on_both_databases(matter, pages):
-    # websearch_to_tsquery would read "OR" as an alternative and FTS5 as an operator: both now search the words.
+    # FTS5 reads "OR" as an operator and websearch_to_tsquery as an alternative: both search the words alone.
     assert search.search_terms("tenant OR roof*") == search.SearchTerms([], [], ["tenant", "roof"])
     assert [hit.page_number for hit in matter_search_results(matter=matter, query="tenant OR roof*").hits] == [4]
     assert matter_search_results(matter=matter, query="tenant -roof").matches == 1
