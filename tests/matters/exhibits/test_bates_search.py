@@ -79,3 +79,5 @@ def test_the_search_box_shows_the_page_and_the_production(client, attorney, matt
     assert f'<a href="{page_url}">Exhibit {produced["exhibit"].label}, page 3</a>' in html
     assert "in the production sent, <a href=" in html and "SMITH000001–SMITH000025</a>" in html
     assert "0 pages found" not in html
+    whole = client.get(reverse("matters:detail", args=[matter.pk]), {"q": "JONES0042"}).content.decode()
+    assert "in the production received, <a href=" in whole and "VOL001.zip</a>" in whole
