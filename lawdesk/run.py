@@ -93,6 +93,10 @@ def _serve(host: str, port: int, workers: int, model_workers: int) -> int:
     """Run the ASGI server and the workers until Ctrl-C (SIGINT), SIGTERM or one of them stops; return a status."""
     server = asgi_server_command(host, port)
     commands = [server, *[worker_command("documents", 0.5)] * workers, *[worker_command("models", 0.1)] * model_workers]
+    # Each child starts with Ctrl-C ignored (an ignored signal stays ignored across exec, and Python then sets no
+    # KeyboardInterrupt handler): a Ctrl-C while a worker is still importing Django would otherwise print a
+    # traceback. Once up, the server and the workers set their own handlers; this process stops each with SIGTERM.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     children = [subprocess.Popen(command) for command in commands]
     scheme = "https" if settings.LAWDESK_TLS else "http"
     print(f"LawDesk is running at {scheme}://{host}:{port}/ with {workers} document worker(s) and {model_workers} "

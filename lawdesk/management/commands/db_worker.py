@@ -5,10 +5,22 @@ restart (or a network cut between a worker host and the database) would stop eve
 closes its connections, waits (1 s, doubling up to ``MAX_BACKOFF_S``) and starts polling again, so it reconnects
 as soon as the database answers. A task that was running when the database went away stays as it was in the
 queue; the documents and stage leases (:mod:`matters.leases`) put its work back once the lease expires.
+
+It also stops quietly. ``make run``'s Ctrl-C reaches every process of the terminal's group (SIGINT), and
+:mod:`lawdesk.run` then sends each worker SIGTERM: the library took that second signal for "press Ctrl+C again to
+force" and raised ``SystemExit`` wherever the worker was, inside an ``atexit`` callback or inside a task, which it
+then recorded as ``FAILED`` with a traceback on the terminal. Here a stop while idle leaves at once and ignores
+any later signal; a stop during a task ends the process on the spot, as a kill would, so the task is neither
+marked failed nor finished halfway through Python's unwinding: its lease runs out and the next worker takes the
+work over (:func:`pipeline.stages.control.stage_recover`, :mod:`matters.recovery`).
 """
 
 import logging
+import os
+import signal
+import sys
 import time
+from types import FrameType
 
 from django.db import InterfaceError, OperationalError, connections
 from django_tasks_db.management.commands import db_worker
@@ -19,7 +31,23 @@ MAX_BACKOFF_S = 30.0
 
 
 class ReconnectingWorker(db_worker.Worker):
-    """A :class:`django_tasks_db` worker whose polling loop survives a lost or refused database connection."""
+    """A :class:`django_tasks_db` worker whose polling loop survives a lost or refused database connection, and
+    which stops on SIGINT, SIGTERM or SIGQUIT without a traceback and without marking the task it ran failed."""
+
+    def shutdown(self, signum: int, frame: FrameType | None) -> None:
+        """Stop for signal ``signum``: at once when no task runs, by ending the process when one does (its lease
+        then expires and the work is taken over). A signal after the first is ignored: the worker is leaving
+        already, perhaps inside an ``atexit`` callback (the ingest pool's), where an exit would print a traceback."""
+        if self.running_task:
+            logger.info("Received %s during a task - leaving it to its lease.", signal.strsignal(signum))
+            _flush_logs()
+            # os._exit, not SystemExit: the library's run_task catches BaseException and records the task FAILED.
+            os._exit(0)
+        if not self.running:
+            return
+        logger.info("Received %s - stopping.", signal.strsignal(signum))
+        self.running = False
+        sys.exit(0)
 
     def run(self) -> None:
         backoff_s = 1.0
@@ -37,6 +65,14 @@ class ReconnectingWorker(db_worker.Worker):
                 time.sleep(backoff_s)
                 backoff_s = min(backoff_s * 2, MAX_BACKOFF_S)
                 self.startup_delay = False
+
+
+def _flush_logs() -> None:
+    for handler in logging.getLogger("django_tasks_db").handlers:
+        try:
+            handler.flush()
+        except Exception:  # the log file's disk full must not keep a stopping worker alive
+            pass
 
 
 class Command(db_worker.Command):

@@ -1,0 +1,78 @@
+"""Ctrl-C of ``make run`` in the middle of a model stage: the worker gets SIGINT from the terminal and SIGTERM
+from lawdesk.run. It leaves without a traceback, the stage is not marked failed (neither its record nor its
+queued task), and once its lease has run out the stage is taken over like that of a worker that died."""
+
+import signal
+import subprocess
+import sys
+
+import pytest
+from django_tasks_db.models import DBTaskResult
+
+from pipeline.job_models import StageRun
+from pipeline.stages.control import job_start, stage_recover
+from pipeline.tasks import watch_stage
+from tests.faults.conftest import LEASE_ENV, wait_for
+from tests.faults.test_model_server_killed import model_server
+from tests.support.jobs import register
+from tests.support.paths import BASE_DIR
+from tests.support.processes import free_port
+
+pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
+
+
+def worker(processes, log) -> subprocess.Popen:
+    command = [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--no-reload", "--interval", "0.2",
+               "--no-startup-delay"]
+    process = subprocess.Popen(command, cwd=BASE_DIR, env=processes.env(**LEASE_ENV), stdout=log,
+                               stderr=subprocess.STDOUT)
+    processes.children.append(process)
+    return process
+
+
+def stop_as_make_run_does(process: subprocess.Popen) -> int:
+    process.send_signal(signal.SIGINT)  # the terminal's Ctrl-C reaches the whole group
+    process.send_signal(signal.SIGTERM)  # then lawdesk.run stops each child
+    return process.wait(timeout=30)
+
+
+def test_a_worker_stopped_mid_stage_leaves_quietly_and_the_stage_is_taken_over(matter, attorney, processes,
+                                                                                tmp_path):
+    port = free_port()
+    server = model_server(port, pause_s=0.2)  # about 25 s of streaming: stopped well before the end
+    log_path = tmp_path / "worker.log"
+    try:
+        register(f"http://127.0.0.1:{port}")
+        with log_path.open("wb") as log:
+            process = worker(processes, log)
+            job = job_start(matter=matter, kind="extraction", instructions="List the amounts.", user=attorney)
+            wait_for(lambda: StageRun.objects.filter(job=job, status="running").exclude(output="").exists(),
+                     timeout_s=60, what="the answer to start streaming")
+            stop_as_make_run_does(process)
+        output = log_path.read_text()
+        assert "Traceback" not in output and "FAILED" not in output, output
+        first = StageRun.objects.get(job=job)
+        assert first.status == "running" and first.lease_expires_at is not None
+        assert not DBTaskResult.objects.filter(status="FAILED").exists()
+
+        wait_for(lambda: stage_recover(run_id=first.pk, enqueue=False), timeout_s=30,
+                 what="the stopped worker's lease to run out and the stage to be taken over")
+        first.refresh_from_db()
+        assert first.status == "interrupted"
+        assert StageRun.objects.get(job=job, attempt=2).status == "queued"
+    finally:
+        server.kill()
+        server.wait(timeout=10)
+
+
+def test_an_idle_worker_stopped_twice_leaves_quietly(processes, tmp_path):
+    log_path = tmp_path / "worker.log"
+    with log_path.open("wb") as log:
+        process = worker(processes, log)
+        # A task that ends at once (there is no attempt 0 to watch): once it is done, the worker is idle.
+        done = watch_stage.enqueue(0)
+        wait_for(lambda: DBTaskResult.objects.filter(pk=done.id, status="SUCCESSFUL").exists(), timeout_s=60,
+                 what="the worker to run a task")
+        assert stop_as_make_run_does(process) == 0
+    output = log_path.read_text()
+    assert "Traceback" not in output and "Exception ignored" not in output, output
