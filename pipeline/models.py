@@ -218,6 +218,10 @@ class ModelServer(models.Model):
     )
     enabled = models.BooleanField(default=True)
     embedded = models.BooleanField(default=False, editable=False)
+    started_command = models.JSONField(
+        default=list, blank=True, editable=False,
+        help_text="the argument list LawDesk started this server with (the embedded server); its launch line",
+    )
     out_of_service_reason = models.CharField(
         max_length=300, blank=True, editable=False,
         help_text="set when the address or backend changes; cleared by the next successful probe",

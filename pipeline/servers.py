@@ -1,9 +1,15 @@
 """Writes to the model-server records: registering the embedded server for every role."""
 
+import logging
+from pathlib import Path
+
 from django.db import transaction
 
 from .embedded import EMBEDDED_CONTEXT_TOKENS, EmbeddedServer
 from .models import ModelServer, Role, RoleAssignment
+from .topology.gguf_header import GgufHeaderError, header_read
+
+logger = logging.getLogger(__name__)
 
 EMBEDDED_NAME = "embedded"
 
@@ -17,6 +23,9 @@ def register_embedded(server: EmbeddedServer, *, context_tokens: int = EMBEDDED_
             "backend": ModelServer.Backend.LLAMA_CPP, "base_url": server.base_url, "model_name": server.model.alias,
             "sampling": dict(server.model.sampling),
             "context_tokens": context_tokens, "parallel_slots": 1, "enabled": True, "embedded": True,
+            # What the starter ran, so the topology page's launch line is the command that is running.
+            "started_command": [str(word) for word in server.process.args],
+            "model_path": str(server.model_path), "gguf_header": _header(server.model_path),
         }
         for field, value in fields.items():
             setattr(record, field, value)
@@ -26,6 +35,17 @@ def register_embedded(server: EmbeddedServer, *, context_tokens: int = EMBEDDED_
         for role in Role:
             RoleAssignment.objects.update_or_create(role=role, defaults={"server": record})
     return record
+
+
+def _header(path: Path) -> dict:
+    """The GGUF header of the embedded model (LawDesk installed the file, so it is on this machine), as stored on
+    the server record; {} when it cannot be read, which leaves the forecast saying so rather than stopping the
+    start."""
+    try:
+        return header_read(path).to_json()
+    except (GgufHeaderError, OSError):
+        logger.warning("The embedded model's GGUF header at %s could not be read; no forecast for it.", path)
+        return {}
 
 
 def needs_embedded() -> bool:

@@ -32,8 +32,12 @@ def _address(server) -> tuple[str, int]:
 
 def launch_line(server, gpus=None) -> str:
     """Return the shell line that starts ``server`` (a ModelServer) on its host, or "" for a backend LawDesk
-    cannot start (another OpenAI-compatible server). ``gpus`` defaults to the server's pinned GPUs. ``--api-key``
-    appears only when the server has a key, as ``"$LAWDESK_API_KEY_<NAME>"``."""
+    cannot start (another OpenAI-compatible server); for the embedded server, the command it was started with.
+    ``gpus`` defaults to the server's pinned GPUs. ``--api-key`` appears only when the server has a key, as
+    ``"$LAWDESK_API_KEY_<NAME>"``."""
+    if server.embedded and server.started_command:
+        # LawDesk started this one itself: the line is the command it ran, not one rebuilt from the fields.
+        return shlex.join(server.started_command)
     gpus = sorted(gpus if gpus is not None else server.gpus.all(), key=lambda gpu: gpu.index)
     bind, port = _address(server)
     total_context = server.context_tokens * server.parallel_slots if server.context_tokens else None

