@@ -3,8 +3,9 @@
 Migrates the database, creates the first attorney account when there is none, starts the embedded model server
 when no other model server is enabled (registering it for every role), then runs in this terminal the ASGI server
 (HTTP and WebSocket, uvicorn) on LAWDESK_HOST:LAWDESK_PORT (127.0.0.1:8000), LAWDESK_WORKERS background workers
-for the ``documents`` queue (ingest, OCR, productions) and LAWDESK_MODEL_WORKERS for the ``models`` queue (job
-stages, probes), so a long OCR batch never delays a draft. Ctrl-C, or any child stopping, stops all of them.
+for the ``documents`` queue (ingest, OCR, productions), LAWDESK_MODEL_WORKERS for the ``models`` queue (job
+stages) and one for the ``probes`` queue (the periodic model-server probe), so a long OCR batch never delays a
+draft and a long draft never delays a probe. Ctrl-C, or any child stopping, stops all of them.
 """
 
 import os
@@ -92,7 +93,9 @@ def _process_name(command: list[str]) -> str:
 def _serve(host: str, port: int, workers: int, model_workers: int) -> int:
     """Run the ASGI server and the workers until Ctrl-C (SIGINT), SIGTERM or one of them stops; return a status."""
     server = asgi_server_command(host, port)
-    commands = [server, *[worker_command("documents", 0.5)] * workers, *[worker_command("models", 0.1)] * model_workers]
+    # One worker for the periodic probe (pipeline.tasks.PROBES_QUEUE), so a long stage never delays it.
+    commands = [server, *[worker_command("documents", 0.5)] * workers, *[worker_command("models", 0.1)] * model_workers,
+                worker_command("probes", 1.0)]
     # Each child starts with Ctrl-C ignored (an ignored signal stays ignored across exec, and Python then sets no
     # KeyboardInterrupt handler): a Ctrl-C while a worker is still importing Django would otherwise print a
     # traceback. Once up, the server and the workers set their own handlers; this process stops each with SIGTERM.

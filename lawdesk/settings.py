@@ -253,7 +253,7 @@ LAWDESK_PROBE_INTERVAL_S = _env_int("LAWDESK_PROBE_INTERVAL_S", 300)
 TASKS = {
     "default": {
         "BACKEND": "django_tasks_db.DatabaseBackend",
-        "QUEUES": ["documents", "models"],
+        "QUEUES": ["documents", "models", "probes"],
     }
 }
 

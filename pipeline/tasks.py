@@ -10,9 +10,13 @@ from django_tasks import task
 
 # pipeline.stages.scheduling.MODELS_QUEUE, written out by the rule above.
 _QUEUE = "models"
+# The periodic probe has a queue and a worker of its own: on ``models`` it waited behind whatever stage the model
+# workers ran (a 15-minute draft), and the page said "not probed". It needs no model worker: with every slot busy
+# it checks health and skips the speed measure (pipeline.topology.probe).
+PROBES_QUEUE = "probes"
 
 
-@task(queue_name=_QUEUE)
+@task(queue_name=PROBES_QUEUE)
 def probe_servers(interval_s: int = 0) -> list[dict]:
     """Probe every enabled server and record the results; with ``interval_s``, queue the next run that many
     seconds later (unless one is already queued). Returns the topology_probe lines."""

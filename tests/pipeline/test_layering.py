@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 from pipeline.stages.scheduling import MODELS_QUEUE
-from pipeline.tasks import probe_servers, run_stage, watch_stage
+from pipeline.tasks import PROBES_QUEUE, probe_servers, run_stage, watch_stage
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 OUR_PACKAGES = ("lawdesk", "matters", "pipeline")
@@ -83,7 +83,8 @@ def test_the_models_import_nothing_from_the_topology_logic():
 def test_a_tasks_module_imports_nothing_of_its_app_at_module_level():
     assert not [name for name in imports_of("pipeline.tasks", module_level_only=True)
                 if name.split(".")[0] in OUR_PACKAGES]
-    assert {task.queue_name for task in (probe_servers, run_stage, watch_stage)} == {MODELS_QUEUE}
+    assert {task.queue_name for task in (run_stage, watch_stage)} == {MODELS_QUEUE}
+    assert probe_servers.queue_name == PROBES_QUEUE != MODELS_QUEUE  # a probe never waits behind a stage
 
 
 def test_the_runner_and_job_control_do_not_import_each_other():

@@ -167,5 +167,5 @@ def test_periodic_task_probes_then_queues_its_next_run(scripted):
                       "forecast_tok_s": None, "ceiling_tok_s": None, "build": None, "warnings": [UNCHECKED]}]
     waiting = DBTaskResult.objects.filter(task_path=probe_servers.module_path, status="READY")
     assert waiting.count() == 1
-    assert waiting.get().queue_name == "models" and waiting.get().run_after > timezone.now()
+    assert waiting.get().queue_name == "probes" and waiting.get().run_after > timezone.now()
     assert probe_schedule(interval_s=600) is False and waiting.count() == 1  # never two waiting runs
