@@ -23,8 +23,8 @@ REPEATED_LINE_MIN = 3
 PATTERN_RATIO = 0.12
 _PATTERN_MIN_CHARS = 400
 # While an answer streams, the same two rules stop it only past these sizes: the first lines of an ordinary answer
-# (a heading, then a list of dates or payments) may repeat one line 3 times out of 5, and a short start may
-# compress well, but a line making up half of 10 lines, or 2,000 characters under 12 %, is already a loop.
+# (a heading over a list of payments) may repeat one line 4 times in 8 and still become a document, and a short
+# start may compress well; half of 10 lines, or 2,000 characters under 12 %, is taken as a loop.
 STREAM_MIN_LINES = 10
 STREAM_MIN_CHARS = 2000
 _WORD = re.compile(r"[a-z0-9]+")
