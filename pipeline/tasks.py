@@ -6,6 +6,8 @@ task body, since services import their task here at the top to enqueue it on com
 dotted path (``pipeline.tasks.run_stage``), so these names stay.
 """
 
+import logging
+
 from django_tasks import task
 
 # pipeline.stages.scheduling.MODELS_QUEUE, written out by the rule above.
@@ -14,6 +16,8 @@ _QUEUE = "models"
 # workers ran (a 15-minute draft), and the page said "not probed". It needs no model worker: with every slot busy
 # it checks health and skips the speed measure (pipeline.topology.probe).
 PROBES_QUEUE = "probes"
+
+logger = logging.getLogger(__name__)
 
 
 @task(queue_name=PROBES_QUEUE)
@@ -30,11 +34,17 @@ def probe_servers(interval_s: int = 0) -> list[dict]:
 
 @task(queue_name=_QUEUE)
 def run_stage(run_id: int) -> dict | None:
-    """Run one stage attempt (a StageRun id); returns its run_job line."""
+    """Run one stage attempt (a StageRun id); returns its run_job line, whose ``status`` is the stage's."""
     from pipeline.stages.runner import stage_execute
 
     run = stage_execute(run_id)
-    return run.as_json() if run is not None else None
+    if run is None:
+        return None
+    # Django Tasks logs this task "state=SUCCESSFUL" whenever it returns, a failed stage included (the task did its
+    # work: it recorded the failure). This line, just before, names the stage's own status.
+    logger.info("Stage attempt id=%s job=%s stage=%s attempt=%s status=%s", run.pk, run.job_id, run.stage,
+                run.attempt, run.status)
+    return run.as_json()
 
 
 @task(queue_name=_QUEUE)

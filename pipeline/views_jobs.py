@@ -16,6 +16,7 @@ from matters.selectors import evidence_exhibits, matter_for_user, matters_for_us
 
 from .job_models import Job, JobKind, StageRun, StageStatus
 from .stages.control import job_cancel, job_continue, job_start, stage_retry
+from .stages.results import answer_unusable
 
 
 def job_for_user(user, job_id: int) -> Job:
@@ -66,7 +67,8 @@ def job_list(request: HttpRequest, matter_id: int) -> HttpResponse:
 @require_GET
 def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     job = job_for_user(request.user, job_id)
-    context = {"job": job, "matter": job.matter, "rows": stage_rows(job)}
+    context = {"job": job, "matter": job.matter, "rows": stage_rows(job),
+               "same_answer_again": job.status == StageStatus.FAILED and answer_unusable(job.reason)}
     if request.htmx:
         return render(request, "pipeline/job.html#stages", context)
     return render(request, "pipeline/job.html", context)

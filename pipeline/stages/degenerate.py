@@ -22,6 +22,11 @@ REPEATED_LINE_MIN = 3
 # zlib compresses ordinary prose to 35-60 % of its size; a text looping on one pattern goes far under this.
 PATTERN_RATIO = 0.12
 _PATTERN_MIN_CHARS = 400
+# While an answer streams, the same two rules stop it only past these sizes: the first lines of an ordinary answer
+# (a heading over a list of payments) may repeat one line 4 times in 8 and still become a document, and a short
+# start may compress well; half of 10 lines, or 2,000 characters under 12 %, is taken as a loop.
+STREAM_MIN_LINES = 10
+STREAM_MIN_CHARS = 2000
 _WORD = re.compile(r"[a-z0-9]+")
 # Placeholders a model writes where it has no value: template brackets, lorem ipsum, XX dates, "TBD", "N/A", and
 # single letters or "value"/"source" standing for a value.
@@ -59,9 +64,9 @@ def echo_share(answer: str, prompt: str) -> float:
     return len(mine & _shingles(prompt)) / len(mine)
 
 
-def _repeated_line(answer: str) -> str:
+def _repeated_line(answer: str, min_lines: int) -> str:
     lines = [" ".join(line.split()) for line in answer.splitlines() if line.strip()]
-    if len(lines) < REPEATED_LINE_MIN:
+    if len(lines) < max(min_lines, REPEATED_LINE_MIN):
         return ""
     line, count = Counter(lines).most_common(1)[0]
     if count >= REPEATED_LINE_MIN and count / len(lines) >= REPEATED_LINE_SHARE:
@@ -69,14 +74,29 @@ def _repeated_line(answer: str) -> str:
     return ""
 
 
-def _looping(answer: str) -> str:
+def _looping(answer: str, min_chars: int) -> str:
     data = answer.encode("utf-8")
-    if len(data) < _PATTERN_MIN_CHARS:
+    if len(data) < min_chars:
         return ""
     ratio = len(zlib.compress(data, 9)) / len(data)
     if ratio < PATTERN_RATIO:
         return f"the text repeats one pattern (it compresses to {ratio:.0%} of its size; prose does not go under 30%)"
     return ""
+
+
+def _degeneration(answer: str, *, min_lines: int, min_chars: int) -> str:
+    for problem in (_repeated_line(answer, min_lines), _looping(answer, min_chars)):
+        if problem:
+            return f"The answer is degenerate: {problem}."
+    return ""
+
+
+def streaming_degeneration(text: str) -> str:
+    """Why an answer still streaming is already unusable ('' while it may still become a document): the
+    repeated-line and repeated-pattern rules of :func:`free_text_verdict`, applied to the text so far once it
+    holds :data:`STREAM_MIN_LINES` non-blank lines (or :data:`STREAM_MIN_CHARS` characters for the pattern rule).
+    The reason reads as the final check's would."""
+    return _degeneration(text, min_lines=STREAM_MIN_LINES, min_chars=STREAM_MIN_CHARS)
 
 
 def free_text_verdict(answer: str, *, instructions: str, finish_reason: str, max_tokens: int) -> Verdict:
@@ -90,9 +110,8 @@ def free_text_verdict(answer: str, *, instructions: str, finish_reason: str, max
     if share >= ECHO_SHARE_FAIL:
         return Verdict(fail=f"The answer is the prompt coming back: {share:.0%} of it repeats the instructions.",
                        echo_share=share)
-    for problem in (_repeated_line(answer), _looping(answer)):
-        if problem:
-            return Verdict(fail=f"The answer is degenerate: {problem}.", echo_share=share)
+    if degenerate := _degeneration(answer, min_lines=REPEATED_LINE_MIN, min_chars=_PATTERN_MIN_CHARS):
+        return Verdict(fail=degenerate, echo_share=share)
     warnings = []
     if share >= ECHO_SHARE_WARN:
         warnings.append(f"{share:.0%} of the answer repeats the instructions")

@@ -29,7 +29,26 @@ from .record_fields import extraction_check
 
 
 class StageFailed(Exception):
-    """The stage cannot go on; the message is written for an attorney."""
+    """The stage cannot go on; the message is written for an attorney. ``partial_text``: what the model had
+    written when the stage stopped ('' when nothing)."""
+
+    def __init__(self, message: str, partial_text: str = ""):
+        super().__init__(message)
+        self.partial_text = partial_text
+
+
+_UNUSABLE = "answer cannot be used."
+
+
+def unusable_answer(role: str, why: str, partial_text: str = "") -> StageFailed:
+    """The failure of a stage whose model answered something that cannot be a document or a record (``why``)."""
+    return StageFailed(f"The {role}'s {_UNUSABLE} {why}", partial_text=partial_text)
+
+
+def answer_unusable(error: str) -> bool:
+    """Whether a stage's ``error`` is :func:`unusable_answer`'s: running the stage again with the same prompt and
+    sampling (greedy, or a fixed seed) brings the same answer back."""
+    return f"'s {_UNUSABLE} " in error
 
 
 def _provenance(run: StageRun) -> dict:
@@ -62,7 +81,7 @@ def _checked_text(run: StageRun, generation: Generation) -> tuple[str, str, floa
                                 finish_reason=generation.finish_reason or "",
                                 max_tokens=int((run.sampling or {}).get("max_tokens") or 0))
     if verdict.fail:
-        raise StageFailed(f"The {run.role}'s answer cannot be used. {verdict.fail}")
+        raise unusable_answer(run.role, verdict.fail)
     return text, verdict.warning, verdict.echo_share
 
 
@@ -128,7 +147,7 @@ def apply_result(run: StageRun, generation: Generation | None, prepared: dict) -
         verdict = extraction_verdict(items, finish_reason=generation.finish_reason or "",
                                      max_tokens=int((run.sampling or {}).get("max_tokens") or 0))
         if verdict.fail:
-            raise StageFailed(f"The extractor's answer cannot be used. {verdict.fail}")
+            raise unusable_answer(run.role, verdict.fail)
         # Each row verified like a draft's claim; the statuses are stored with the answer and shown in its table.
         items = prepared["items"] if "items" in prepared else extraction_check(matter=job.matter, items=items)
         if generation.parsed is not None:

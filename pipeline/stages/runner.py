@@ -34,9 +34,10 @@ from ..llm.errors import (
 from ..models import ModelServer, RoleAssignment
 from ..packet import evidence_packet
 from . import live
+from .degenerate import streaming_degeneration
 from .prompts import render
 from .record_fields import constrained_schema
-from .results import StageFailed, apply_result, prepare_result, record_job_provenance
+from .results import StageFailed, apply_result, prepare_result, record_job_provenance, unusable_answer
 from .scheduling import (
     BACKOFF_S,
     LEASE_S,
@@ -71,33 +72,46 @@ class _Heartbeat(LeaseKeeper):
 
 
 class _Streamer:
-    """Collects streamed text and persists it every ``FLUSH_S`` seconds (for the live view in another process)."""
+    """Collects streamed text and persists it every ``FLUSH_S`` seconds (for the live view in another process).
+    With ``cancel`` (the free-text stages), it also judges the text at each flush and sets ``cancel`` once the text
+    is already degenerate (:func:`pipeline.stages.degenerate.streaming_degeneration`), so a model looping on one
+    line does not run on to its whole token budget; ``stopped_for`` then says why. ``pieces`` counts the streamed
+    pieces (one token each from llama.cpp and Ollama)."""
 
-    def __init__(self, run: StageRun, owner: str):
-        self.run, self.owner = run, owner
+    def __init__(self, run: StageRun, owner: str, cancel: threading.Event | None = None):
+        self.run, self.owner, self.cancel = run, owner, cancel
         self.text: list[str] = []
         self.pieces = 0
         self.flushed_at = 0.0
         self.sent = 0
+        self.stopped_for = ""
 
     def on_token(self, piece: str) -> None:
         self.text.append(piece)
         self.pieces += 1
         if time.monotonic() - self.flushed_at >= FLUSH_S:
-            self.flush()
+            self._judge(self.flush())
 
     def reset(self) -> None:
         # A repair request streams a second answer: the live view shows the one being written.
         self.flush()
         self.text, self.sent = [], 0
 
-    def flush(self) -> None:
+    def flush(self) -> str:
         self.flushed_at = time.monotonic()
         text = "".join(self.text)
         StageRun.objects.filter(pk=self.run.pk, lease_owner=self.owner).update(output=text,
                                                                                 streamed_pieces=self.pieces)
         live.stage_text(self.run, text[self.sent:], self.sent)
         self.sent = len(text)
+        return text
+
+    def _judge(self, text: str) -> None:
+        if self.cancel is None or self.stopped_for:
+            return
+        if problem := streaming_degeneration(text):
+            self.stopped_for = problem
+            self.cancel.set()
 
 
 def _board(server: ModelServer) -> str:
@@ -151,7 +165,8 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
     server = _server_for(spec.role)
     client = ModelClient(server.client_config(), read_timeout_s=READ_TIMEOUT_S, loading_wait_s=min(LEASE_S, 10))
     sampling = server.sampling_for(spec.max_tokens)
-    streamer = _Streamer(run, owner)
+    # Only free text is judged as it streams: a schema's JSON is checked whole, after its repair request.
+    streamer = _Streamer(run, owner, cancel if spec.schema is None else None)
     try:
         context_tokens = client.context_tokens() if spec.packet else None
         budget = None
@@ -187,6 +202,13 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
         if generation.truncated:
             raise _truncated(generation, server.name)
         return generation
+    except Cancelled as cancelled:
+        partial = streamer.flush()
+        if not streamer.stopped_for:
+            cancelled.partial_text = cancelled.partial_text or partial
+            raise
+        raise unusable_answer(spec.role, f"{streamer.stopped_for[:-1]}; it was stopped after "
+                                         f"{streamer.pieces} tokens.", partial_text=partial) from None
     except ModelServerError as error:
         streamer.flush()
         error.partial_text = error.partial_text or "".join(streamer.text)
