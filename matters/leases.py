@@ -24,6 +24,8 @@ from typing import Self
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
+from django_tasks.base import Task, TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 from matters.tasks import watch_lease as watch_lease_task
 
@@ -109,3 +111,19 @@ def lease_watch_schedule(kind: str, pk: int) -> None:
     commits."""
     run_after = timezone.now() + timedelta(seconds=settings.LAWDESK_DOCUMENT_LEASE_S * WATCH_AFTER_LEASES)
     transaction.on_commit(lambda: watch_lease_task.using(run_after=run_after).enqueue(kind, pk))
+
+
+def tasks_waiting(task: Task):
+    """The queue's tasks of ``task`` that wait to run (``READY``, whenever they may run): a DBTaskResult
+    queryset."""
+    return DBTaskResult.objects.filter(task_path=task.module_path, status=TaskResultStatus.READY)
+
+
+def enqueue_unless_waiting(task: Task, *, after_s: float, **kwargs) -> bool:
+    """Queue ``task`` with ``kwargs`` to run ``after_s`` seconds from now, unless a run of it already waits in the
+    queue; return True if one was queued. A periodic task that queues its own next run this way never has two
+    runs waiting, however often it is started."""
+    if tasks_waiting(task).exists():
+        return False
+    task.using(run_after=timezone.now() + timedelta(seconds=after_s)).enqueue(**kwargs)
+    return True

@@ -36,12 +36,11 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
-from django_tasks.base import Task, TaskResultStatus
-from django_tasks_db.models import DBTaskResult
+from django_tasks.base import Task
 
 from matters import storage
 from matters.audit.services import audit_record
-from matters.leases import lease_watch_schedule
+from matters.leases import enqueue_unless_waiting, lease_watch_schedule, tasks_waiting
 from matters.models import BatesPage, Exhibit, IncomingProduction, Page, Production
 from matters.tasks import ingest_exhibit, run_import, run_production, sweep_documents
 
@@ -232,8 +231,7 @@ def stalled_requeue(kind: str, *, grace_s: float | None = None) -> list[int]:
 
 def _ready_ids(task: Task) -> set[int]:
     """Return the ids that tasks of ``task`` waiting in the queue (``READY``, whenever they may run) will work."""
-    waiting = DBTaskResult.objects.filter(task_path=task.module_path, status=TaskResultStatus.READY)
-    return {args_kwargs["args"][0] for args_kwargs in waiting.values_list("args_kwargs", flat=True)
+    return {args_kwargs["args"][0] for args_kwargs in tasks_waiting(task).values_list("args_kwargs", flat=True)
             if args_kwargs.get("args")}
 
 
@@ -300,7 +298,4 @@ def documents_sweep_schedule(*, interval_s: float | None = None) -> bool:
     documents worker is free."""
     if interval_s is None:
         interval_s = settings.LAWDESK_DOCUMENT_LEASE_S * SWEEP_AFTER_LEASES
-    if DBTaskResult.objects.filter(task_path=sweep_documents.module_path, status=TaskResultStatus.READY).exists():
-        return False
-    sweep_documents.using(run_after=timezone.now() + timedelta(seconds=interval_s)).enqueue(interval_s=interval_s)
-    return True
+    return enqueue_unless_waiting(sweep_documents, after_s=interval_s, interval_s=interval_s)

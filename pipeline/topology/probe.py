@@ -13,14 +13,12 @@ Status (docs/glossary.md): ``up``, ``slow`` (decode below the server's floor), `
 """
 
 from dataclasses import dataclass
-from datetime import timedelta
 
 import httpx
 from django.conf import settings
-from django.utils import timezone
-from django_tasks_db.models import DBTaskResult
 
 from matters.audit.services import audit_record
+from matters.leases import enqueue_unless_waiting
 from pipeline.embedded import server_build_info
 from pipeline.llm import (
     HostNotAllowed,
@@ -232,11 +230,7 @@ def probe_schedule(*, interval_s: int | None = None) -> bool:
     run, so one call starts the cycle."""
     if interval_s is None:
         interval_s = settings.LAWDESK_PROBE_INTERVAL_S
-    waiting = DBTaskResult.objects.filter(task_path=probe_servers_task.module_path, status="READY").exists()
-    if waiting:
-        return False
-    probe_servers_task.using(run_after=timezone.now() + timedelta(seconds=interval_s)).enqueue(interval_s=interval_s)
-    return True
+    return enqueue_unless_waiting(probe_servers_task, after_s=interval_s, interval_s=interval_s)
 
 
 def probe_line(result) -> dict:
