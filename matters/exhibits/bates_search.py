@@ -66,6 +66,9 @@ def _numbers_asked(matter: Matter, query: str) -> tuple[list[str], list[str]]:
     order, at most ``BATES_HITS_MAX + 1`` numbers). The parser reads prefixes in capitals, as they are stamped:
     letters typed just before digits are read in capitals (``smith000003``), the words around them as typed, so
     ``through`` still joins a range."""
+    if not any(character.isdigit() for character in query):
+        # Every Bates number has digits: a search of words alone reads no prefixes (a query on every search).
+        return [], []
     typed = _BEFORE_DIGITS.sub(lambda m: m.group(0).upper(), query)
     mentions = find_bates(typed, matter_bates_prefixes(matter))
     forms: list[str] = []
