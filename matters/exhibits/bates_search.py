@@ -12,12 +12,10 @@ from dataclasses import dataclass
 from django.urls import reverse
 
 from matters.drafts.verifier.record import find_bates
-from matters.models import BatesPage, IncomingBatesPage, Matter, Production
+from matters.models import BatesPage, IncomingBatesPage, IncomingProduction, Matter, Production
 
 # A range typed in the search box shows at most this many pages, as the text search shows its best 50.
 BATES_HITS_MAX = 50
-# Prefixes read from the numbers received: enough to know a volume's prefixes without reading every page.
-_INCOMING_PREFIX_SAMPLE = 5000
 _BEFORE_DIGITS = re.compile(r"\b[A-Za-z][A-Za-z&_-]*(?=[-_ ]?\d)")
 
 
@@ -53,11 +51,8 @@ def matter_bates_prefixes(matter: Matter) -> set[str]:
     """The Bates prefixes ``matter``'s productions use: each production sent's prefix, and the letters before
     the digits of the numbers received (``JONES000042`` -> ``JONES``)."""
     prefixes = set(Production.objects.filter(matter=matter).values_list("prefix", flat=True))
-    received = IncomingBatesPage.objects.filter(incoming__matter=matter)
-    for bates in received.values_list("bates", flat=True)[:_INCOMING_PREFIX_SAMPLE]:
-        head = bates.rstrip("0123456789")
-        if head:
-            prefixes.add(head)
+    for received in IncomingProduction.objects.filter(matter=matter).values_list("bates_prefixes", flat=True):
+        prefixes.update(received)
     return prefixes
 
 

@@ -39,6 +39,7 @@ from matters.incoming.volume_files import (
 )
 from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
+from matters.models.incoming import bates_prefix
 from matters.permissions import require
 from matters.productions.overlaps import bates_overlaps
 from matters.tasks import run_import as run_import_task
@@ -242,9 +243,8 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
             Page.objects.filter(pk=page.pk).update(text=text, reading_text=reading, source=Page.Source.LOAD_FILE)
         if page_texts:
             Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="")  # the verifier re-reads the new text
-        IncomingBatesPage.objects.bulk_create(
-            IncomingBatesPage(incoming=incoming, page=page, bates=str(number))
-            for page, number in zip(pages, page_numbers))
+        record_bates_pages(incoming, [IncomingBatesPage(incoming=incoming, page=page, bates=str(number))
+                                      for page, number in zip(pages, page_numbers)])
 
 
 def _import_stamped(incoming, records: RecordExhibits, pdfs: list[Path], report: Report) -> None:
@@ -275,7 +275,19 @@ def _import_stamped(incoming, records: RecordExhibits, pdfs: list[Path], report:
             previous = parsed
             seen.add(text)
             found.append(IncomingBatesPage(incoming=incoming, page=page, bates=text))
-        IncomingBatesPage.objects.bulk_create(found)
+        record_bates_pages(incoming, found)
+
+
+def record_bates_pages(incoming: IncomingProduction, rows: list[IncomingBatesPage]) -> None:
+    """Write ``rows`` (the Bates numbers of pages of ``incoming``) and add their prefixes to
+    ``incoming.bates_prefixes``, which search and the verifier read to know a number of this matter when they see
+    one. Called by the import holding the volume's lease, so no other writer changes the prefixes meanwhile."""
+    IncomingBatesPage.objects.bulk_create(rows)
+    prefixes = set(incoming.bates_prefixes) | {bates_prefix(row.bates) for row in rows}
+    prefixes.discard("")
+    if prefixes != set(incoming.bates_prefixes):
+        incoming.bates_prefixes = sorted(prefixes)
+        IncomingProduction.objects.filter(pk=incoming.pk).update(bates_prefixes=incoming.bates_prefixes)
 
 
 def store_upload(upload_path: Path) -> str:

@@ -39,6 +39,9 @@ class IncomingProduction(models.Model):
     # How often a worker died holding this work since a person last queued it; past
     # LAWDESK_RECOVERY_MAX_TAKEOVERS it fails instead of being taken over again (matters.recovery).
     takeovers = models.PositiveIntegerField(default=0)
+    # Every Bates prefix its pages carry (the letters before the digits: JONES000042 -> JONES), kept as pages
+    # are recorded, so that search and the verifier know every prefix a matter received without reading its pages.
+    bates_prefixes = models.JSONField(default=list, blank=True)
 
     def __str__(self) -> str:
         return self.source_name
@@ -61,6 +64,12 @@ class IncomingDocument(models.Model):
     class Meta:
         ordering = ["incoming", "record"]
         constraints = [models.UniqueConstraint(fields=["incoming", "record"], name="incoming_record_unique")]
+
+
+def bates_prefix(bates: str) -> str:
+    """The letters (and separators) before a Bates number's digits: ``JONES000042`` -> ``JONES``, ``ACME-0042``
+    -> ``ACME-``; '' for a number of digits only."""
+    return bates.rstrip("0123456789")
 
 
 class IncomingBatesPage(models.Model):

@@ -4,7 +4,9 @@ was stamped on (productions sent) or received with (productions received), and n
 import pytest
 from django.urls import reverse
 
-from matters.exhibits.bates_search import matter_bates_search
+from matters.drafts.verifier.record import find_bates
+from matters.exhibits.bates_search import matter_bates_prefixes, matter_bates_search
+from matters.incoming.services import record_bates_pages
 from matters.models import IncomingBatesPage, IncomingProduction, Production
 from matters.services import matter_create
 from tests.factories import ExhibitFactory, ProductionFactory
@@ -21,8 +23,8 @@ def produced(matter):
     received = ExhibitFactory(matter=matter, pages=["The landlord's notice.", "The landlord's reply."])
     incoming = IncomingProduction.objects.create(matter=matter, origin="opposing_party", source_name="VOL001.zip",
                                                  sha256="0" * 64, status=IncomingProduction.Status.DONE)
-    for page, bates in zip(received.pages.order_by("number"), ["JONES0041", "JONES0042"], strict=True):
-        IncomingBatesPage.objects.create(incoming=incoming, page=page, bates=bates)
+    record_bates_pages(incoming, [IncomingBatesPage(incoming=incoming, page=page, bates=bates) for page, bates in
+                                  zip(received.pages.order_by("number"), ["JONES0041", "JONES0042"], strict=True)])
     return {"exhibit": exhibit, "production": production, "received": received, "incoming": incoming}
 
 
@@ -81,3 +83,35 @@ def test_the_search_box_shows_the_page_and_the_production(client, attorney, matt
     assert "0 pages found" not in html
     whole = client.get(reverse("matters:detail", args=[matter.pk]), {"q": "JONES0042"}).content.decode()
     assert "in the production received, <a href=" in whole and "VOL001.zip</a>" in whole
+
+
+def test_every_volume_received_is_known_by_its_prefix_however_many_pages_came_before(matter, produced):
+    """A matter received 5,001 numbered pages from one party before a volume from another: search and the
+    verifier read the second party's numbers as Bates numbers too (a sample of the numbers received once missed
+    every prefix past its first 5,000 rows)."""
+    page = produced["received"].pages.get(number=1)
+    bulk = IncomingProduction.objects.create(matter=matter, origin="opposing_party", source_name="VOL002.zip",
+                                             sha256="1" * 64, status=IncomingProduction.Status.DONE)
+    record_bates_pages(bulk, [IncomingBatesPage(incoming=bulk, page=page, bates=f"JONES{n:06d}")
+                              for n in range(100, 5101)])
+    third = IncomingProduction.objects.create(matter=matter, origin="third_party", source_name="ACME-VOL1.zip",
+                                              sha256="2" * 64, status=IncomingProduction.Status.DONE)
+    other = produced["received"].pages.get(number=2)
+    record_bates_pages(third, [IncomingBatesPage(incoming=third, page=other, bates="ACME-0007")])
+    assert IncomingProduction.objects.get(pk=third.pk).bates_prefixes == ["ACME-"]
+    assert IncomingProduction.objects.get(pk=bulk.pk).bates_prefixes == ["JONES"]
+    assert matter_bates_prefixes(matter) == {"SMITH", "JONES", "ACME-"}
+    assert [m.text for m in find_bates("see ACME-0007 at 2", matter_bates_prefixes(matter))] == ["ACME-0007"]
+    assert _found(matter, "ACME-0007") == [("ACME-0007", "received", 2)]
+
+
+def test_volumes_imported_before_prefixes_were_kept_get_them_from_their_pages(matter, produced):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    incoming = produced["incoming"]
+    IncomingProduction.objects.filter(pk=incoming.pk).update(bates_prefixes=[])
+    assert matter_bates_prefixes(matter) == {"SMITH"}
+    import_module("matters.migrations.0029_incoming_bates_prefixes").fill_prefixes(apps, None)
+    assert IncomingProduction.objects.get(pk=incoming.pk).bates_prefixes == ["JONES"]

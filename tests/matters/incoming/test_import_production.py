@@ -32,6 +32,7 @@ def test_volume_with_load_files_resolves_bates_to_pages(matter, attorney, tmp_pa
     volume = zipped(build_volume(tmp_path / "in"), tmp_path / "VOL001.zip")
     incoming = import_production(matter=matter, paths=[volume], origin="opposing_party", user=attorney)
     assert incoming.report == [] and incoming.field_map["begbates"] == "BegBates"
+    assert incoming.bates_prefixes == ["DEF"]
     assert incoming.field_map["endbates"] == "EndDoc"
     exhibits = list(matter.exhibits.order_by("label_seq"))
     assert [e.page_count for e in exhibits] == PAGES_PER_DOCUMENT
@@ -80,6 +81,8 @@ def test_stamped_pdfs_without_load_files(matter, attorney, tmp_path):
     [page] = pages_for_bates(matter, "DEF000005")
     assert page_text(5) in page.text
     assert incoming.report == ["letter.pdf, page 1: no Bates number found at its edges."]
+    incoming.refresh_from_db()
+    assert incoming.bates_prefixes == ["DEF"]
 
 
 def test_zip_with_a_path_outside_the_archive_is_refused(matter, attorney, tmp_path):
