@@ -5,7 +5,9 @@ build warnings; the broken rules."""
 from collections import defaultdict
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db.models import OuterRef, Subquery
+from django.utils import timezone
 
 from matters.models import AuditEntry
 from pipeline.models import Host, ModelServer, NVLink, ProbeResult, RoleAssignment
@@ -87,7 +89,32 @@ def topology_overview(*, nvml=None) -> dict:
                       history=history[s.pk], foresight=view_forecast(snapshot, views[s.pk]),
                       build_info=views[s.pk].build_info, build_warnings=tuple(build_warnings(views[s.pk])))
             for s in servers]
-    return {"hosts": bands, "servers": rows, "problems": found, "gpu_note": gpu_note}
+    return {"hosts": bands, "servers": rows, "problems": found, "gpu_note": gpu_note,
+            "probe_note": probe_note(servers)}
+
+
+# A periodic probe this many intervals late means no worker takes the ``probes`` queue.
+PROBE_LATE_INTERVALS = 3
+
+
+def probe_note(servers, *, now=None) -> str:
+    """Why the health and tok/s shown may be old, or "": when the newest probe of the enabled ``servers``
+    (annotated by :func:`servers_with_latest_probe`) is older than PROBE_LATE_INTERVALS times
+    LAWDESK_PROBE_INTERVAL_S, the periodic probe is not running (no worker takes the ``probes`` queue, which
+    ``make run`` starts and an operator starting workers by hand must start too)."""
+    enabled = [server for server in servers if server.enabled]
+    if not enabled:
+        return ""
+    interval = settings.LAWDESK_PROBE_INTERVAL_S
+    now = now or timezone.now()
+    times = [server.probe_at for server in enabled if server.probe_at is not None]
+    if times and (now - max(times)).total_seconds() <= PROBE_LATE_INTERVALS * interval:
+        return ""
+    since = (f"The newest probe is {int((now - max(times)).total_seconds() // 60)} min old" if times
+             else "No server has been probed yet")
+    return (f"{since}, and probes should run every {max(1, interval // 60)} min: the health and tok/s below may be "
+            "old. Is a worker taking the probes queue? `make run` starts one; by hand: "
+            "`manage.py db_worker --queue-name probes`. \"Probe all servers now\" checks them once.")
 
 
 def _box(gpu, stats) -> GpuBox:

@@ -181,3 +181,26 @@ def test_with_no_host_the_page_says_so_draws_no_empty_picture_and_labels_every_i
     assert "topology-picture" not in page and "No host is recorded yet" in page
     assert unlabelled_controls(page) == [] and empty_cards(page) == []
     assert "<label>Record the GPUs under host <input" in page
+
+
+def test_probes_that_stopped_are_said_on_the_page(client, operator, example, settings):
+    """Probes run every LAWDESK_PROBE_INTERVAL_S on a worker of their own; with none taking that queue the page
+    would show an hours-old "up" as if current. Three intervals late, it says so and how to start one."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.LAWDESK_PROBE_INTERVAL_S = 300
+    client.force_login(operator)
+    page = html.unescape(client.get(reverse("pipeline:topology")).content.decode())
+    assert 'id="probe-note"' in page and "No server has been probed yet" in page
+    servers = list(ModelServer.objects.filter(enabled=True))
+    for server in servers:
+        ProbeResult.objects.create(server=server, status=ProbeResult.Status.UP, decode_tok_s=40.0,
+                                   at=timezone.now() - timedelta(minutes=14))
+    page = html.unescape(client.get(reverse("pipeline:topology")).content.decode())
+    assert 'id="probe-note"' not in page  # 14 minutes: under three intervals of 5
+    ProbeResult.objects.all().update(at=timezone.now() - timedelta(hours=2))
+    page = html.unescape(client.get(reverse("pipeline:topology")).content.decode())
+    assert 'id="probe-note"' in page and "The newest probe is 120 min old" in page
+    assert "probes should run every 5 min" in page and "db_worker --queue-name probes" in page
