@@ -91,6 +91,16 @@ class MarginItem:
         return self.kind == ATTACK_KIND
 
 
+def _most_urgent(covering: list[tuple[int, int, str]], rank: dict[str, int]) -> str:
+    """The status (or severity) of ``covering`` (pk, end, value) ranked first; the first in pk order among
+    equals; '' for none."""
+    if not covering:
+        return ""
+    if len(covering) == 1:
+        return covering[0][2]
+    return min((span[2] for span in covering), key=lambda value: rank.get(value, 9))
+
+
 def segments(text: str, findings: list[FindingRow], attacks: list[AttackRow]) -> list[Segment]:
     """Cut ``text`` at every start and end of ``findings`` and anchored ``attacks`` (offsets into ``text``,
     clamped to it); return the segments in order. Their texts joined give ``text`` back exactly. An empty span
@@ -117,23 +127,26 @@ def segments(text: str, findings: list[FindingRow], attacks: list[AttackRow]) ->
     # (pk, end, status or severity) so that sorting them sorts by pk: linear in segments + spans for the usual
     # few overlaps, instead of testing every span against every segment.
     pending = sorted(spans, key=lambda s: s[0])
-    active: dict[str, list[tuple[int, int, str]]] = {"f": [], "a": []}
+    found: list[tuple[int, int, str]] = []
+    attacked: list[tuple[int, int, str]] = []
     cursor = 0
     out: list[Segment] = []
     for left, right in bounds:
         while cursor < len(pending) and pending[cursor][0] <= left:
-            start, end, tag, pk, value = pending[cursor]
-            active[tag].append((pk, end, value))
+            _start, end, tag, pk, value = pending[cursor]
+            (found if tag == "f" else attacked).append((pk, end, value))
             cursor += 1
-        found = active["f"] = [span for span in active["f"] if span[1] > left]
-        attacked = active["a"] = [span for span in active["a"] if span[1] > left]
-        found, attacked = sorted(found), sorted(attacked)
+        # Most segments are covered by nothing or by one span: no sorting or ranking for those.
+        if found:
+            found = sorted(span for span in found if span[1] > left)
+        if attacked:
+            attacked = sorted(span for span in attacked if span[1] > left)
         out.append(Segment(
             text=text[left:right],
-            findings=[pk for pk, _end, _status in found],
-            attacks=[pk for pk, _end, _severity in attacked],
-            status=min((s for _pk, _end, s in found), key=lambda s: STATUS_RANK.get(s, 9), default=""),
-            severity=min((s for _pk, _end, s in attacked), key=lambda s: SEVERITY_RANK.get(s, 9), default=""),
+            findings=[span[0] for span in found],
+            attacks=[span[0] for span in attacked],
+            status=_most_urgent(found, STATUS_RANK),
+            severity=_most_urgent(attacked, SEVERITY_RANK),
             anchors=starts_at.get(left, []),
         ))
     return out
