@@ -63,11 +63,13 @@ def _draft_for(user, matter_id: int, draft_id: int) -> Draft:
 
 def _version_for(user, matter_id: int, draft_id: int, number: int | None) -> DraftVersion:
     """The version ``number`` of a draft of a matter ``user`` is a member of (the latest when None); 404 else."""
-    draft = _draft_for(user, matter_id, draft_id)
-    versions = draft.versions.select_related("draft__matter", "author", "approved_by")
+    matter = matter_for_user(user, matter_id)
+    # One query for the draft and its version: a draft of another matter has no version here either.
+    versions = DraftVersion.objects.filter(draft_id=draft_id, draft__matter=matter).select_related(
+        "draft__matter", "author", "approved_by")
     version = versions.order_by("-number").first() if number is None else versions.filter(number=number).first()
     if version is None:
-        raise Http404("No such version.")
+        raise Http404("No such draft or version.")
     return version
 
 
