@@ -34,7 +34,17 @@ from matters.models import Draft, DraftVersion, Finding
 from matters.selectors import matter_for_user
 
 from .exports import EXPORT_KINDS, draft_export
-from .review import ATTACK_KIND, ReviewFilter, margin, review_counts, segments, version_diff, version_history
+from .review import (
+    ATTACK_KIND,
+    ReviewFilter,
+    VersionRow,
+    margin,
+    review_counts,
+    review_counts_of,
+    segments,
+    version_diff,
+    version_history,
+)
 from .review_html import draft_text_html, margin_html
 from .review_sources import source_refs, source_view
 
@@ -53,11 +63,13 @@ def _draft_for(user, matter_id: int, draft_id: int) -> Draft:
 
 def _version_for(user, matter_id: int, draft_id: int, number: int | None) -> DraftVersion:
     """The version ``number`` of a draft of a matter ``user`` is a member of (the latest when None); 404 else."""
-    draft = _draft_for(user, matter_id, draft_id)
-    versions = draft.versions.select_related("draft__matter", "author", "approved_by")
+    matter = matter_for_user(user, matter_id)
+    # One query for the draft and its version: a draft of another matter has no version here either.
+    versions = DraftVersion.objects.filter(draft_id=draft_id, draft__matter=matter).select_related(
+        "draft__matter", "author", "approved_by")
     version = versions.order_by("-number").first() if number is None else versions.filter(number=number).first()
     if version is None:
-        raise Http404("No such version.")
+        raise Http404("No such draft or version.")
     return version
 
 
@@ -94,10 +106,14 @@ def _panel(request: HttpRequest, version: DraftVersion, key: str, *, open_source
 
 
 def _base_context(request: HttpRequest, version: DraftVersion, review_filter: ReviewFilter,
-                  panel: dict | None) -> dict:
-    """What the panel needs (and the rest of the page builds on)."""
+                  panel: dict | None, history: list[VersionRow] | None = None) -> dict:
+    """What the panel needs (and the rest of the page builds on). The latest version's number comes from
+    ``history`` (newest first) when the caller has read it."""
     draft = version.draft
-    latest = draft.versions.order_by("-number").values_list("number", flat=True).first()
+    if history is None:
+        latest = draft.versions.order_by("-number").values_list("number", flat=True).first()
+    else:
+        latest = history[0].version.number if history else None
     return {
         "matter": draft.matter, "draft": draft, "version": version, "is_latest": version.number == latest,
         "latest_number": latest, "filter": review_filter, "panel": panel,
@@ -111,8 +127,12 @@ def _review_context(request: HttpRequest, version: DraftVersion, review_filter: 
     findings = review_filter.findings(version)
     attacks = review_filter.attacks(version)
     anchored = [a for a in attacks if not a.outdated]
-    return _base_context(request, version, review_filter, panel) | {
-        "counts": review_counts(version),
+    history = version_history(version.draft)
+    # Unfiltered, the rows shown are all of the version's: count them rather than read them again.
+    counts = review_counts(version) if review_filter.active else review_counts_of(findings, attacks)
+    return _base_context(request, version, review_filter, panel, history) | {
+        "history": history,
+        "counts": counts,
         "draft_text_html": draft_text_html(segments(version.text, findings, anchored)),
         "margin_html": margin_html(version, margin(findings, attacks), filter_active=review_filter.active),
         "export_kinds": EXPORT_KINDS,
@@ -124,7 +144,6 @@ def _review_context(request: HttpRequest, version: DraftVersion, review_filter: 
 def _render_review(request: HttpRequest, version: DraftVersion, review_filter: ReviewFilter,
                    panel: dict | None = None) -> HttpResponse:
     context = _review_context(request, version, review_filter, panel)
-    context["history"] = version_history(version.draft)
     context["provenance_json"] = json.dumps(version.provenance, indent=2, ensure_ascii=False)
     if request.htmx:
         # The versions table counts the same findings as the counts above the text: a waiver changes both, so

@@ -8,7 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from matters.drafts.services import draft_add_attacks, draft_create, finding_waive
+from matters.drafts.review import version_history
+from matters.drafts.services import draft_add_attacks, draft_create, draft_version_create, finding_waive
 from matters.models import Finding
 
 pytestmark = pytest.mark.django_db
@@ -21,6 +22,20 @@ def long_draft(matter, attorney, sentences: int):
     """A version of ``sentences`` sentences with one ungrounded date finding on each, and one reviewer attack."""
     version = draft_create(matter=matter, title=f"Motion of {sentences} sentences", text=SENTENCE * sentences,
                            author_kind="person", author=attorney)
+    add_date_findings(version, sentences)
+    draft_add_attacks(version=version, attacks=[
+        {"quote": "the court ordered payment", "attack": "Which court <i>exactly</i>?", "severity": "high"}])
+    return version
+
+
+def draft_create_version(draft, attorney, sentences: int):
+    """A new version of ``draft``, of ``sentences`` sentences each with its ungrounded date finding."""
+    version = draft_version_create(draft=draft, text=SENTENCE * sentences, author_kind="person", author=attorney)
+    add_date_findings(version, sentences)
+    return version
+
+
+def add_date_findings(version, sentences: int) -> None:
     offset = SENTENCE.index(DATE)
     Finding.objects.bulk_create(
         Finding(version=version, kind=Finding.Kind.DATE, status=Finding.Status.UNGROUNDED,
@@ -28,9 +43,6 @@ def long_draft(matter, attorney, sentences: int):
                 end=n * len(SENTENCE) + offset + len(DATE), text=DATE, message="No page of the record has it.",
                 key=f"date-{n}")
         for n in range(sentences))
-    draft_add_attacks(version=version, attacks=[
-        {"quote": "the court ordered payment", "attack": "Which court <i>exactly</i>?", "severity": "high"}])
-    return version
 
 
 def review_url(version):
@@ -83,3 +95,28 @@ def test_a_waived_finding_shows_waived_on_the_next_request(client, matter, attor
     assert f'<li class="margin-item st-waived" id="m-f{finding.pk}"' in after
     assert re.search(rf'<span class="seg st-waived" data-keys="f{finding.pk}"', after)
     assert 'id="count-blocking">299 blocking open<' in after
+
+
+def counts_line(html: str) -> str:
+    return re.search(r'<p class="review-counts" id="review-counts">.*?</p>', html, re.S).group()
+
+
+def test_the_counts_cover_the_whole_version_whatever_the_filter_shows(client, matter, attorney):
+    client.force_login(attorney)
+    version = long_draft(matter, attorney, 30)
+    finding_waive(finding=version.findings.order_by("start")[0], user=attorney, reason="On the docket sheet.")
+    whole = counts_line(client.get(review_url(version)).content.decode())
+    assert 'id="count-blocking">29 blocking open<' in whole and "1 waived or confirmed" in whole
+    assert "Attacks: 1 high, 0 medium, 0 low" in whole
+    for query in ("?status=waived", "?kind=amount", "?kind=attack", "?status=ungrounded&kind=date"):
+        assert counts_line(client.get(review_url(version) + query).content.decode()) == whole, query
+
+
+def test_the_version_history_counts_every_version_in_two_queries(matter, attorney, django_assert_num_queries):
+    first = long_draft(matter, attorney, 3)
+    draft = first.draft
+    second = draft_create_version(draft, attorney, sentences=5)
+    finding_waive(finding=second.findings.order_by("start")[0], user=attorney, reason="On the docket sheet.")
+    with django_assert_num_queries(2):
+        rows = version_history(draft)
+    assert [(row.version.number, row.findings, row.blocking_open) for row in rows] == [(2, 5, 4), (1, 3, 3)]
