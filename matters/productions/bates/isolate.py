@@ -12,6 +12,7 @@ resolved, 7.7.3.4). The page is given new resources holding only the form and wh
 """
 
 from . import pageobjects
+from .tags import move_struct_parents
 
 mupdf = pageobjects.mupdf
 FORM_RESOURCE = "LDPage"
@@ -44,6 +45,8 @@ class PageIsolator:
     def __init__(self, pdf) -> None:
         self.pdf = pdf
         self.converted: set[int] = set()
+        # Tagged pages made forms: page object number -> its form, for the structure tree (.tags).
+        self.tagged: dict[int, object] = {}
 
     def form_of(self, page_obj):
         """The page's content as a form XObject (a reference), or None when the page has no content."""
@@ -90,6 +93,8 @@ class PageIsolator:
             mupdf.pdf_dict_put(font_dict, mupdf.pdf_new_name(name), font)
         lead = b""
         if form is not None:
+            if move_struct_parents(page_obj, form):
+                self.tagged[mupdf.pdf_to_num(page_obj)] = form
             xobjects = mupdf.pdf_dict_put_dict(resources, mupdf.PDF_ENUM_NAME_XObject, 1)
             mupdf.pdf_dict_put(xobjects, mupdf.pdf_new_name(FORM_RESOURCE), form)
             lead = f"q /{FORM_RESOURCE} Do Q\n".encode("latin-1")

@@ -32,6 +32,7 @@ from .flatten import flatten
 from .forms import nest_fields, restore_names
 from .isolate import PageIsolator
 from .links import resolve_named_links, take_file_links
+from .tags import retarget_structure
 
 FONT = "helv"
 UNICODE_FONT = "china-s"  # PyMuPDF's name for its built-in Droid Sans Fallback
@@ -301,6 +302,8 @@ def stamp_pages(source: pymupdf.Document, bates: list[str], spec: StampSpec, con
     stamper = DocumentStamper(source)
     boxes = [stamper.stamp_number(number, stamp_items(bates_number, spec, confidentiality))
              for number, bates_number in enumerate(bates)]
+    # A tagged document's structure names the content it tags: now in each page's form (.tags).
+    retarget_structure(stamper.pdf, stamper.isolator.tagged)
     if stamper.unicode_used:
         source.subset_fonts()  # the file grows by the glyphs used, not the 3.5 MB font
     return Stamping(boxes, stamper.own_content, stamper.visible)
