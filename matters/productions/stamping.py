@@ -27,7 +27,9 @@ from matters.privilege.services import produced_source, produced_title
 from matters.provenance import generated_record
 
 from .bates.links import file_key, link_files, link_natives
+from .bates.pageobjects import pdf_of
 from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
+from .bates.tags import retarget_structure
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from .delivery import production_files
 
@@ -178,6 +180,7 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
                 logger.warning("production %s: %s links to named destinations that name no page: %s",
                                production.pk, exhibit.display_label, stamped.unresolved_names)
             link_natives(source, stamped.file_links, natives)
+            retarget_structure(pdf_of(source), stamped.tagged)  # the native keeps its tags (bates/tags.py)
             native = f"{volume}/NATIVES/{bates[0]}.pdf"
             native_bytes = source.tobytes(garbage=2, deflate=True)
             archive.writestr(native, native_bytes)

@@ -264,11 +264,13 @@ def cover_sheet(doc: pymupdf.Document, title: str, width: float = 612, height: f
 class Stamped:
     """What stamping one document left for the production: ``start``, its first page in the combined PDF;
     ``file_links``, its links to other files, to put back once every document is in (:mod:`.links`);
-    ``unresolved_names``, named destinations its links use that name no page."""
+    ``unresolved_names``, named destinations its links use that name no page; ``tagged``, the forms of its tagged
+    pages, for :func:`.tags.retarget_structure` before the document is written on its own (its native)."""
 
     start: int
     file_links: list = field(default_factory=list)
     unresolved_names: list[str] = field(default_factory=list)
+    tagged: dict = field(default_factory=dict)
 
 
 def stamp_document(source: pymupdf.Document, bates: list[str], spec: StampSpec, confidentiality: str = "",
@@ -286,27 +288,31 @@ def stamp_document(source: pymupdf.Document, bates: list[str], spec: StampSpec, 
 class Stamping:
     """What :func:`stamp_pages` did: ``boxes``, each page's stamp boxes (displayed-page points);
     ``own_content``, the pages (0-based) whose stamps are all in one content stream of ours (:mod:`.check`);
-    ``visible``, each page's visible area as stamped (displayed-page points, by 0-based page number)."""
+    ``visible``, each page's visible area as stamped (displayed-page points, by 0-based page number);
+    ``tagged``, page object number to form for the tagged pages made forms (:mod:`.tags`)."""
 
     boxes: list[list[pymupdf.Rect]]
     own_content: set[int]
     visible: dict[int, pymupdf.Rect] = field(default_factory=dict)
+    tagged: dict = field(default_factory=dict)
 
 
 def stamp_pages(source: pymupdf.Document, bates: list[str], spec: StampSpec, confidentiality: str = "",
-                keep_forms: bool = False) -> Stamping:
-    """:func:`stamp_document`, also saying which pages :mod:`.check` may read instead of rendering."""
+                keep_forms: bool = False, structure: bool = True) -> Stamping:
+    """:func:`stamp_document`, also saying which pages :mod:`.check` may read instead of rendering.
+    ``structure=False`` leaves a tagged document's structure tree to the caller (:func:`.tags.retarget_structure`
+    with ``Stamping.tagged``), for a document whose tree is not kept (one only combined into another)."""
     if len(bates) != source.page_count:
         raise ValueError(f"{len(bates)} Bates numbers for {source.page_count} pages")
     flatten(source, widgets=not keep_forms)
     stamper = DocumentStamper(source)
     boxes = [stamper.stamp_number(number, stamp_items(bates_number, spec, confidentiality))
              for number, bates_number in enumerate(bates)]
-    # A tagged document's structure names the content it tags: now in each page's form (.tags).
-    retarget_structure(stamper.pdf, stamper.isolator.tagged)
+    if structure:  # a tagged document's structure names the content it tags: now in each page's form (.tags)
+        retarget_structure(stamper.pdf, stamper.isolator.tagged)
     if stamper.unicode_used:
         source.subset_fonts()  # the file grows by the glyphs used, not the 3.5 MB font
-    return Stamping(boxes, stamper.own_content, stamper.visible)
+    return Stamping(boxes, stamper.own_content, stamper.visible, stamper.isolator.tagged)
 
 
 def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates: list[str], spec: StampSpec,
@@ -320,11 +326,13 @@ def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates
     receives finished pages. ``what`` names the document in messages. ``check=False`` is for the benchmark's
     side-by-side measure of the check's cost only: a production always checks.
     """
-    stamping = stamp_pages(source, bates, spec, confidentiality, keep_forms)
+    # The combined PDF keeps no structure tree (combining copies pages, not the catalog): the tree of ``source``
+    # is pointed at its forms only if ``source`` is written on its own, by :func:`.tags.retarget_structure`.
+    stamping = stamp_pages(source, bates, spec, confidentiality, keep_forms, structure=False)
     if check:
         check_stamps(source, stamping.boxes, bates, what, readable=stamping.own_content, visible=stamping.visible)
     stamped = Stamped(start=combined.page_count, unresolved_names=resolve_named_links(source),
-                      file_links=take_file_links(source))
+                      file_links=take_file_links(source), tagged=stamping.tagged)
     field_names = nest_fields(source, bates[0]) if keep_forms else {}
     # PyMuPDF's insert_pdf loads every source page to repair radio buttons (widgets) and again to copy links, in
     # Python: a third of combining a page. Without kept fields there are no widgets (flatten baked them), and a

@@ -6,12 +6,18 @@ stream (ISO 32000-1, 14.7.4.2: /Stm), and the form takes the page's /StructParen
 tag of the produced copy names content that is no longer in the page's own stream.
 """
 
+import io
 import re
+import zipfile
 
 import pymupdf
 import pytest
 
+from matters.models import Production
 from matters.productions.bates.stamp import StampSpec, stamp_pages
+from matters.productions.delivery import production_files
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
 
 MCR = re.compile(r"<</Type/MCR[^>]*>>")
 TAGGED = ["court/scotus-slip-2012.pdf", "court/nc-gift-surplus.pdf", "court/ca2_1-1.pdf"]
@@ -102,3 +108,31 @@ def test_an_untagged_document_gets_no_structure(corpus):
     stamp_pages(doc, [f"DEF{n:06d}" for n in range(1, doc.page_count + 1)], StampSpec())
     assert doc.xref_get_key(doc.pdf_catalog(), "StructTreeRoot")[0] == "null"
     assert all(doc.xref_get_key(page.xref, "StructParents")[0] == "null" for page in doc)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("cover_sheets", [Production.CoverSheets.NONE, Production.CoverSheets.NUMBERED])
+def test_the_native_of_a_tagged_exhibit_in_the_volume_keeps_tags_that_name_its_text(
+        corpus, matter, attorney, ingest, cover_sheets):
+    path = corpus("court/nc-gift-surplus.pdf")
+    tagged_before = _named(pymupdf.open(path))
+    exhibit = ingest(matter, path)
+    production = production_create(matter=matter, exhibits=[exhibit], prefix="SMITH", created_by=attorney,
+                                   enqueue=False, with_index=False, cover_sheets=cover_sheets)
+    production = production_run(production_id=production.pk)
+    assert production.status == Production.Status.DONE, production.reason
+    with zipfile.ZipFile(production_files(production)["zip"]) as volume:
+        native = pymupdf.open("pdf", io.BytesIO(volume.read(f"{production.volume}/NATIVES/SMITH000001.pdf")))
+    shift = 1 if cover_sheets == Production.CoverSheets.NUMBERED else 0  # a numbered slip sheet comes first
+    number_of = {page.xref: page.number - shift for page in native}
+    named = set()
+    for xref in _structure(native):
+        for reference in MCR.findall(native.xref_get_key(xref, "K")[1]):
+            pg = int(re.search(r"/Pg (\d+) 0 R", reference).group(1))
+            stm = int(re.search(r"/Stm (\d+) 0 R", reference).group(1))
+            mcid = int(re.search(r"/MCID (\d+)", reference).group(1))
+            assert native.xref_get_key(native[number_of[pg] + shift].xref, "Resources/XObject/LDPage")[1] == (
+                f"{stm} 0 R")
+            assert mcid in _mcids(native.xref_stream(stm))
+            named.add((number_of[pg], mcid))
+    assert named == tagged_before and tagged_before
