@@ -1,6 +1,7 @@
 """Ingest throughput benchmark: our child-process ingest path against bare baselines, measured side by side.
 
-Run from the repository root as ``.venv/bin/python bench/ingest.py`` (``--quick`` for a smaller run).
+Run from the repository root as ``.venv/bin/python bench/ingest.py`` (``--quick`` for a smaller run,
+``--digital-only`` for part 1 alone).
 Corpus files (``LAWDESK_CORPUS``, bench/corpus.py) are copied to a temporary directory first; nothing is written
 into the corpus.
 
@@ -204,6 +205,7 @@ def main() -> int:
     """Parse arguments, run the three measurements and print the summary table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer files, for a smoke run")
+    parser.add_argument("--digital-only", action="store_true", help="part 1 alone (born-digital PDFs)")
     args = parser.parse_args()
 
     court = sorted((CORPUS / "court").glob("*.pdf"))
@@ -215,8 +217,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="lawdesk-bench-") as tmp:
         work = Path(tmp)
         court_files = copy_files(court, work / "court")
-        ocr_files = copy_files([CORPUS / "odd" / name for name in ocr_names], work / "odd")
         digital = bench_digital(court_files, work)
+        if args.digital_only:
+            print(f"load average at the end (1, 5, 15 min): {', '.join(f'{load:.1f}' for load in os.getloadavg())}")
+            return 0
+        ocr_files = copy_files([CORPUS / "odd" / name for name in ocr_names], work / "odd")
         ocr = bench_ocr(ocr_files, work)
     imports = import_pymupdf_seconds()
     print(f"[import pymupdf] fresh interpreter: {', '.join(f'{s * 1000:.0f} ms' for s in imports)}")
