@@ -1,6 +1,7 @@
 """Ingest throughput benchmark: our child-process ingest path against bare baselines, measured side by side.
 
-Run from the repository root as ``.venv/bin/python bench/ingest.py`` (``--quick`` for a smaller run).
+Run from the repository root as ``.venv/bin/python bench/ingest.py`` (``--quick`` for a smaller run,
+``--digital-only`` for part 1 alone).
 Corpus files (``LAWDESK_CORPUS``, bench/corpus.py) are copied to a temporary directory first; nothing is written
 into the corpus.
 
@@ -41,6 +42,7 @@ import pymupdf  # noqa: E402
 
 from bench.corpus import corpus_dir  # noqa: E402
 from matters.exhibits.ingest.child import usable_text  # noqa: E402
+from matters.exhibits.ingest.pool import shared_pool  # noqa: E402
 from matters.exhibits.ingest.runner import run_child  # noqa: E402
 from matters.exhibits.ingest.spec import Spec  # noqa: E402
 
@@ -93,6 +95,20 @@ def run_ours(
                 pages += event["pages"]
                 sources["image"] = sources.get("image", 0) + event["pages"]
     return pages, seconds, sources
+
+
+def children_cpu_s() -> tuple[frozenset[int], float]:
+    """The pooled children alive now and the CPU seconds they have used, all their threads together (from
+    ``/proc/PID/task/*/schedstat``, nanoseconds; a child that has exited is not counted)."""
+    pids = frozenset(shared_pool().pids())
+    total_ns = 0
+    for pid in pids:
+        for stat in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+            try:
+                total_ns += int(stat.read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    return pids, total_ns / 1e9
 
 
 def fully_born_digital(path: Path) -> bool:
@@ -157,9 +173,17 @@ def bench_digital(files: list[Path], work: Path) -> tuple[float, float]:
     # A fraction of a second each: on a shared machine one round swings by a factor of two, so both sides run in
     # turn ROUNDS times and the medians are compared.
     bare_speeds, ours_speeds, ratios = [], [], []
+    bare_cpu, ours_cpu = [], []  # CPU seconds per round: the bare loop; this process and the pooled child
     for round_number in range(ROUNDS):
+        started_cpu = time.process_time()
         bare_pages, bare_s = run_bare_text(files)
+        bare_cpu.append(time.process_time() - started_cpu)
+        children_before, started_children = children_cpu_s()
+        started_cpu = time.process_time()
         ours_pages, ours_s, sources = run_ours(files, work / f"out-digital-{round_number}", ocr_workers=2)
+        children_after, ended_children = children_cpu_s()
+        if children_before == children_after:  # else a child was replaced mid-round and its time is lost
+            ours_cpu.append(time.process_time() - started_cpu + ended_children - started_children)
         bare_speeds.append(bare_pages / bare_s)
         ours_speeds.append(ours_pages / ours_s)
         ratios.append(ours_speeds[-1] / bare_speeds[-1])
@@ -170,6 +194,11 @@ def bench_digital(files: list[Path], work: Path) -> tuple[float, float]:
     print(f"  {ROUNDS} rounds, each bare then ours; ratio per round: {', '.join(f'{r:.2f}' for r in ratios)}")
     print(f"  ours: {statistics.median(ours_speeds):7.2f} pages/s (median)")
     print(f"  bare: {statistics.median(bare_speeds):7.2f} pages/s (median)")
+    # CPU time moves far less with the load than the wall clock does.
+    print(f"  CPU ms per round, bare: {', '.join(f'{s * 1000:.0f}' for s in bare_cpu)}; ours (this process and "
+          f"the pooled child): {', '.join(f'{s * 1000:.0f}' for s in ours_cpu) or 'not measured'}")
+    if ours_cpu:
+        print(f"  CPU ratio (bare / ours, medians): {statistics.median(bare_cpu) / statistics.median(ours_cpu):.2f}")
     print(f"  page images (separate later job): {image_s:7.2f} s  {image_pages / image_s:7.2f} pages/s")
     # The same pages as one document: what isolation costs per file, against what extraction costs per page.
     merged = work / "merged-born-digital.pdf"
@@ -204,6 +233,7 @@ def main() -> int:
     """Parse arguments, run the three measurements and print the summary table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer files, for a smoke run")
+    parser.add_argument("--digital-only", action="store_true", help="part 1 alone (born-digital PDFs)")
     args = parser.parse_args()
 
     court = sorted((CORPUS / "court").glob("*.pdf"))
@@ -215,8 +245,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="lawdesk-bench-") as tmp:
         work = Path(tmp)
         court_files = copy_files(court, work / "court")
-        ocr_files = copy_files([CORPUS / "odd" / name for name in ocr_names], work / "odd")
         digital = bench_digital(court_files, work)
+        if args.digital_only:
+            print(f"load average at the end (1, 5, 15 min): {', '.join(f'{load:.1f}' for load in os.getloadavg())}")
+            return 0
+        ocr_files = copy_files([CORPUS / "odd" / name for name in ocr_names], work / "odd")
         ocr = bench_ocr(ocr_files, work)
     imports = import_pymupdf_seconds()
     print(f"[import pymupdf] fresh interpreter: {', '.join(f'{s * 1000:.0f} ms' for s in imports)}")

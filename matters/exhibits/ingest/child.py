@@ -163,8 +163,7 @@ def _improper_redactions(page: pymupdf.Page, number: int, notes: list[str], draw
 
 def extract(spec: Spec, emit: Emit) -> None:
     """Open the file and emit its pages' text in order (OCR where the text layer is not usable)."""
-    out_dir = Path(spec.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = Path(spec.out_dir)  # made only if something is written there (open_document): most PDFs need none
     notes: list[str] = []
     changes = WordChanges()
     doc = open_document(spec, out_dir, notes, changes)
@@ -219,6 +218,7 @@ def extract(spec: Spec, emit: Emit) -> None:
                 text = usable_text(raw_text)
             except Exception as exc:
                 raise IngestFailure(f"Page {number} could not be read ({exc}).") from exc
+            size = page.rect  # computed on each use: about 12 us
             record = {
                 "event": "page",
                 "number": number,
@@ -226,10 +226,11 @@ def extract(spec: Spec, emit: Emit) -> None:
                 "source": "pdf" if text else "none",
                 "ocr_confidence": None,
                 "ocr_rotation_deg": 0,
-                "width_pt": round(page.rect.width, 2),
-                "height_pt": round(page.rect.height, 2),
+                "width_pt": round(size.width, 2),
+                "height_pt": round(size.height, 2),
                 # Even a few characters (one account number under a box) are worth the check.
-                "improper_redaction": _improper_redactions(page, number, notes, dark_fills) if raw_text.strip() else [],
+                "improper_redaction": (_improper_redactions(page, number, notes, dark_fills)
+                                       if raw_text and not raw_text.isspace() else []),
                 # Marks on the page that no text came from: a dropped text layer, or an image OCR is run on.
                 "ink": not text and garbled_layer(raw_text),
                 "short_layer": "" if text else short_layer(raw_text),

@@ -29,6 +29,7 @@ def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str], changes: WordCha
             suffix = word_processing_suffix(spec.source)
         except (ValueError, OSError) as exc:
             raise IngestFailure(f"The document could not be read as a word-processing file ({exc}).") from exc
+    out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / "display.pdf"
     hidden = (spec.data_dir,) if spec.data_dir else ()
     try:
@@ -67,7 +68,8 @@ def _blank(pdf: Path) -> bool:
 def open_document(spec: Spec, out_dir: Path, notes: list[str],
                   changes: WordChanges | None = None) -> pymupdf.Document:
     """Open the upload as a PDF document, converting images and Word files; raise IngestFailure if impossible.
-    A Word file's tracked changes, comments and hidden text are recorded in ``changes``."""
+    A Word file's tracked changes, comments and hidden text are recorded in ``changes``. ``out_dir`` is made
+    only when a display PDF is written there."""
     if spec.kind == "image":
         _check_image_pixels(spec.source, spec.max_image_pixels)
         try:
@@ -75,6 +77,7 @@ def open_document(spec: Spec, out_dir: Path, notes: list[str],
                 pdf_bytes = image_doc.convert_to_pdf()
         except Exception as exc:
             raise IngestFailure(f"The image could not be read: {exc}.") from exc
+        out_dir.mkdir(parents=True, exist_ok=True)
         target = out_dir / "display.pdf"
         target.write_bytes(pdf_bytes)
         return pymupdf.open(target)
@@ -112,6 +115,7 @@ def open_document(spec: Spec, out_dir: Path, notes: list[str],
 
 
 def _save_display(doc: pymupdf.Document, out_dir: Path) -> pymupdf.Document:
+    out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / "display.pdf"
     doc.save(target, garbage=1, encryption=pymupdf.PDF_ENCRYPT_NONE)
     doc.close()

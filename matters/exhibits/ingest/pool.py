@@ -10,7 +10,9 @@ goes to a fresh child, so a hostile file still fails alone with the reason a chi
 Why not ``concurrent.futures.ProcessPoolExecutor(max_tasks_per_child=...)``: a worker that dies there breaks the
 whole executor (``BrokenProcessPool``) and fails every file queued behind it, it has no per-task wall-clock kill,
 and it returns a task's result at the end where ingest streams one event per page. So each child here has its own
-pipe, over which it receives ``(spec fields, job)`` and sends the events of :func:`matters.exhibits.ingest.child.run`.
+pipe, over which it receives ``(spec, job)`` and sends the events of :func:`matters.exhibits.ingest.child.run`, and
+a shared counter of the files it has taken: a child found dead before it took a file is replaced and the file given
+to a fresh one, while one that died on the file reports the crash.
 
 Children are started from the multiprocessing fork server that has imported PyMuPDF once (see
 :mod:`matters.exhibits.ingest.runner`). They end with the process that owns the pool: on a normal exit through
@@ -28,15 +30,13 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import cache
 
 from .child import _share_one_malloc_arena, limit_process, run
 from .spec import Spec
 
 FINAL_EVENTS = ("done", "previews", "assembled", "stamps", "error")
-# Sent by a child as it takes a file: a child that dies before it is known to have been dead already.
-ACCEPTED = "accepted"
 # Files a child reads before it is replaced: a bound on what one child's heap can gather from files that did not
 # fail (fragmentation, caches), so a long-lived child's headroom under its address-space limit stays near a fresh
 # one's. The fork that replaces it costs about one 7-page filing's reading, once per this many files.
@@ -178,9 +178,10 @@ class _EventBatch:
         self.sent_at = time.monotonic()
 
 
-def serve(connection, memory_mb: int, owner_pid: int) -> None:
-    """Entry point of a pooled child: limit itself once, then run each ``(spec fields, job)`` received on
-    ``connection`` and send its events there, until ``None``, the pool's end closes or ``owner_pid`` exits."""
+def serve(connection, memory_mb: int, owner_pid: int, taken) -> None:
+    """Entry point of a pooled child: limit itself once, then run each ``(spec, job)`` received on ``connection``
+    and send its events there, until ``None``, the pool's end closes or ``owner_pid`` exits. ``taken`` (a shared
+    unsigned integer) counts the files it has taken, each counted before it is read."""
     # The watching thread starts before the address-space limit, which a child of a low limit has almost reached
     # with PyMuPDF loaded (no thread could start under 700 MiB), and shares the one malloc arena and small stacks
     # that limit_process sets, so its reservation stays small.
@@ -201,10 +202,11 @@ def serve(connection, memory_mb: int, owner_pid: int) -> None:
                 return
             if task is None:
                 return
-            spec_fields, job = task
-            connection.send({"event": ACCEPTED})
+            spec, job = task
+            # Shared memory, not a message: a message woke the worker once more per file, for nothing but this.
+            taken.value += 1
             batch = _EventBatch(connection)
-            run(Spec(**spec_fields), job, batch)
+            run(spec, job, batch)
             batch.flush()
             _release_memory(started_bytes)
     finally:
@@ -220,6 +222,8 @@ class _Child:
     connection: object
     memory_mb: int
     files_left: int
+    taken: object  # the child's count of files taken (serve); compared with files_sent
+    files_sent: int = field(default=0)
     stopped: bool = field(default=False)
 
     @property
@@ -271,7 +275,7 @@ class IngestPool:
             if child is None:
                 yield _error("The file could not be processed: no reader process could be started.")
                 return
-            reusable = accepted = False
+            reusable = False
             try:
                 while True:
                     remaining = deadline - time.monotonic()
@@ -284,11 +288,7 @@ class IngestPool:
                         message = child.connection.recv()
                     except (EOFError, OSError):
                         break
-                    # A file's events come in lists (_EventBatch); the child's ACCEPTED comes alone.
-                    for event in message if isinstance(message, list) else [message]:
-                        if event["event"] == ACCEPTED:
-                            accepted = True
-                            continue
+                    for event in message:  # a file's events come in lists (_EventBatch)
                         if event["event"] == "error" and event.get("reason") == "memory":
                             event = _error(memory_reason(memory_mb))
                         final = event["event"] in FINAL_EVENTS
@@ -296,7 +296,7 @@ class IngestPool:
                         yield event
                         if final:
                             return
-                if not accepted and attempt == 0:
+                if child.taken.value < child.files_sent and attempt == 0:
                     continue  # an idle child that had died (killed by hand, say) before it took the file: a fresh one
                 child.process.join(timeout=30)
                 yield _error(crash_reason(child.process.exitcode, memory_mb))
@@ -306,7 +306,7 @@ class IngestPool:
                 self._checkin(child, reusable)
 
     def _checkout(self, spec: Spec, job: str, memory_mb: int) -> _Child | None:
-        task = (asdict(spec), job)
+        task = (spec, job)
         for _ in range(2):  # an idle child may have died since its last file
             with self._lock:
                 child = next((c for c in self._idle if c.memory_mb == memory_mb), None)
@@ -319,6 +319,7 @@ class IngestPool:
             except (OSError, ValueError):
                 child.stop()
                 continue
+            child.files_sent += 1
             with self._lock:
                 self._busy.add(child)
             return child
@@ -327,10 +328,11 @@ class IngestPool:
     def _start(self, memory_mb: int) -> _Child:
         context = _context()
         parent_end, child_end = context.Pipe(duplex=True)
-        process = context.Process(target=serve, args=(child_end, memory_mb, os.getpid()), daemon=True)
+        taken = context.RawValue(ctypes.c_uint64, 0)
+        process = context.Process(target=serve, args=(child_end, memory_mb, os.getpid(), taken), daemon=True)
         process.start()
         child_end.close()  # the child holds the only other end, so its death closes the pipe
-        return _Child(process, parent_end, memory_mb, self.files_per_child)
+        return _Child(process, parent_end, memory_mb, self.files_per_child, taken)
 
     def _checkin(self, child: _Child, reusable: bool) -> None:
         child.files_left -= 1

@@ -154,11 +154,21 @@ _MAY_BE_BOX_PT = MIN_BOX_PT - 0.5
 
 
 class _VectorBlock(ctypes.Structure):
-    """MuPDF's ``fz_stext_block`` up to ``u.v`` (fitz/structured-text.h): the Python bindings give a block's type and
-    bounds but not the union holding a vector's flags and colour."""
+    """MuPDF's ``fz_stext_block`` (fitz/structured-text.h, MuPDF 1.26-1.28): the Python bindings give a block's
+    type and bounds but not the union holding a vector's flags and colour, and stepping through the blocks with
+    them costs about 10 us a block (a court page has 25), a sixth of what reading the page's text costs; so the
+    blocks are read here as a C list: the union's largest member (an image block's matrix and pointer) is 32 bytes,
+    and ``prev`` and ``next`` follow it."""
 
     _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int), ("x0", ctypes.c_float), ("y0", ctypes.c_float),
-                ("x1", ctypes.c_float), ("y1", ctypes.c_float), ("flags", ctypes.c_uint32), ("argb", ctypes.c_uint32)]
+                ("x1", ctypes.c_float), ("y1", ctypes.c_float), ("flags", ctypes.c_uint32), ("argb", ctypes.c_uint32),
+                ("_union_rest", ctypes.c_byte * 24), ("prev", ctypes.c_void_p), ("next", ctypes.c_void_p)]
+
+
+# Whether _VectorBlock matches the MuPDF loaded here: None until the first page with blocks is read both ways.
+_layout_checked: list[bool] = []
+# More blocks than any page holds: a list this long is not read as this module expects.
+_MAX_BLOCKS = 1_000_000
 
 
 def read_text(page: pymupdf.Page) -> tuple[str, bool]:
@@ -171,20 +181,77 @@ def read_text(page: pymupdf.Page) -> tuple[str, bool]:
 def may_hide_text(textpage: pymupdf.TextPage) -> bool:
     """Whether the page read into ``textpage`` (made with TEXT_AND_VECTORS) may fill a dark box: some filled vector
     path, its pieces put together, is dark, opaque and at least about MIN_BOX_PT each way. False means
-    :func:`find_hidden_text` would find no box among the page's drawings. True also when a block cannot be read as
-    this module expects (another MuPDF), so the full check runs."""
+    :func:`find_hidden_text` would find no box among the page's drawings. True also when the blocks cannot be read
+    as this module expects (another MuPDF), so the full check runs."""
+    page = textpage.this.m_internal
+    first, last = _address(page.first_block), _address(page.last_block)
+    if first is None or last is None:
+        return True
+    if not first:
+        return False  # a page with no blocks at all
+    if not _layout_checked:
+        _layout_checked.append(_layout_matches(textpage, first))
+    if not _layout_checked[0]:
+        return _may_hide_text_by_bindings(textpage)
+    blocks = _walk(first, last)
+    if blocks is None:
+        return True
+    return _dark_piece(blocks)
+
+
+def _address(block) -> int | None:
+    """The C address of a block the bindings give (0 for none); None when the bindings give no address."""
+    if block is None:
+        return 0
+    try:
+        return int(block.this)
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _walk(first: int, last: int) -> list[_VectorBlock] | None:
+    """The blocks from ``first`` along ``next``; None unless the list ends at ``last`` (the page's own last block)
+    within _MAX_BLOCKS."""
+    blocks = []
+    address = first
+    for _ in range(_MAX_BLOCKS):
+        block = _VectorBlock.from_address(address)
+        blocks.append(block)
+        if address == last:
+            return blocks if not block.next else None
+        address = block.next
+        if not address:
+            return None
+    return None
+
+
+def _layout_matches(textpage: pymupdf.TextPage, first: int) -> bool:
+    """Whether _VectorBlock reads the same blocks (types, bounds, each ``next`` pointing at the block after it) as
+    the bindings' own iteration over ``textpage`` gives: checked once per process, on the first page that has
+    blocks. No pointer is followed before the bindings have confirmed it."""
+    try:
+        expected = [(int(block.m_internal.this), block.m_internal.type, block.m_internal.bbox.x0,
+                     block.m_internal.bbox.y0, block.m_internal.bbox.x1, block.m_internal.bbox.y1)
+                    for block in textpage.this]
+    except (AttributeError, TypeError, ValueError):
+        return False
+    if not expected or expected[0][0] != first:
+        return False
+    following = [address for address, *_ in expected[1:]] + [0]
+    for (address, *fields), next_address in zip(expected, following, strict=True):
+        block = _VectorBlock.from_address(address)
+        if [block.type, block.x0, block.y0, block.x1, block.y1] != fields or (block.next or 0) != next_address:
+            return False
+    return True
+
+
+def _dark_piece(blocks) -> bool:
+    """Whether a filled, possibly dark and opaque path among ``blocks`` (_VectorBlock, in page order) covers at
+    least about MIN_BOX_PT each way once the pieces of one path are put together."""
     piece: list[float] | None = None  # bounds of the filled path being put together
-    for block in textpage.this:
-        raw = block.m_internal
-        if raw.type != mupdf.FZ_STEXT_BLOCK_VECTOR:
+    for vector in blocks:
+        if vector.type != mupdf.FZ_STEXT_BLOCK_VECTOR:
             continue
-        try:
-            vector = _VectorBlock.from_address(int(raw.this))
-        except (TypeError, ValueError):  # bindings that give no address: read the drawings
-            return True
-        bbox = raw.bbox
-        if (vector.type, vector.x0, vector.y0, vector.x1, vector.y1) != (raw.type, bbox.x0, bbox.y0, bbox.x1, bbox.y1):
-            return True
         if vector.flags & mupdf.FZ_STEXT_VECTOR_IS_STROKED or not _may_be_dark(vector.argb):
             piece = None
             continue
@@ -198,6 +265,25 @@ def may_hide_text(textpage: pymupdf.TextPage) -> bool:
         if not vector.flags & mupdf.FZ_STEXT_VECTOR_CONTINUES:
             piece = None  # the path's last piece
     return False
+
+
+def _may_hide_text_by_bindings(textpage: pymupdf.TextPage) -> bool:
+    """:func:`may_hide_text` through the bindings' iteration, each block checked against them: for a MuPDF whose
+    block list _VectorBlock does not read."""
+    blocks = []
+    for block in textpage.this:
+        raw = block.m_internal
+        if raw.type != mupdf.FZ_STEXT_BLOCK_VECTOR:
+            continue
+        try:
+            vector = _VectorBlock.from_address(int(raw.this))
+        except (TypeError, ValueError):  # bindings that give no address: read the drawings
+            return True
+        bbox = raw.bbox
+        if (vector.type, vector.x0, vector.y0, vector.x1, vector.y1) != (raw.type, bbox.x0, bbox.y0, bbox.x1, bbox.y1):
+            return True
+        blocks.append(vector)
+    return _dark_piece(blocks)
 
 
 def _may_be_dark(argb: int) -> bool:

@@ -4,6 +4,7 @@ it must give the text ``get_text`` gives, and find every box the full check find
 import pymupdf
 import pytest
 
+from matters.exhibits.ingest import redaction_check
 from matters.exhibits.ingest.redaction_check import find_hidden_text, read_text
 
 SECRET = "BT /F1 12 Tf 80 700 Td (Secret settlement figure 1,250,000 owed) Tj ET\n"
@@ -101,3 +102,15 @@ def test_a_filled_annotation_is_found_without_reading_the_drawings():
     annot.update()
     found = find_hidden_text(page, drawings=False)
     assert len(found) == 1 and "settlement" in found[0].text
+
+
+def test_the_block_list_read_directly_agrees_with_the_bindings(corpus_dir):
+    # The pre-test reads MuPDF's block list as a C list; a MuPDF whose layout differs falls back to the bindings'
+    # slower iteration, which this test would show by the layout check failing here.
+    pages = [page_drawing(SECRET + content) for content in BOXES.values()]
+    for path in sorted((corpus_dir / "court").glob("*.pdf")):
+        pages += list(pymupdf.open(path))
+    for page in pages:
+        textpage = page.get_textpage(flags=redaction_check.TEXT_AND_VECTORS)
+        assert redaction_check.may_hide_text(textpage) == redaction_check._may_hide_text_by_bindings(textpage)
+    assert redaction_check._layout_checked == [True]
