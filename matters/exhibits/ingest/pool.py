@@ -23,6 +23,7 @@ child watches its owner and then kills its whole process group, Tesseract and Li
 import atexit
 import ctypes
 import gc
+import json
 import multiprocessing
 import os
 import select
@@ -47,6 +48,8 @@ RELEASE_AFTER_MIB = 64
 # Events a child sends together, and for how long after its last send it may hold them (_EventBatch).
 BATCH_PAGES = 32
 BATCH_S = 0.1
+# The largest message a worker reads from a child: 32 pages of text with their bounds are a few MiB at most.
+MESSAGE_MAX_BYTES = 64 * 1024 * 1024
 
 
 @cache
@@ -58,6 +61,30 @@ def _context() -> multiprocessing.context.BaseContext:
 
 def _error(reason: str) -> dict:
     return {"event": "error", "status": "failed", "reason": reason}
+
+
+UNREADABLE_MESSAGE = ("The file could not be processed: the process reading it sent something other than its "
+                      "events and was stopped.")
+
+
+class NotEvents(ValueError):
+    """What a child sent is not a list of events."""
+
+
+def decode_events(data: bytes) -> list[dict]:
+    """The events a child sent (a JSON list of objects, each with a string ``event``). Raises NotEvents otherwise.
+
+    A child reads hostile files: one that a file has taken over could send anything. JSON is only data, where
+    multiprocessing's default, pickle, runs code named in the message in the process that reads it (the worker,
+    which holds the database and the secrets); so children send JSON and the worker reads nothing else."""
+    try:
+        events = json.loads(data)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise NotEvents(str(exc)) from None
+    if not isinstance(events, list) or not all(
+            isinstance(event, dict) and isinstance(event.get("event"), str) for event in events):
+        raise NotEvents("not a list of events")
+    return events
 
 
 def timeout_reason(timeout_s: int) -> str:
@@ -173,7 +200,8 @@ class _EventBatch:
     def flush(self) -> None:
         """Send the events held, if any."""
         if self.events:
-            self.connection.send(self.events)
+            # JSON, never pickle: the worker must not run what a child sends (decode_events).
+            self.connection.send_bytes(json.dumps(self.events, separators=(",", ":")).encode())
             self.events = []
         self.sent_at = time.monotonic()
 
@@ -235,10 +263,13 @@ class _Child:
         if self.stopped:
             return
         self.stopped = True
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        # The group, for what it started; the child itself too, in case it left its group (one a hostile file
+        # took over could).
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         self.connection.close()
         self.process.join(timeout=5)
 
@@ -285,9 +316,17 @@ class IngestPool:
                     try:
                         if not child.connection.poll(min(remaining, 1.0)):
                             continue
-                        message = child.connection.recv()
-                    except (EOFError, OSError):
-                        break
+                        message = decode_events(child.connection.recv_bytes(MESSAGE_MAX_BYTES))
+                    except (EOFError, OSError, NotEvents):
+                        # A child that died closes its end: given a moment to be reaped, it is a crash.
+                        child.process.join(timeout=1)
+                        if child.process.exitcode is not None:
+                            break
+                        # Alive, it sent an over-long message or one that is not events: it is stopped, never
+                        # trusted again, and the file fails alone.
+                        child.stop()
+                        yield _error(UNREADABLE_MESSAGE)
+                        return
                     for event in message:  # a file's events come in lists (_EventBatch)
                         if event["event"] == "error" and event.get("reason") == "memory":
                             event = _error(memory_reason(memory_mb))

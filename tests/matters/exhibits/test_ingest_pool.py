@@ -206,3 +206,51 @@ def test_the_pool_ends_with_the_worker(corpus, tmp_path, end):
         if worker.poll() is None:
             worker.kill()
             worker.wait()
+
+
+class _Payload:
+    """What a child taken over by a hostile file could send: unpickling it runs ``touch MARKER``."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return os.system, (f"touch {self.marker}",)
+
+
+def _hostile_child(connection, taken, send: str, marker: str) -> None:
+    connection.recv()
+    taken.value += 1
+    if send == "pickle":
+        connection.send([_Payload(marker)])  # multiprocessing's default: pickled
+    elif send == "json-not-events":
+        connection.send_bytes(b'{"event": "done"}')
+    else:
+        connection.send_bytes(b"[" + b" " * 512 * 1024 + b"]")
+    time.sleep(60)
+
+
+@pytest.mark.parametrize("send", ["pickle", "json-not-events", "too-long"])
+def test_what_a_taken_over_child_sends_is_read_as_data_and_never_run(pool, corpus, tmp_path, monkeypatch, send):
+    """A child reads hostile files, so one may be taken over; what it sends the worker is JSON, read as data: a
+    pickle that would run a command, a message that is not events or one over the limit fails that file alone,
+    runs nothing, and the child is stopped; the next file is read by a fresh child."""
+    import ctypes
+    import multiprocessing
+
+    from matters.exhibits.ingest import pool as pool_module
+
+    monkeypatch.setattr(pool_module, "MESSAGE_MAX_BYTES", 256 * 1024)  # a 1-page filing's events fit
+    marker = tmp_path / "ran"
+    context = multiprocessing.get_context("fork")
+    parent_end, child_end = context.Pipe(duplex=True)
+    taken = context.RawValue(ctypes.c_uint64, 0)
+    process = context.Process(target=_hostile_child, args=(child_end, taken, send, str(marker)), daemon=True)
+    process.start()
+    child_end.close()
+    pool._idle.append(pool_module._Child(process, parent_end, 1536, 3, taken))
+    events = read(pool, corpus("court/ca7_3.pdf"), tmp_path)
+    assert events == [{"event": "error", "status": "failed", "reason": pool_module.UNREADABLE_MESSAGE}]
+    assert not marker.exists()
+    assert gone(process.pid)
+    assert read(pool, corpus("court/ca7_3.pdf"), tmp_path)[-1]["event"] == "done"
