@@ -122,13 +122,13 @@ def test_a_failing_file_does_not_stop_the_next(matter, corpus, ingest, settings)
 @pytest.mark.ocr
 def test_memory_limit_stops_a_hostile_page_alone(matter, corpus, ingest, settings):
     default_mb = settings.LAWDESK_INGEST_MEMORY_MB
-    settings.LAWDESK_INGEST_MEMORY_MB = 700
+    settings.LAWDESK_INGEST_MEMORY_MB = 400
     enormous = ingest(matter, corpus("odd/enormous.pdf"))
     # The next file, under the usual limit, is processed as if nothing had happened.
     settings.LAWDESK_INGEST_MEMORY_MB = default_mb
     normal = ingest(matter, corpus("odd/scan-1p.pdf"))
     assert enormous.status == Exhibit.Status.FAILED
-    assert "memory limit of 700 MiB" in enormous.reason
+    assert "memory limit of 400 MiB" in enormous.reason
     assert normal.status == Exhibit.Status.READY and normal.pages_ocr == 1, normal.reason
 
 

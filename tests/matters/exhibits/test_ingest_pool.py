@@ -107,12 +107,12 @@ def test_a_child_past_the_wall_clock_limit_is_replaced_and_the_next_file_is_read
 
 @pytest.mark.ocr
 def test_a_child_past_the_memory_limit_is_replaced_and_the_next_file_is_read(pool, corpus, tmp_path):
-    assert read(pool, corpus("court/ca7_3.pdf"), tmp_path, memory_mb=700)[-1]["event"] == "done"
+    assert read(pool, corpus("court/ca7_3.pdf"), tmp_path, memory_mb=400)[-1]["event"] == "done"
     first = the_child(pool)
-    enormous = read(pool, corpus("odd/enormous.pdf"), tmp_path, memory_mb=700)
-    assert enormous[-1]["event"] == "error" and "memory limit of 700 MiB" in enormous[-1]["reason"]
+    enormous = read(pool, corpus("odd/enormous.pdf"), tmp_path, memory_mb=400)
+    assert enormous[-1]["event"] == "error" and "memory limit of 400 MiB" in enormous[-1]["reason"]
     assert pool.pids() == [] and gone(first)
-    after = read(pool, corpus("court/ca7_3.pdf"), tmp_path, memory_mb=700)
+    after = read(pool, corpus("court/ca7_3.pdf"), tmp_path, memory_mb=400)
     assert after[-1]["event"] == "done" and the_child(pool) != first
 
 
