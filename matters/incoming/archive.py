@@ -8,12 +8,19 @@ again while writing, since a member's declared size can lie.
 import os
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 
 class UnsafeArchive(ValueError):
-    """The archive breaks a rule; the message names it for the user."""
+    """The archive breaks a rule or cannot be read; the message names it for the user."""
+
+
+# What zipfile raises for a member it cannot read: a bad CRC or truncated data (BadZipFile, EOFError, zlib.error),
+# a password (RuntimeError), a method or encryption it does not implement, such as Deflate64, which Windows
+# writes for large folders (NotImplementedError).
+MEMBER_READ_ERRORS = (zipfile.BadZipFile, EOFError, zlib.error, RuntimeError, NotImplementedError)
 
 
 RATIO_CHECK_MIN_BYTES = 10 * 2**20  # small members may compress very well (blank TIFF pages); only big ones count
@@ -81,6 +88,10 @@ def extract(archive_path: Path, target: Path, limits: Limits) -> list[Path]:
             except OSError as error:
                 raise UnsafeArchive(f"The archive member “{member.filename}” conflicts with another member "
                                     f"({error.strerror}).") from error
+            except MEMBER_READ_ERRORS as error:
+                raise UnsafeArchive(f"The archive member “{member.filename}” cannot be read ({error}); nothing "
+                                    "was imported. Ask the producing party for an unencrypted ZIP written with "
+                                    "the standard Deflate method.") from error
             os.chmod(path, 0o600)
             written.append(path)
         return written
