@@ -22,9 +22,10 @@ from matters.audit.services import audit_record
 from matters.exhibits.reading import reading_form
 from matters.exhibits.sniff import sniff
 from matters.incoming.encoding import decode_bytes, describe
-from matters.incoming.loadfiles import Bates, Report, guess_field_map, read_dat
+from matters.incoming.loadfiles import Bates, Report, bates_key, guess_field_map, read_dat
 from matters.incoming.records import RecordExhibits
 from matters.incoming.volume_files import (
+    ImageMap,
     PageFilesRefused,
     _image_map,
     _image_rows,
@@ -155,6 +156,8 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
     base = "" if base == "." else base
     image_rows, kind = _image_rows(root, report)
     images = _image_map(image_rows, kind, report)
+    given: dict[tuple, str] = {}  # every number given to a page so far, by its key
+    widths: dict[str, dict[int, str]] = {}  # each prefix's digit counts, with a number written so
     previous_end: Bates | None = None
     for row in rows:
         def field(name: str) -> str:
@@ -170,6 +173,8 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
             gap = "repeats" if begin.number <= previous_end.number else "skips"
             report.add(f"Numbering {gap} between {previous_end} and {begin}.")
         previous_end = end
+        for number in (begin, end):
+            widths.setdefault(number.key[0], {}).setdefault(number.width, str(number))
         if end.number - begin.number >= MAX_DOCUMENT_PAGES:
             report.add(f"{begin}–{end} would be {end.number - begin.number + 1} pages, more than any document "
                        f"LawDesk imports ({MAX_DOCUMENT_PAGES}); the row was skipped.")
@@ -178,16 +183,21 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
             report.add(f"{begin}–{end}: the begin and end numbers have different prefixes.")
         numbers = [begin.shifted(i) for i in range(end.number - begin.number + 1)]
         _import_document(incoming, records, numbers, images, index, base, field("textpath"), field("nativepath"),
-                         report, title=field("title"), kind=kind)
+                         report, title=field("title"), kind=kind, given=given)
+    for prefix, written in widths.items():
+        if len(written) > 1:
+            report.add(f"Numbers of prefix {prefix} are written with {' and '.join(map(str, sorted(written)))} "
+                       f"digits ({', '.join(written[w] for w in sorted(written))}): read as one sequence and kept "
+                       "as written; a cite must use the digits of the page it means.")
 
 
-def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], images: dict[str, tuple[str, int]],
+def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], images: ImageMap,
                      index, base: str, text_ref: str, native_ref: str, report: Report, title: str = "",
-                     kind: str = "OPT") -> None:
+                     kind: str = "OPT", given: dict | None = None) -> None:
     first = str(numbers[0])
     present: list[tuple[Bates, Path, int]] = []
     for number in numbers:
-        reference, page_index = images.get(str(number), (None, 0))
+        reference, page_index, _ = images.get(number.key, (None, 0, ""))
         path = _lookup(index, reference, base) if reference else None
         if reference is None and images:
             report.add(f"{number}: no image is listed for it in the {kind}.")
@@ -244,11 +254,32 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         if page_texts:
             Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="")  # the verifier re-reads the new text
         record_bates_pages(incoming, [IncomingBatesPage(incoming=incoming, page=page, bates=str(number))
-                                      for page, number in zip(pages, page_numbers)])
+                                      for page, number in _numbers_not_given(first, pages, page_numbers,
+                                                                             given, report)])
+
+
+def _numbers_not_given(first: str, pages: list[Page], numbers: list[Bates], given: dict | None,
+                       report: Report) -> list[tuple[Page, Bates]]:
+    """The (page, number) pairs of a document whose number no earlier document of the volume was given (by
+    :attr:`Bates.key`); ``given`` is updated. A number given twice (a repeated DAT row, overlapping ranges, one
+    number written two ways) would name two pages: the later page is left without it, and the report says so."""
+    if given is None:
+        return list(zip(pages, numbers))
+    kept, repeated = [], []
+    for page, number in zip(pages, numbers):
+        if number.key in given:
+            repeated.append(f"{number} (page {page.number})")
+            continue
+        given[number.key] = str(number)
+        kept.append((page, number))
+    if repeated:
+        report.add(f"{first}: {', '.join(repeated)} {'was' if len(repeated) == 1 else 'were'} already given to a "
+                   "page of an earlier document of this volume; the page was left without that number.")
+    return kept
 
 
 def _import_stamped(incoming, records: RecordExhibits, pdfs: list[Path], report: Report) -> None:
-    seen: set[str] = set()
+    seen: set[tuple] = set()
     for path in pdfs:
         exhibit = records.exhibit_for(path.read_bytes(), path.name)
         if exhibit.status != Exhibit.Status.READY:
@@ -266,14 +297,14 @@ def _import_stamped(incoming, records: RecordExhibits, pdfs: list[Path], report:
                 report.add(f"{path.name}, page {page.number}: no Bates number found at its edges.")
                 continue
             parsed = Bates.parse(text)
-            if text in seen:
+            if bates_key(text) in seen:
                 report.add(f"{path.name}, page {page.number}: {text} was already used on an earlier page; "
                            "this page was left unnumbered.")
                 continue
             if previous is not None and parsed and parsed.number != previous.number + 1:
                 report.add(f"{path.name}, page {page.number}: {text} does not follow {previous}.")
             previous = parsed
-            seen.add(text)
+            seen.add(bates_key(text))
             found.append(IncomingBatesPage(incoming=incoming, page=page, bates=text))
         record_bates_pages(incoming, found)
 

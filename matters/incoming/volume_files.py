@@ -18,7 +18,16 @@ from matters.exhibits.ingest.spec import Spec
 from matters.exhibits.sniff import sniff
 from matters.incoming.archive import Limits, extract
 from matters.incoming.encoding import decode_bytes, describe
-from matters.incoming.loadfiles import Bates, ImageRow, Report, guess_field_map, parse_dat, parse_lfp, parse_opt
+from matters.incoming.loadfiles import (
+    Bates,
+    ImageRow,
+    Report,
+    bates_key,
+    guess_field_map,
+    parse_dat,
+    parse_lfp,
+    parse_opt,
+)
 from matters.models import Exhibit, Page
 
 
@@ -104,14 +113,19 @@ def _image_rows(root: Path, report: Report) -> tuple[list[ImageRow], str]:
     return [], ""
 
 
-def _image_map(rows: list[ImageRow], kind: str, report: Report) -> dict[str, tuple[str, int]]:
-    """Each Bates number's (image reference, page within that image). An OPT line for a multi-page image gives
-    its page count; the pages after the first take the following numbers unless the file lists them itself.
-    Rows that repeat one image path without a page index count through it in order."""
-    images: dict[str, tuple[str, int]] = {}
+ImageMap = dict[tuple[str, int, str], tuple[str, int, str]]
+
+
+def _image_map(rows: list[ImageRow], kind: str, report: Report) -> ImageMap:
+    """Each Bates number's (image reference, page within that image, the number as the load file writes it),
+    by :func:`bates_key`, so the DAT's ``DEF 000123`` finds the OPT's ``DEF000123``. An OPT line for a
+    multi-page image gives its page count; the pages after the first take the following numbers unless the file
+    lists them itself. Rows that repeat one image path without a page index count through it in order."""
+    images: ImageMap = {}
     seen_path: dict[str, int] = {}
     for row in rows:
-        if row.bates in images:
+        number = bates_key(row.bates)
+        if number in images:
             report.add(f"{row.bates} appears twice in the {kind}; the second entry ({row.image_path}) was "
                        "skipped.")
             continue
@@ -120,15 +134,15 @@ def _image_map(rows: list[ImageRow], kind: str, report: Report) -> dict[str, tup
         if not index and key in seen_path:
             index = seen_path[key] + 1
         seen_path[key] = index
-        images[row.bates] = (row.image_path, index)
+        images[number] = (row.image_path, index, row.bates)
     listed = set(images)
     for row in rows:
         start = Bates.parse(row.bates)
         if row.pages and row.pages > 1 and start is not None:
-            following = [str(start.shifted(k)) for k in range(1, row.pages)]
-            if not any(number in listed for number in following):
+            following = [start.shifted(k) for k in range(1, row.pages)]
+            if not any(number.key in listed for number in following):
                 for k, number in enumerate(following, start=1):
-                    images[number] = (row.image_path, row.page_index + k)
+                    images[number.key] = (row.image_path, row.page_index + k, str(number))
     return images
 
 

@@ -5,6 +5,7 @@ import hashlib
 import io
 import zipfile
 
+import pymupdf
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -58,3 +59,83 @@ def test_a_damaged_zip_fails_the_command_line_import_with_its_reason(matter, att
     with pytest.raises(UnsafeArchive, match="cannot be read"):
         import_production(matter=matter, paths=[path], origin="opposing_party", user=attorney)
     assert IncomingProduction.objects.get().status == "failed"
+
+
+Q, S = "\u00fe", "\u0014"
+
+
+def page_pdf(text: str, pages: int = 1) -> bytes:
+    doc = pymupdf.open()
+    for index in range(pages):
+        doc.new_page(width=612, height=792).insert_text(
+            (72, 100), f"{text} page {index + 1}, produced in Smith v. Jones.", fontsize=12)
+    return doc.tobytes()
+
+
+def concordance(rows: list[list[str]], delimiter: str = S) -> str:
+    return "".join(delimiter.join(f"{Q}{value}{Q}" for value in row) + "\r\n" for row in rows)
+
+
+def volume(root, dat: str, opt: list[str] | None = None, files: dict[str, bytes] | None = None):
+    """A volume folder: DATA/VOL001.dat, DATA/VOL001.opt naming IMAGES/<number>.pdf for each of ``opt`` (one
+    page each, the first of the OPT a document break), and ``files`` at their paths."""
+    folder = root / "VOL001"
+    (folder / "DATA").mkdir(parents=True)
+    (folder / "DATA" / "VOL001.dat").write_bytes(dat.encode("utf-8"))
+    lines = []
+    for number in opt or []:
+        name = number.replace(" ", "").upper()
+        lines.append(f"{number},VOL001,IMAGES\\{name}.pdf,{'Y' if not lines else ''},,,\r\n")
+        (folder / "IMAGES").mkdir(exist_ok=True)
+        (folder / "IMAGES" / f"{name}.pdf").write_bytes(page_pdf(f"Image {name}"))
+    if opt is not None:
+        (folder / "DATA" / "VOL001.opt").write_text("".join(lines))
+    for relative, data in (files or {}).items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_bytes(data)
+    return folder
+
+
+def imported(matter, attorney, folder) -> IncomingProduction:
+    return import_production(matter=matter, paths=[folder], origin="opposing_party", user=attorney)
+
+
+def numbers_of(incoming) -> list[str]:
+    return sorted(incoming.bates_pages.values_list("bates", flat=True))
+
+
+@pytest.mark.parametrize("dat_number, opt_number", [("DEF 000001", "DEF000001"), ("def000001", "DEF000001"),
+                                                    ("DEF-000001", "DEF 000001"), ("DEF00001", "DEF000001")])
+def test_one_number_written_two_ways_in_the_dat_and_the_opt_finds_its_image(matter, attorney, tmp_path,
+                                                                          dat_number, opt_number):
+    dat = concordance([["BEGBATES", "ENDBATES"], [dat_number, dat_number]])
+    incoming = imported(matter, attorney, volume(tmp_path, dat, [opt_number]))
+    assert incoming.status == "done" and incoming.report == []
+    assert len(numbers_of(incoming)) == 1
+
+
+def test_a_repeated_dat_row_gives_no_number_to_two_pages(matter, attorney, tmp_path):
+    dat = concordance([["BEGBATES", "ENDBATES"], ["DEF000001", "DEF000002"], ["DEF000001", "DEF000002"],
+                       ["DEF000003", "DEF000003"]])
+    incoming = imported(matter, attorney, volume(tmp_path, dat, ["DEF000001", "DEF000002", "DEF000003"]))
+    assert numbers_of(incoming) == ["DEF000001", "DEF000002", "DEF000003"]
+    assert ("DEF000001: DEF000001 (page 1), DEF000002 (page 2) were already given to a page of an earlier document "
+            "of this volume; the page was left without that number.") in incoming.report
+
+
+def test_different_digit_counts_in_one_volume_are_reported(matter, attorney, tmp_path):
+    dat = concordance([["BEGBATES", "ENDBATES"], ["DEF00001", "DEF00001"], ["DEF000002", "DEF000002"]])
+    incoming = imported(matter, attorney, volume(tmp_path, dat, ["DEF00001", "DEF000002"]))
+    assert numbers_of(incoming) == ["DEF000002", "DEF00001"]
+    assert incoming.report == ["Numbers of prefix DEF are written with 5 and 6 digits (DEF00001, DEF000002): read "
+                               "as one sequence and kept as written; a cite must use the digits of the page it "
+                               "means."]
+
+
+def test_a_number_an_earlier_volume_wrote_another_way_is_an_overlap(matter, attorney, tmp_path):
+    first = concordance([["BEGBATES", "ENDBATES"], ["DEF000001", "DEF000001"]])
+    imported(matter, attorney, volume(tmp_path / "a", first, ["DEF000001"]))
+    second = concordance([["BEGBATES", "ENDBATES"], ["DEF 00001", "DEF 00001"]])
+    incoming = imported(matter, attorney, volume(tmp_path / "b", second, ["DEF00001"]))
+    [line] = incoming.report
+    assert line.startswith("DEF000001 / DEF00001 is a number of both the production received")
