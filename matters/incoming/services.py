@@ -37,6 +37,8 @@ from matters.incoming.volume_files import (
     _stamps_of,
     _unpacked,
     inspect_volume,
+    load_files,
+    report_unread,
 )
 from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
@@ -122,8 +124,9 @@ def _import_paths(incoming, records: RecordExhibits, paths: list[Path], field_ma
         else:
             path = paths[0]
             root = _unpacked(path, Path(work))
-            dats = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".dat")
+            dats = load_files(root, ".dat")
             if dats:
+                report_unread(dats, "DAT", report)
                 _import_volume(incoming, records, root, dats[0], field_map, report)
             else:
                 files = sorted(p for p in root.rglob("*") if p.is_file())
@@ -157,6 +160,7 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
     image_rows, kind = _image_rows(root, report)
     images = _image_map(image_rows, kind, report)
     given: dict[tuple, str] = {}  # every number given to a page so far, by its key
+    ranged: set[tuple] = set()  # every number a DAT record's range holds, by its key
     widths: dict[str, dict[int, str]] = {}  # each prefix's digit counts, with a number written so
     previous_end: Bates | None = None
     for row in rows:
@@ -182,13 +186,25 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
         if begin.prefix.lower() != end.prefix.lower():
             report.add(f"{begin}–{end}: the begin and end numbers have different prefixes.")
         numbers = [begin.shifted(i) for i in range(end.number - begin.number + 1)]
+        ranged.update(number.key for number in numbers)
         _import_document(incoming, records, numbers, images, index, base, field("textpath"), field("nativepath"),
                          report, title=field("title"), kind=kind, given=given)
+    _report_outside_records(images, ranged, kind, report)
     for prefix, written in widths.items():
         if len(written) > 1:
             report.add(f"Numbers of prefix {prefix} are written with {' and '.join(map(str, sorted(written)))} "
                        f"digits ({', '.join(written[w] for w in sorted(written))}): read as one sequence and kept "
                        "as written; a cite must use the digits of the page it means.")
+
+
+def _report_outside_records(images: ImageMap, ranged: set[tuple], kind: str, report: Report) -> None:
+    """Report the pages the image load file numbers that no DAT record's range holds: they belong to no
+    document, so nothing imports them."""
+    outside = [written for key, (_, _, written) in images.items() if key not in ranged]
+    if outside:
+        shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10 else "")
+        report.add(f"{len(outside)} page(s) the {kind} numbers are in no DAT record's Bates range ({shown}); they "
+                   "were not imported. Ask the producing party for the DAT rows of those documents.")
 
 
 def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], images: ImageMap,
@@ -206,6 +222,8 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         if path is not None:
             present.append((number, path, page_index))
     native = _lookup(index, native_ref, base) if native_ref else None
+    if native_ref and native is None:
+        report.add(f"{first}: the native file {native_ref[:200]} named in the DAT is missing from the volume.")
     if present:
         try:
             data, found = _pdf_of_pages([(path, page) for _, path, page in present], report, first)
@@ -234,6 +252,9 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         report.add(f"{first}: {len(pages)} pages, but {len(page_numbers)} Bates numbers.")
         page_numbers = page_numbers[: len(pages)]
     text_path = _lookup(index, text_ref, base) if text_ref else None
+    if text_ref and text_path is None:
+        report.add(f"{first}: the text file {text_ref[:200]} named in the DAT is missing from the volume; the "
+                   "text was taken from the pages themselves.")
     page_texts = []
     if text_path is not None:
         decoded = decode_bytes(text_path.read_bytes())

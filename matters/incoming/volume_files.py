@@ -99,18 +99,34 @@ def _is_zip(path: Path) -> bool:
         return stream.read(4) == b"PK\x03\x04"
 
 
+def load_files(root: Path, suffix: str) -> list[Path]:
+    """The volume's files named ``*<suffix>`` in any case (``.dat``), in path order: the first is the one read."""
+    return sorted(p for p in root.rglob("*") if p.suffix.lower() == suffix and p.is_file())
+
+
+def report_unread(paths: list[Path], kind: str, report: Report) -> None:
+    """Report the load files of ``kind`` after the first, which the import does not read: a volume with two
+    DATs or two OPTs holds records that would otherwise vanish without a word."""
+    for unread in paths[1:]:
+        report.add(f"{unread.name}: the volume holds {len(paths)} {kind} load files and LawDesk reads one, "
+                   f"{paths[0].name}; what {unread.name} lists was not imported. Ask the producing party "
+                   "for one load file per volume, or upload each as its own volume.")
+
+
 def _image_rows(root: Path, report: Report) -> tuple[list[ImageRow], str]:
-    """The rows of the volume's image load file: an OPT, else an IPRO LFP. A file whose encoding is uncertain
-    is reported."""
-    for suffix, parse in ((".opt", parse_opt), (".lfp", parse_lfp)):
-        paths = sorted(p for p in root.rglob("*") if p.suffix.lower() == suffix and p.is_file())
-        if paths:
-            data = paths[0].read_bytes()
-            decoded = decode_bytes(data)
-            if not decoded.certain:
-                report.add(describe(paths[0].name, decoded))
-            return parse(data), suffix[1:].upper()
-    return [], ""
+    """The rows of the volume's image load file: an OPT, else an IPRO LFP; any other image load file is
+    reported unread. A file whose encoding is uncertain is reported."""
+    found = load_files(root, ".opt") + load_files(root, ".lfp")
+    if not found:
+        return [], ""
+    report_unread(found, "image", report)
+    data = found[0].read_bytes()
+    decoded = decode_bytes(data)
+    if not decoded.certain:
+        report.add(describe(found[0].name, decoded))
+    if found[0].suffix.lower() == ".opt":
+        return parse_opt(data), "OPT"
+    return parse_lfp(data), "LFP"
 
 
 ImageMap = dict[tuple[str, int, str], tuple[str, int, str]]
@@ -151,7 +167,7 @@ def inspect_volume(path: Path) -> tuple[list[str], dict[str, str]]:
     Raises UnsafeArchive or ValueError with a reason."""
     with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
         root = _unpacked(path, Path(work))
-        dats = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".dat")
+        dats = load_files(root, ".dat")
         if not dats:
             return [], {}
         header, _ = parse_dat(dats[0].read_bytes())

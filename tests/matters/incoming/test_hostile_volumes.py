@@ -139,3 +139,37 @@ def test_a_number_an_earlier_volume_wrote_another_way_is_an_overlap(matter, atto
     incoming = imported(matter, attorney, volume(tmp_path / "b", second, ["DEF00001"]))
     [line] = incoming.report
     assert line.startswith("DEF000001 / DEF00001 is a number of both the production received")
+
+
+def test_pages_the_opt_numbers_outside_every_dat_record_are_reported(matter, attorney, tmp_path):
+    dat = concordance([["BEGBATES", "ENDBATES"], ["DEF000001", "DEF000002"]])
+    incoming = imported(matter, attorney, volume(tmp_path, dat, ["DEF000001", "DEF000002", "DEF000003"]))
+    assert numbers_of(incoming) == ["DEF000001", "DEF000002"]
+    assert incoming.report == ["1 page(s) the OPT numbers are in no DAT record's Bates range (DEF000003); they were "
+                               "not imported. Ask the producing party for the DAT rows of those documents."]
+
+
+def test_a_native_or_text_file_the_dat_names_but_the_volume_lacks_is_reported(matter, attorney, tmp_path):
+    dat = concordance([["BEGBATES", "ENDBATES", "NATIVEPATH", "TEXTPATH"],
+                       ["DEF000001", "DEF000001", "NATIVES\\Budget.xlsx", "TEXT\\DEF000001.txt"]])
+    incoming = imported(matter, attorney, volume(tmp_path, dat, ["DEF000001"]))
+    assert numbers_of(incoming) == ["DEF000001"]
+    assert incoming.report == [
+        "DEF000001: the native file NATIVES\\Budget.xlsx named in the DAT is missing from the volume.",
+        "DEF000001: the text file TEXT\\DEF000001.txt named in the DAT is missing from the volume; the text was "
+        "taken from the pages themselves."]
+
+
+def test_a_second_dat_or_image_load_file_is_reported_unread(matter, attorney, tmp_path):
+    dat = concordance([["BEGBATES", "ENDBATES"], ["DEF000001", "DEF000001"]])
+    second = concordance([["BEGBATES", "ENDBATES"], ["DEF000002", "DEF000002"]]).encode()
+    incoming = imported(matter, attorney, volume(tmp_path, dat, ["DEF000001", "DEF000002"], files={
+        "DATA/VOL001_ATTACH.dat": second, "DATA/VOL001.lfp": b"IM,DEF000001,D,0,@VOL001;IMAGES;DEF000001.pdf;2,0\r\n"}))
+    assert numbers_of(incoming) == ["DEF000001"]
+    assert incoming.report[:2] == [
+        "VOL001_ATTACH.dat: the volume holds 2 DAT load files and LawDesk reads one, VOL001.dat; what "
+        "VOL001_ATTACH.dat lists was not imported. Ask the producing party for one load file per volume, or upload "
+        "each as its own volume.",
+        "VOL001.lfp: the volume holds 2 image load files and LawDesk reads one, VOL001.opt; what VOL001.lfp lists "
+        "was not imported. Ask the producing party for one load file per volume, or upload each as its own volume."]
+    assert "in no DAT record's Bates range (DEF000002)" in incoming.report[2]
