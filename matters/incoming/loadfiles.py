@@ -27,15 +27,20 @@ from .encoding import Decoded, decode_bytes
 QUOTE = "\u00fe"
 SEPARATOR = "\u0014"
 NEWLINE_STAND_IN = "\u00ae"  # Concordance writes ® for a line break inside a field
+PILCROW = "\u00b6"  # the delimiter Relativity and others offer beside U+0014, quoted with þ: þBEGDOCþ¶þENDDOCþ
 MAX_FIELD_CHARS = 64 * 2**20
-DELIMITERS = [SEPARATOR, "|", "\t", ",", ";"]
+DELIMITERS = [SEPARATOR, PILCROW, "|", "\t", ",", ";"]
 QUOTES = [QUOTE, '"', "^", "~", "'"]
 FIELD_ALIASES = {
     "begbates": ["begbates", "begdoc", "begno", "bates begin", "begin bates", "beginbates", "prodbeg", "begbates#",
-                 "bates beg", "begprodbate", "prodbegbates", "beg bates"],
-    "endbates": ["endbates", "enddoc", "endno", "bates end", "end bates", "prodend", "endprodbate", "prodendbates"],
-    "textpath": ["textpath", "text path", "textlink", "text", "ocrpath", "extracted text", "text link"],
-    "nativepath": ["nativepath", "native path", "nativelink", "native", "filepath", "native link"],
+                 "bates beg", "begprodbate", "prodbegbates", "beg bates", "beginning bates", "bates start",
+                 "start bates", "first bates"],
+    "endbates": ["endbates", "enddoc", "endno", "bates end", "end bates", "prodend", "endprodbate", "prodendbates",
+                 "ending bates", "last bates"],
+    "textpath": ["textpath", "text path", "textlink", "text", "ocrpath", "extracted text", "text link",
+                 "text file", "extracted text path", "text file path"],
+    "nativepath": ["nativepath", "native path", "nativelink", "native", "filepath", "native link", "native file",
+                   "native file path"],
     "title": ["title", "doctitle", "document title", "subject", "filename", "file name"],
 }
 _BATES = re.compile(r"^(?P<prefix>.*?)(?P<number>\d+)(?P<suffix>[^\d]*)$")
@@ -56,10 +61,11 @@ class DatDialect:
 
     @property
     def concordance(self) -> bool:
-        return self.delimiter == SEPARATOR
+        """Whether ® stands in for a line break: Concordance's own delimiter, or its þ quote with another."""
+        return self.delimiter == SEPARATOR or self.quote == QUOTE
 
     def describe(self) -> str:
-        names = {SEPARATOR: "U+0014", "\t": "tab", ",": "comma", "|": "pipe", ";": "semicolon"}
+        names = {SEPARATOR: "U+0014", PILCROW: "pilcrow ¶", "\t": "tab", ",": "comma", "|": "pipe", ";": "semicolon"}
         quote = f"quote {self.quote!r}" if self.quote else "no quote"
         return f"delimiter {names.get(self.delimiter, repr(self.delimiter))}, {quote}"
 
@@ -82,8 +88,8 @@ def dat_dialect(header_line: str) -> DatDialect:
     if not counts:
         if line and not re.search(r"\s{2,}", line):
             return DatDialect(SEPARATOR, quote)  # one field name
-        raise ValueError("The DAT header line has no field delimiter LawDesk knows (U+0014, pipe, tab, comma, "
-                         "semicolon).")
+        raise ValueError("The DAT header line has no field delimiter LawDesk knows (U+0014, pilcrow ¶, pipe, tab, "
+                         "comma, semicolon).")
     delimiter = SEPARATOR if SEPARATOR in counts else max(counts, key=counts.get)
     return DatDialect(delimiter, quote)
 
@@ -148,14 +154,23 @@ def parse_dat(data: bytes) -> tuple[list[str], list[list[str]]]:
     return dat.header, dat.rows
 
 
+def field_name_key(name: str) -> str:
+    """A field name as vendors' variants of it share it: letters and digits only, without case (``Beg Bates``,
+    ``BEG_BATES``, ``Beg-Bates``, ``BegBates#`` and `` BEGBATES `` are ``begbates``)."""
+    return "".join(character for character in name.lower() if character.isalnum())
+
+
 def guess_field_map(header: list[str]) -> dict[str, str]:
-    """Map each canonical field (begbates, endbates, textpath, nativepath) to a header name, where one matches."""
-    normalised = {name.strip().lower().replace("_", " "): name for name in header}
+    """Map each canonical field (begbates, endbates, textpath, nativepath, title) to a header name, where one
+    matches an alias by :func:`field_name_key`; the first header name of a key wins."""
+    normalised: dict[str, str] = {}
+    for name in header:
+        normalised.setdefault(field_name_key(name), name)
     found = {}
     for canonical, aliases in FIELD_ALIASES.items():
         for alias in aliases:
-            if alias in normalised:
-                found[canonical] = normalised[alias]
+            if field_name_key(alias) in normalised:
+                found[canonical] = normalised[field_name_key(alias)]
                 break
     return found
 

@@ -173,3 +173,24 @@ def test_a_second_dat_or_image_load_file_is_reported_unread(matter, attorney, tm
         "VOL001.lfp: the volume holds 2 image load files and LawDesk reads one, VOL001.opt; what VOL001.lfp lists "
         "was not imported. Ask the producing party for one load file per volume, or upload each as its own volume."]
     assert "in no DAT record's Bates range (DEF000002)" in incoming.report[2]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "cp1252", "utf-16"])
+def test_a_dat_delimited_by_the_pilcrow_is_read(matter, attorney, tmp_path, encoding):
+    dat = concordance([["BEGBATES", "ENDBATES", "TITLE"], ["DEF000001", "DEF000001", "Café lease®page two"]],
+                      delimiter="\u00b6")
+    folder = volume(tmp_path, "", ["DEF000001"])
+    (folder / "DATA" / "VOL001.dat").write_bytes(dat.encode(encoding))
+    incoming = imported(matter, attorney, folder)
+    assert incoming.status == "done" and incoming.report == [] and numbers_of(incoming) == ["DEF000001"]
+    assert matter.exhibits.get().title == "Café lease\npage two"
+
+
+@pytest.mark.parametrize("begin, end", [("Beg-Bates", "End.Bates"), (" BEG_BATES ", "END BATES#"),
+                                        ("Beginning Bates", "Ending Bates"), ("PRODBEG", "ProdEnd")])
+def test_field_names_in_other_cases_or_with_spaces_and_punctuation_are_matched(matter, attorney, tmp_path, begin,
+                                                                             end):
+    dat = concordance([[begin, end, "Native File"], ["DEF000001", "DEF000002", "NATIVES\\A.pdf"]])
+    incoming = imported(matter, attorney, volume(tmp_path, dat, files={"NATIVES/A.pdf": page_pdf("Letter", 2)}))
+    assert incoming.field_map == {"begbates": begin.strip(), "endbates": end, "nativepath": "Native File"}
+    assert incoming.status == "done" and numbers_of(incoming) == ["DEF000001", "DEF000002"]
