@@ -21,6 +21,13 @@ from matters import storage
 from matters.audit.services import audit_record
 from matters.exhibits.reading import reading_form
 from matters.exhibits.sniff import sniff
+from matters.incoming.checks import (
+    numbers_not_given,
+    report_digit_counts,
+    report_outside_records,
+    text_file_pages,
+    texts_of_their_pages,
+)
 from matters.incoming.encoding import decode_bytes, describe
 from matters.incoming.loadfiles import Bates, Report, bates_key, guess_field_map, read_dat
 from matters.incoming.records import RecordExhibits
@@ -189,22 +196,8 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
         ranged.update(number.key for number in numbers)
         _import_document(incoming, records, numbers, images, index, base, field("textpath"), field("nativepath"),
                          report, title=field("title"), kind=kind, given=given)
-    _report_outside_records(images, ranged, kind, report)
-    for prefix, written in widths.items():
-        if len(written) > 1:
-            report.add(f"Numbers of prefix {prefix} are written with {' and '.join(map(str, sorted(written)))} "
-                       f"digits ({', '.join(written[w] for w in sorted(written))}): read as one sequence and kept "
-                       "as written; a cite must use the digits of the page it means.")
-
-
-def _report_outside_records(images: ImageMap, ranged: set[tuple], kind: str, report: Report) -> None:
-    """Report the pages the image load file numbers that no DAT record's range holds: they belong to no
-    document, so nothing imports them."""
-    outside = [written for key, (_, _, written) in images.items() if key not in ranged]
-    if outside:
-        shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10 else "")
-        report.add(f"{len(outside)} page(s) the {kind} numbers are in no DAT record's Bates range ({shown}); they "
-                   "were not imported. Ask the producing party for the DAT rows of those documents.")
+    report_outside_records(images, ranged, kind, report)
+    report_digit_counts(widths, report)
 
 
 def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], images: ImageMap,
@@ -260,9 +253,10 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         decoded = decode_bytes(text_path.read_bytes())
         if not decoded.certain:
             report.add(describe(text_path.name, decoded))
-        texts = decoded.text.replace("\x00", "").split("\f")
+        texts = text_file_pages(decoded.text)
         if len(texts) == len(pages):
-            page_texts = [(page, text.strip(), reading_form(text.strip())) for page, text in zip(pages, texts)]
+            kept = texts_of_their_pages(first, [page.text for page in pages], texts, report)
+            page_texts = [(page, text, reading_form(text)) for page, text in zip(pages, kept) if text is not None]
         else:
             report.add(f"{first}: the text file has {len(texts)} pages and the document {len(pages)}; the "
                        "text was taken from the pages themselves instead.")
@@ -275,28 +269,8 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         if page_texts:
             Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="")  # the verifier re-reads the new text
         record_bates_pages(incoming, [IncomingBatesPage(incoming=incoming, page=page, bates=str(number))
-                                      for page, number in _numbers_not_given(first, pages, page_numbers,
-                                                                             given, report)])
-
-
-def _numbers_not_given(first: str, pages: list[Page], numbers: list[Bates], given: dict | None,
-                       report: Report) -> list[tuple[Page, Bates]]:
-    """The (page, number) pairs of a document whose number no earlier document of the volume was given (by
-    :attr:`Bates.key`); ``given`` is updated. A number given twice (a repeated DAT row, overlapping ranges, one
-    number written two ways) would name two pages: the later page is left without it, and the report says so."""
-    if given is None:
-        return list(zip(pages, numbers))
-    kept, repeated = [], []
-    for page, number in zip(pages, numbers):
-        if number.key in given:
-            repeated.append(f"{number} (page {page.number})")
-            continue
-        given[number.key] = str(number)
-        kept.append((page, number))
-    if repeated:
-        report.add(f"{first}: {', '.join(repeated)} {'was' if len(repeated) == 1 else 'were'} already given to a "
-                   "page of an earlier document of this volume; the page was left without that number.")
-    return kept
+                                      for page, number in numbers_not_given(first, pages, page_numbers,
+                                                                            given, report)])
 
 
 def _import_stamped(incoming, records: RecordExhibits, pdfs: list[Path], report: Report) -> None:

@@ -194,3 +194,39 @@ def test_field_names_in_other_cases_or_with_spaces_and_punctuation_are_matched(m
     incoming = imported(matter, attorney, volume(tmp_path, dat, files={"NATIVES/A.pdf": page_pdf("Letter", 2)}))
     assert incoming.field_map == {"begbates": begin.strip(), "endbates": end, "nativepath": "Native File"}
     assert incoming.status == "done" and numbers_of(incoming) == ["DEF000001", "DEF000002"]
+
+
+LEASE = "The tenant shall pay monthly rent to the landlord before the fifth day of every calendar month"
+INVOICE = "Invoice for plumbing repairs performed at the warehouse including parts labour and travel charges"
+
+
+def test_text_that_belongs_to_another_page_is_reported_and_the_page_keeps_its_own(matter, attorney, tmp_path):
+    dat = concordance([["BEGBATES", "ENDBATES", "NATIVEPATH", "TEXTPATH"],
+                       ["DEF000001", "DEF000002", "NATIVES\\A.pdf", "TEXT\\A.txt"]])
+    native = pymupdf.open()
+    for text in (LEASE, INVOICE):
+        native.new_page().insert_text((72, 100), text, fontsize=9)
+    swapped = f"{INVOICE}\f{LEASE}".encode()  # the vendor's text pages in the wrong order
+    folder = volume(tmp_path, dat, files={"NATIVES/A.pdf": native.tobytes(), "TEXT/A.txt": swapped})
+    incoming = imported(matter, attorney, folder)
+    assert incoming.report == [
+        "DEF000001, page 1: the text file's page 1 does not read like this page (8% of its words); it reads like "
+        "the text file's page 2. The page kept its own text.",
+        "DEF000001, page 2: the text file's page 2 does not read like this page (8% of its words); it reads like "
+        "the text file's page 1. The page kept its own text."]
+    first, second = matter.exhibits.get().pages.order_by("number")
+    assert first.text.startswith("The tenant") and second.text.startswith("Invoice")
+
+
+def test_a_text_file_that_ends_with_a_form_feed_keeps_its_pages(matter, attorney, tmp_path):
+    dat = concordance([["BEGBATES", "ENDBATES", "NATIVEPATH", "TEXTPATH"],
+                       ["DEF000001", "DEF000002", "NATIVES\\A.pdf", "TEXT\\A.txt"]])
+    native = pymupdf.open()
+    for text in (LEASE, INVOICE):
+        native.new_page().insert_text((72, 100), text.upper(), fontsize=9)
+    folder = volume(tmp_path, dat, files={"NATIVES/A.pdf": native.tobytes(),
+                                          "TEXT/A.txt": f"{LEASE}\f{INVOICE}\f".encode()})
+    incoming = imported(matter, attorney, folder)
+    assert incoming.report == []
+    first, second = matter.exhibits.get().pages.order_by("number")
+    assert (first.text, second.text, first.source) == (LEASE, INVOICE, "load_file")
