@@ -4,6 +4,7 @@ line of the import's :class:`.loadfiles.Report`. No Django: pages are anything w
 - a number given to two pages of one volume (:func:`numbers_not_given`);
 - pages the image load file numbers that no DAT record holds (:func:`report_outside_records`);
 - one prefix written with different digit counts (:func:`report_digit_counts`);
+- a DAT record whose range the image load file's document breaks split or join (:func:`report_document_breaks`);
 - a text file's page that does not read like the page it is for (:func:`texts_of_their_pages`).
 """
 
@@ -49,6 +50,23 @@ def report_outside_records(images: dict[tuple, tuple[str, int, str]], ranged: se
         shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10 else "")
         report.add(f"{len(outside)} page(s) the {kind} numbers are in no DAT record's Bates range ({shown}); they "
                    "were not imported. Ask the producing party for the DAT rows of those documents.")
+
+
+def report_document_breaks(numbers: list[Bates], breaks: set[tuple], kind: str, report: Report) -> None:
+    """Report a DAT record (``numbers``, its range) that the image load file (``breaks``: keys of the numbers it
+    starts a document at; empty when it marks none) does not start a document at, or starts another document
+    inside: the DAT and the OPT disagree on where documents begin, so the exhibit may hold part of a document
+    or two documents joined."""
+    if not breaks:
+        return
+    span = f"{numbers[0]}–{numbers[-1]}"
+    if numbers[0].key not in breaks:
+        report.add(f"{span}: the {kind} starts no document at {numbers[0]}; this DAT record may be the rest of the "
+                   "document before it.")
+    inside = [str(number) for number in numbers[1:] if number.key in breaks]
+    if inside:
+        report.add(f"{span}: the {kind} starts another document at {', '.join(inside[:10])}; this DAT record may "
+                   "hold two or more documents joined.")
 
 
 def report_digit_counts(widths: dict[str, dict[int, str]], report: Report) -> None:

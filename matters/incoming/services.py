@@ -24,6 +24,7 @@ from matters.exhibits.sniff import sniff
 from matters.incoming.checks import (
     numbers_not_given,
     report_digit_counts,
+    report_document_breaks,
     report_outside_records,
     text_file_pages,
     texts_of_their_pages,
@@ -166,6 +167,7 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
     base = "" if base == "." else base
     image_rows, kind = _image_rows(root, report)
     images = _image_map(image_rows, kind, report)
+    breaks = {bates_key(row.bates) for row in image_rows if row.document_break}
     given: dict[tuple, str] = {}  # every number given to a page so far, by its key
     ranged: set[tuple] = set()  # every number a DAT record's range holds, by its key
     widths: dict[str, dict[int, str]] = {}  # each prefix's digit counts, with a number written so
@@ -194,6 +196,8 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
             report.add(f"{begin}–{end}: the begin and end numbers have different prefixes.")
         numbers = [begin.shifted(i) for i in range(end.number - begin.number + 1)]
         ranged.update(number.key for number in numbers)
+        if begin.key in images:  # a number with no image is reported as such
+            report_document_breaks(numbers, breaks, kind, report)
         _import_document(incoming, records, numbers, images, index, base, field("textpath"), field("nativepath"),
                          report, title=field("title"), kind=kind, given=given)
     report_outside_records(images, ranged, kind, report)

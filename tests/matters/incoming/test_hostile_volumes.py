@@ -76,16 +76,19 @@ def concordance(rows: list[list[str]], delimiter: str = S) -> str:
     return "".join(delimiter.join(f"{Q}{value}{Q}" for value in row) + "\r\n" for row in rows)
 
 
-def volume(root, dat: str, opt: list[str] | None = None, files: dict[str, bytes] | None = None):
+def volume(root, dat: str, opt: list[str] | None = None, files: dict[str, bytes] | None = None,
+           starts: list[str] | None = None):
     """A volume folder: DATA/VOL001.dat, DATA/VOL001.opt naming IMAGES/<number>.pdf for each of ``opt`` (one
-    page each, the first of the OPT a document break), and ``files`` at their paths."""
+    page each; a document starts at each of ``starts``, by default at the first), and ``files`` at their
+    paths."""
     folder = root / "VOL001"
     (folder / "DATA").mkdir(parents=True)
     (folder / "DATA" / "VOL001.dat").write_bytes(dat.encode("utf-8"))
     lines = []
     for number in opt or []:
         name = number.replace(" ", "").upper()
-        lines.append(f"{number},VOL001,IMAGES\\{name}.pdf,{'Y' if not lines else ''},,,\r\n")
+        start = number in starts if starts is not None else not lines
+        lines.append(f"{number},VOL001,IMAGES\\{name}.pdf,{'Y' if start else ''},,,\r\n")
         (folder / "IMAGES").mkdir(exist_ok=True)
         (folder / "IMAGES" / f"{name}.pdf").write_bytes(page_pdf(f"Image {name}"))
     if opt is not None:
@@ -117,7 +120,8 @@ def test_one_number_written_two_ways_in_the_dat_and_the_opt_finds_its_image(matt
 def test_a_repeated_dat_row_gives_no_number_to_two_pages(matter, attorney, tmp_path):
     dat = concordance([["BEGBATES", "ENDBATES"], ["DEF000001", "DEF000002"], ["DEF000001", "DEF000002"],
                        ["DEF000003", "DEF000003"]])
-    incoming = imported(matter, attorney, volume(tmp_path, dat, ["DEF000001", "DEF000002", "DEF000003"]))
+    incoming = imported(matter, attorney, volume(tmp_path, dat, ["DEF000001", "DEF000002", "DEF000003"],
+                                                 starts=["DEF000001", "DEF000003"]))
     assert numbers_of(incoming) == ["DEF000001", "DEF000002", "DEF000003"]
     assert ("DEF000001: DEF000001 (page 1), DEF000002 (page 2) were already given to a page of an earlier document "
             "of this volume; the page was left without that number.") in incoming.report
@@ -125,7 +129,8 @@ def test_a_repeated_dat_row_gives_no_number_to_two_pages(matter, attorney, tmp_p
 
 def test_different_digit_counts_in_one_volume_are_reported(matter, attorney, tmp_path):
     dat = concordance([["BEGBATES", "ENDBATES"], ["DEF00001", "DEF00001"], ["DEF000002", "DEF000002"]])
-    incoming = imported(matter, attorney, volume(tmp_path, dat, ["DEF00001", "DEF000002"]))
+    incoming = imported(matter, attorney, volume(tmp_path, dat, ["DEF00001", "DEF000002"],
+                                                 starts=["DEF00001", "DEF000002"]))
     assert numbers_of(incoming) == ["DEF000002", "DEF00001"]
     assert incoming.report == ["Numbers of prefix DEF are written with 5 and 6 digits (DEF00001, DEF000002): read "
                                "as one sequence and kept as written; a cite must use the digits of the page it "
@@ -230,3 +235,17 @@ def test_a_text_file_that_ends_with_a_form_feed_keeps_its_pages(matter, attorney
     assert incoming.report == []
     first, second = matter.exhibits.get().pages.order_by("number")
     assert (first.text, second.text, first.source) == (LEASE, INVOICE, "load_file")
+
+
+def test_dat_records_the_opt_document_breaks_split_or_join_are_reported(matter, attorney, tmp_path):
+    dat = concordance([["BEGBATES", "ENDBATES"], ["DEF000001", "DEF000003"], ["DEF000004", "DEF000004"],
+                       ["DEF000005", "DEF000005"]])
+    pages = [f"DEF00000{n}" for n in range(1, 6)]
+    folder = volume(tmp_path, dat, pages, starts=["DEF000001", "DEF000003", "DEF000004"])
+    incoming = imported(matter, attorney, folder)
+    assert numbers_of(incoming) == pages
+    assert incoming.report == [
+        "DEF000001–DEF000003: the OPT starts another document at DEF000003; this DAT record may hold two or more "
+        "documents joined.",
+        "DEF000005–DEF000005: the OPT starts no document at DEF000005; this DAT record may be the rest of the "
+        "document before it."]
