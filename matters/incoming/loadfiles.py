@@ -44,6 +44,9 @@ FIELD_ALIASES = {
     "title": ["title", "doctitle", "document title", "subject", "filename", "file name"],
 }
 _BATES = re.compile(r"^(?P<prefix>.*?)(?P<number>\d+)(?P<suffix>[^\d]*)$")
+# The longest Bates number LawDesk keeps (IncomingBatesPage.bates and BatesPage.bates are 80 characters): a
+# longer "number" in a load file is not one, and PostgreSQL would refuse it in the middle of the import.
+BATES_MAX_CHARS = 80
 _KEY_DROP = str.maketrans("", "", " \t-_")  # separators a vendor may write inside a prefix or before digits
 
 
@@ -232,7 +235,8 @@ class Bates:
 
     @classmethod
     def parse(cls, text: str) -> "Bates | None":
-        match = _BATES.match(text.strip())
+        """``text`` split, or None when it holds no digits or is longer than BATES_MAX_CHARS."""
+        match = _BATES.match(text.strip()) if len(text.strip()) <= BATES_MAX_CHARS else None
         if match is None:
             return None
         return cls(match["prefix"].rstrip(" -"), int(match["number"]), len(match["number"]), match["suffix"])

@@ -30,7 +30,7 @@ from matters.incoming.checks import (
     texts_of_their_pages,
 )
 from matters.incoming.encoding import decode_bytes, describe
-from matters.incoming.loadfiles import Bates, Report, bates_key, guess_field_map, read_dat
+from matters.incoming.loadfiles import BATES_MAX_CHARS, Bates, Report, bates_key, guess_field_map, read_dat
 from matters.incoming.records import RecordExhibits
 from matters.incoming.volume_files import (
     ImageMap,
@@ -180,7 +180,9 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
         begin = Bates.parse(field("begbates"))
         end = Bates.parse(field("endbates")) if field("endbates") else begin
         if begin is None or end is None or end.number < begin.number:
-            report.add(f"DAT row {row[:2]} has no usable Bates range; skipped.")
+            report.add(f"DAT row {[value[:100] for value in row[:2]]} has no usable Bates range (a begin number, and "
+                       f"an end number not before it, each with digits and at most {BATES_MAX_CHARS} characters); "
+                       "skipped.")
             continue
         if previous_end is not None and begin.prefix == previous_end.prefix and begin.number != previous_end.number + 1:
             gap = "repeats" if begin.number <= previous_end.number else "skips"

@@ -249,3 +249,14 @@ def test_dat_records_the_opt_document_breaks_split_or_join_are_reported(matter, 
         "documents joined.",
         "DEF000005–DEF000005: the OPT starts no document at DEF000005; this DAT record may be the rest of the "
         "document before it."]
+
+
+def test_a_bates_number_too_long_to_keep_skips_its_row_with_a_reason(matter, attorney, tmp_path):
+    long = "A" * 90 + "000001"
+    dat = concordance([["BEGBATES", "ENDBATES", "NATIVEPATH"], [long, long, "NATIVES\\A.pdf"],
+                       ["DEF000002", "DEF000002", "NATIVES\\B.pdf"]])
+    incoming = imported(matter, attorney, volume(tmp_path, dat, files={"NATIVES/A.pdf": page_pdf("Letter"),
+                                                                       "NATIVES/B.pdf": page_pdf("Memo")}))
+    assert incoming.status == "done" and numbers_of(incoming) == ["DEF000002"]
+    assert incoming.report == [f"DAT row {[long, long]} has no usable Bates range (a begin number, and an end "
+                               "number not before it, each with digits and at most 80 characters); skipped."]
