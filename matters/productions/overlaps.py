@@ -54,14 +54,16 @@ def bates_overlaps(matter: Matter) -> list[Overlap]:
         production__matter=matter, production__status=Production.Status.DONE).values_list("bates", "production_id")]
     held += [(bates, f"in:{incoming_id}") for bates, incoming_id in IncomingBatesPage.objects.filter(
         incoming__matter=matter).values_list("bates", "incoming_id")]
+    keys = [bates_key(bates) for bates, _ in held]
     holders: dict[tuple, set[str]] = defaultdict(set)
-    for bates, holder in held:
-        holders[bates_key(bates)].add(holder)
-    twice = {key for key, keys in holders.items() if len(keys) > 1}
+    for key, (_, holder) in zip(keys, held):
+        holders[key].add(holder)
+    twice = {key for key, owners in holders.items() if len(owners) > 1}
     written: dict[tuple, set[str]] = defaultdict(set)  # how each number held twice is written, for the message
-    for bates, _ in held:
-        if twice and (key := bates_key(bates)) in twice:
-            written[key].add(bates)
+    if twice:
+        for key, (bates, _) in zip(keys, held):
+            if key in twice:
+                written[key].add(bates)
     shared: dict[tuple[str, str], list[str]] = defaultdict(list)
     for key in twice:
         ordered = sorted(holders[key])

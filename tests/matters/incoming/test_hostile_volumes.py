@@ -260,3 +260,11 @@ def test_a_bates_number_too_long_to_keep_skips_its_row_with_a_reason(matter, att
     assert incoming.status == "done" and numbers_of(incoming) == ["DEF000002"]
     assert incoming.report == [f"DAT row {[long, long]} has no usable Bates range (a begin number, and an end "
                                "number not before it, each with digits and at most 80 characters); skipped."]
+
+
+@pytest.mark.parametrize("text", ["DEF000123", "def 000123", "DEF-000123", "DEF00123", "ABC000123.001", "A0B0001",
+                                  "DEF1 000023", "ACME-DEF 00012A", " DEF000001 ", "123"])
+def test_the_quick_key_of_a_number_is_the_key_of_its_parse(text):
+    from matters.incoming.loadfiles import Bates, bates_key
+
+    assert bates_key(text) == Bates.parse(text).key
