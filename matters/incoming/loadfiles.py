@@ -20,7 +20,7 @@ Paths use backslashes and any letter case; :func:`matters.incoming.services` loo
 import csv
 import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .encoding import Decoded, decode_bytes
 
@@ -207,8 +207,9 @@ def parse_opt(data: bytes) -> list[ImageRow]:
 
 
 def parse_lfp(data: bytes) -> list[ImageRow]:
-    """The image rows (``IM`` lines) of an IPRO LFP (see the module docstring)."""
-    rows = []
+    """The image rows (``IM`` lines) of an IPRO LFP (see the module docstring). Vendors count OFFSET from 0 or
+    from 1: an image file one of whose lines has offset 0 counts from 0, any other from 1."""
+    rows, offsets = [], []
     for line in decode(data).splitlines():
         parts = [part.strip() for part in line.split(",")]
         if len(parts) < 5 or parts[0].upper() != "IM":
@@ -218,10 +219,15 @@ def parse_lfp(data: bytes) -> list[ImageRow]:
         if len(pieces) < 3:
             continue
         folder, name = pieces[1].strip().strip("\\"), pieces[2].strip()
-        offset = int(parts[3]) if parts[3].isdigit() else 0
-        rows.append(ImageRow(parts[1], f"{folder}\\{name}" if folder else name, parts[2].upper() in ("D", "C"),
-                             page_index=max(offset - 1, 0)))
-    return rows
+        offsets.append(int(parts[3]) if parts[3].isdigit() else 0)
+        rows.append(ImageRow(parts[1], f"{folder}\\{name}" if folder else name, parts[2].upper() in ("D", "C")))
+    from_zero = {_image_name_key(row.image_path) for row, offset in zip(rows, offsets) if offset == 0}
+    return [replace(row, page_index=offset if _image_name_key(row.image_path) in from_zero else max(offset - 1, 0))
+            for row, offset in zip(rows, offsets)]
+
+
+def _image_name_key(path: str) -> str:
+    return path.replace("\\", "/").lower()
 
 
 @dataclass(frozen=True)

@@ -136,9 +136,11 @@ def _image_map(rows: list[ImageRow], kind: str, report: Report) -> ImageMap:
     """Each Bates number's (image reference, page within that image, the number as the load file writes it),
     by :func:`bates_key`, so the DAT's ``DEF 000123`` finds the OPT's ``DEF000123``. An OPT line for a
     multi-page image gives its page count; the pages after the first take the following numbers unless the file
-    lists them itself. Rows that repeat one image path without a page index count through it in order."""
+    lists them itself. Rows that repeat one image path without a page index count through it in order. A second
+    number naming a page another number already names is reported and skipped: one image page, one number."""
     images: ImageMap = {}
     seen_path: dict[str, int] = {}
+    named: dict[tuple[str, int], str] = {}  # (image, page within it) -> the number that names it
     for row in rows:
         number = bates_key(row.bates)
         if number in images:
@@ -150,6 +152,11 @@ def _image_map(rows: list[ImageRow], kind: str, report: Report) -> ImageMap:
         if not index and key in seen_path:
             index = seen_path[key] + 1
         seen_path[key] = index
+        if (key, index) in named:
+            report.add(f"{row.bates} and {named[key, index]} name the same page ({index + 1}) of the image "
+                       f"{row.image_path} in the {kind}; {row.bates} was skipped.")
+            continue
+        named[key, index] = row.bates
         images[number] = (row.image_path, index, row.bates)
     listed = set(images)
     for row in rows:

@@ -268,3 +268,28 @@ def test_the_quick_key_of_a_number_is_the_key_of_its_parse(text):
     from matters.incoming.loadfiles import Bates, bates_key
 
     assert bates_key(text) == Bates.parse(text).key
+
+
+def lfp_volume(tmp_path, offsets: list[int]):
+    dat = concordance([["BEGBATES", "ENDBATES"], ["DEF000001", f"DEF00000{len(offsets)}"]])
+    folder = volume(tmp_path, dat, files={"IMAGES/A.pdf": page_pdf("Image", 3)})
+    (folder / "DATA" / "VOL001.lfp").write_text("".join(
+        f"IM,DEF00000{n},{'D' if n == 1 else ''},{offset},@VOL001;IMAGES;A.pdf;2,0\r\n"
+        for n, offset in enumerate(offsets, start=1)))
+    return folder
+
+
+@pytest.mark.parametrize("offsets", [[0, 1, 2], [1, 2, 3]])
+def test_lfp_offsets_counted_from_zero_or_one_name_each_page_of_the_image(matter, attorney, tmp_path, offsets):
+    incoming = imported(matter, attorney, lfp_volume(tmp_path, offsets))
+    assert incoming.report == []
+    named = incoming.bates_pages.order_by("bates").select_related("page")
+    assert [(row.bates, row.page.text.split(",")[0]) for row in named] == [
+        ("DEF000001", "Image page 1"), ("DEF000002", "Image page 2"), ("DEF000003", "Image page 3")]
+
+
+def test_two_numbers_naming_one_image_page_are_reported(matter, attorney, tmp_path):
+    incoming = imported(matter, attorney, lfp_volume(tmp_path, [1, 2, 2]))
+    assert incoming.report[0] == ("DEF000003 and DEF000002 name the same page (2) of the image IMAGES\\A.pdf in the "
+                                  "LFP; DEF000003 was skipped.")
+    assert numbers_of(incoming) == ["DEF000001", "DEF000002"]
