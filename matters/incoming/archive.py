@@ -85,9 +85,13 @@ def extract(archive_path: Path, target: Path, limits: Limits) -> list[Path]:
                             raise UnsafeArchive("The archive unpacks to more than its headers declare, past the "
                                                 "limit (LAWDESK_ZIP_MAX_MB); nothing was imported.")
                         out.write(chunk)
-            except OSError as error:
+            except (FileExistsError, IsADirectoryError, NotADirectoryError) as error:
                 raise UnsafeArchive(f"The archive member “{member.filename}” conflicts with another member "
                                     f"({error.strerror}).") from error
+            except OSError as error:  # the server's side (disk full, permissions): not the archive's fault
+                raise UnsafeArchive(f"The archive member “{member.filename}” could not be unpacked on the server "
+                                    f"({error.strerror}); nothing was imported. Try again once the server's "
+                                    "administrator has fixed that; the upload itself is kept.") from error
             except MEMBER_READ_ERRORS as error:
                 raise UnsafeArchive(f"The archive member “{member.filename}” cannot be read ({error}); nothing "
                                     "was imported. Ask the producing party for an unencrypted ZIP written with "

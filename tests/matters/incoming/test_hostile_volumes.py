@@ -293,3 +293,25 @@ def test_two_numbers_naming_one_image_page_are_reported(matter, attorney, tmp_pa
     assert incoming.report[0] == ("DEF000003 and DEF000002 name the same page (2) of the image IMAGES\\A.pdf in the "
                                   "LFP; DEF000003 was skipped.")
     assert numbers_of(incoming) == ["DEF000001", "DEF000002"]
+
+
+def test_a_disk_full_while_unpacking_is_said_as_such_not_as_a_member_conflict(client, attorney, matter,
+                                                                            monkeypatch):
+    import errno
+
+    from matters.incoming import archive
+
+    def full(path, mode="r", *args, **kwargs):
+        if "w" in mode:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(archive, "open", full, raising=False)
+    data = zip_bytes({"VOL001/DATA/VOL001.dat": b"BEGBATES\r\nDEF000001\r\n"})
+    client.force_login(attorney)
+    response = client.post(reverse("matters:incoming_upload", args=[matter.pk]),
+                           {"origin": "opposing_party", "files": SimpleUploadedFile("VOL001.zip", data)})
+    incoming = IncomingProduction.objects.get()
+    assert response.status_code == 302 and incoming.status == "failed"
+    assert "could not be unpacked on the server (No space left on device)" in incoming.reason
+    assert blob_path(incoming.sha256).read_bytes() == data
