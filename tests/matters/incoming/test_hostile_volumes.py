@@ -315,3 +315,10 @@ def test_a_disk_full_while_unpacking_is_said_as_such_not_as_a_member_conflict(cl
     assert response.status_code == 302 and incoming.status == "failed"
     assert "could not be unpacked on the server (No space left on device)" in incoming.reason
     assert blob_path(incoming.sha256).read_bytes() == data
+
+
+def test_a_member_under_a_file_of_the_same_name_is_still_a_conflict(matter, attorney, tmp_path):
+    path = tmp_path / "VOL001.zip"
+    path.write_bytes(zip_bytes({"VOL001/DATA": b"a file", "VOL001/DATA/VOL001.dat": b"BEGBATES\r\n"}))
+    with pytest.raises(UnsafeArchive, match="conflicts with another member"):
+        import_production(matter=matter, paths=[path], origin="opposing_party", user=attorney)
