@@ -8,12 +8,19 @@ again while writing, since a member's declared size can lie.
 import os
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 
 class UnsafeArchive(ValueError):
-    """The archive breaks a rule; the message names it for the user."""
+    """The archive breaks a rule or cannot be read; the message names it for the user."""
+
+
+# What zipfile raises for a member it cannot read: a bad CRC or truncated data (BadZipFile, EOFError, zlib.error),
+# a password (RuntimeError), a method or encryption it does not implement, such as Deflate64, which Windows
+# writes for large folders (NotImplementedError).
+MEMBER_READ_ERRORS = (zipfile.BadZipFile, EOFError, zlib.error, RuntimeError, NotImplementedError)
 
 
 RATIO_CHECK_MIN_BYTES = 10 * 2**20  # small members may compress very well (blank TIFF pages); only big ones count
@@ -78,9 +85,17 @@ def extract(archive_path: Path, target: Path, limits: Limits) -> list[Path]:
                             raise UnsafeArchive("The archive unpacks to more than its headers declare, past the "
                                                 "limit (LAWDESK_ZIP_MAX_MB); nothing was imported.")
                         out.write(chunk)
-            except OSError as error:
+            except (FileExistsError, IsADirectoryError, NotADirectoryError) as error:
                 raise UnsafeArchive(f"The archive member “{member.filename}” conflicts with another member "
                                     f"({error.strerror}).") from error
+            except OSError as error:  # the server's side (disk full, permissions): not the archive's fault
+                raise UnsafeArchive(f"The archive member “{member.filename}” could not be unpacked on the server "
+                                    f"({error.strerror}); nothing was imported. Try again once the server's "
+                                    "administrator has fixed that; the upload itself is kept.") from error
+            except MEMBER_READ_ERRORS as error:
+                raise UnsafeArchive(f"The archive member “{member.filename}” cannot be read ({error}); nothing "
+                                    "was imported. Ask the producing party for an unencrypted ZIP written with "
+                                    "the standard Deflate method.") from error
             os.chmod(path, 0o600)
             written.append(path)
         return written

@@ -20,25 +20,34 @@ Paths use backslashes and any letter case; :func:`matters.incoming.services` loo
 import csv
 import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .encoding import Decoded, decode_bytes
 
 QUOTE = "\u00fe"
 SEPARATOR = "\u0014"
 NEWLINE_STAND_IN = "\u00ae"  # Concordance writes ® for a line break inside a field
+PILCROW = "\u00b6"  # the delimiter Relativity and others offer beside U+0014, quoted with þ: þBEGDOCþ¶þENDDOCþ
 MAX_FIELD_CHARS = 64 * 2**20
-DELIMITERS = [SEPARATOR, "|", "\t", ",", ";"]
+DELIMITERS = [SEPARATOR, PILCROW, "|", "\t", ",", ";"]
 QUOTES = [QUOTE, '"', "^", "~", "'"]
 FIELD_ALIASES = {
     "begbates": ["begbates", "begdoc", "begno", "bates begin", "begin bates", "beginbates", "prodbeg", "begbates#",
-                 "bates beg", "begprodbate", "prodbegbates", "beg bates"],
-    "endbates": ["endbates", "enddoc", "endno", "bates end", "end bates", "prodend", "endprodbate", "prodendbates"],
-    "textpath": ["textpath", "text path", "textlink", "text", "ocrpath", "extracted text", "text link"],
-    "nativepath": ["nativepath", "native path", "nativelink", "native", "filepath", "native link"],
+                 "bates beg", "begprodbate", "prodbegbates", "beg bates", "beginning bates", "bates start",
+                 "start bates", "first bates"],
+    "endbates": ["endbates", "enddoc", "endno", "bates end", "end bates", "prodend", "endprodbate", "prodendbates",
+                 "ending bates", "last bates"],
+    "textpath": ["textpath", "text path", "textlink", "text", "ocrpath", "extracted text", "text link",
+                 "text file", "extracted text path", "text file path"],
+    "nativepath": ["nativepath", "native path", "nativelink", "native", "filepath", "native link", "native file",
+                   "native file path"],
     "title": ["title", "doctitle", "document title", "subject", "filename", "file name"],
 }
 _BATES = re.compile(r"^(?P<prefix>.*?)(?P<number>\d+)(?P<suffix>[^\d]*)$")
+# The longest Bates number LawDesk keeps (IncomingBatesPage.bates and BatesPage.bates are 80 characters): a
+# longer "number" in a load file is not one, and PostgreSQL would refuse it in the middle of the import.
+BATES_MAX_CHARS = 80
+_KEY_DROP = str.maketrans("", "", " \t-_")  # separators a vendor may write inside a prefix or before digits
 
 
 def decode(data: bytes) -> str:
@@ -55,10 +64,11 @@ class DatDialect:
 
     @property
     def concordance(self) -> bool:
-        return self.delimiter == SEPARATOR
+        """Whether ® stands in for a line break: Concordance's own delimiter, or its þ quote with another."""
+        return self.delimiter == SEPARATOR or self.quote == QUOTE
 
     def describe(self) -> str:
-        names = {SEPARATOR: "U+0014", "\t": "tab", ",": "comma", "|": "pipe", ";": "semicolon"}
+        names = {SEPARATOR: "U+0014", PILCROW: "pilcrow ¶", "\t": "tab", ",": "comma", "|": "pipe", ";": "semicolon"}
         quote = f"quote {self.quote!r}" if self.quote else "no quote"
         return f"delimiter {names.get(self.delimiter, repr(self.delimiter))}, {quote}"
 
@@ -81,8 +91,8 @@ def dat_dialect(header_line: str) -> DatDialect:
     if not counts:
         if line and not re.search(r"\s{2,}", line):
             return DatDialect(SEPARATOR, quote)  # one field name
-        raise ValueError("The DAT header line has no field delimiter LawDesk knows (U+0014, pipe, tab, comma, "
-                         "semicolon).")
+        raise ValueError("The DAT header line has no field delimiter LawDesk knows (U+0014, pilcrow ¶, pipe, tab, "
+                         "comma, semicolon).")
     delimiter = SEPARATOR if SEPARATOR in counts else max(counts, key=counts.get)
     return DatDialect(delimiter, quote)
 
@@ -147,14 +157,23 @@ def parse_dat(data: bytes) -> tuple[list[str], list[list[str]]]:
     return dat.header, dat.rows
 
 
+def field_name_key(name: str) -> str:
+    """A field name as vendors' variants of it share it: letters and digits only, without case (``Beg Bates``,
+    ``BEG_BATES``, ``Beg-Bates``, ``BegBates#`` and `` BEGBATES `` are ``begbates``)."""
+    return "".join(character for character in name.lower() if character.isalnum())
+
+
 def guess_field_map(header: list[str]) -> dict[str, str]:
-    """Map each canonical field (begbates, endbates, textpath, nativepath) to a header name, where one matches."""
-    normalised = {name.strip().lower().replace("_", " "): name for name in header}
+    """Map each canonical field (begbates, endbates, textpath, nativepath, title) to a header name, where one
+    matches an alias by :func:`field_name_key`; the first header name of a key wins."""
+    normalised: dict[str, str] = {}
+    for name in header:
+        normalised.setdefault(field_name_key(name), name)
     found = {}
     for canonical, aliases in FIELD_ALIASES.items():
         for alias in aliases:
-            if alias in normalised:
-                found[canonical] = normalised[alias]
+            if field_name_key(alias) in normalised:
+                found[canonical] = normalised[field_name_key(alias)]
                 break
     return found
 
@@ -188,8 +207,9 @@ def parse_opt(data: bytes) -> list[ImageRow]:
 
 
 def parse_lfp(data: bytes) -> list[ImageRow]:
-    """The image rows (``IM`` lines) of an IPRO LFP (see the module docstring)."""
-    rows = []
+    """The image rows (``IM`` lines) of an IPRO LFP (see the module docstring). Vendors count OFFSET from 0 or
+    from 1: an image file one of whose lines has offset 0 counts from 0, any other from 1."""
+    rows, offsets = [], []
     for line in decode(data).splitlines():
         parts = [part.strip() for part in line.split(",")]
         if len(parts) < 5 or parts[0].upper() != "IM":
@@ -199,10 +219,15 @@ def parse_lfp(data: bytes) -> list[ImageRow]:
         if len(pieces) < 3:
             continue
         folder, name = pieces[1].strip().strip("\\"), pieces[2].strip()
-        offset = int(parts[3]) if parts[3].isdigit() else 0
-        rows.append(ImageRow(parts[1], f"{folder}\\{name}" if folder else name, parts[2].upper() in ("D", "C"),
-                             page_index=max(offset - 1, 0)))
-    return rows
+        offsets.append(int(parts[3]) if parts[3].isdigit() else 0)
+        rows.append(ImageRow(parts[1], f"{folder}\\{name}" if folder else name, parts[2].upper() in ("D", "C")))
+    from_zero = {_image_name_key(row.image_path) for row, offset in zip(rows, offsets) if offset == 0}
+    return [replace(row, page_index=offset if _image_name_key(row.image_path) in from_zero else max(offset - 1, 0))
+            for row, offset in zip(rows, offsets)]
+
+
+def _image_name_key(path: str) -> str:
+    return path.replace("\\", "/").lower()
 
 
 @dataclass(frozen=True)
@@ -216,16 +241,38 @@ class Bates:
 
     @classmethod
     def parse(cls, text: str) -> "Bates | None":
-        match = _BATES.match(text.strip())
+        """``text`` split, or None when it holds no digits or is longer than BATES_MAX_CHARS."""
+        match = _BATES.match(text.strip()) if len(text.strip()) <= BATES_MAX_CHARS else None
         if match is None:
             return None
         return cls(match["prefix"].rstrip(" -"), int(match["number"]), len(match["number"]), match["suffix"])
+
+    @property
+    def key(self) -> tuple[str, int, str]:
+        """What every writing of this number shares, to compare numbers by: the prefix without case, spaces,
+        hyphens or underscores, the number without its zero padding, the suffix without case. ``DEF 000123``,
+        ``def-000123`` and ``DEF00123`` share a key: vendors write one number those ways in one volume's DAT,
+        OPT and page stamps, and two volumes of one matter may differ in padding."""
+        return (self.prefix.translate(_KEY_DROP).upper(), self.number, self.suffix.upper())
 
     def shifted(self, by: int) -> "Bates":
         return Bates(self.prefix, self.number + by, self.width, self.suffix)
 
     def __str__(self) -> str:
         return f"{self.prefix}{self.number:0{self.width}d}{self.suffix}"
+
+
+def bates_key(text: str) -> tuple[str, int, str]:
+    """:attr:`Bates.key` of ``text``; a text with no digits is its own key, upper-cased. The productions page
+    compares every number of a matter by it, so it skips building a :class:`Bates`, and a number that ends in
+    its digits (nearly all) is split without a regular expression: about 0.9 µs against 2.7."""
+    if text[-1:].isdigit() and not text[:1].isspace() and len(text) <= BATES_MAX_CHARS:
+        prefix = text.rstrip("0123456789")
+        return (prefix.translate(_KEY_DROP).upper(), int(text[len(prefix):]), "")
+    match = _BATES.match(text.strip()) if len(text.strip()) <= BATES_MAX_CHARS else None
+    if match is None:
+        return (text.strip().upper(), -1, "")
+    return (match["prefix"].translate(_KEY_DROP).upper(), int(match["number"]), match["suffix"].upper())
 
 
 @dataclass

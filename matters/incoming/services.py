@@ -21,10 +21,19 @@ from matters import storage
 from matters.audit.services import audit_record
 from matters.exhibits.reading import reading_form
 from matters.exhibits.sniff import sniff
+from matters.incoming.checks import (
+    numbers_not_given,
+    report_digit_counts,
+    report_document_breaks,
+    report_outside_records,
+    text_file_pages,
+    texts_of_their_pages,
+)
 from matters.incoming.encoding import decode_bytes, describe
-from matters.incoming.loadfiles import Bates, Report, guess_field_map, read_dat
+from matters.incoming.loadfiles import BATES_MAX_CHARS, Bates, Report, bates_key, guess_field_map, read_dat
 from matters.incoming.records import RecordExhibits
 from matters.incoming.volume_files import (
+    ImageMap,
     PageFilesRefused,
     _image_map,
     _image_rows,
@@ -36,6 +45,8 @@ from matters.incoming.volume_files import (
     _stamps_of,
     _unpacked,
     inspect_volume,
+    load_files,
+    report_unread,
 )
 from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import Exhibit, IncomingBatesPage, IncomingProduction, Matter, Page
@@ -121,8 +132,9 @@ def _import_paths(incoming, records: RecordExhibits, paths: list[Path], field_ma
         else:
             path = paths[0]
             root = _unpacked(path, Path(work))
-            dats = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".dat")
+            dats = load_files(root, ".dat")
             if dats:
+                report_unread(dats, "DAT", report)
                 _import_volume(incoming, records, root, dats[0], field_map, report)
             else:
                 files = sorted(p for p in root.rglob("*") if p.is_file())
@@ -155,6 +167,10 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
     base = "" if base == "." else base
     image_rows, kind = _image_rows(root, report)
     images = _image_map(image_rows, kind, report)
+    breaks = {bates_key(row.bates) for row in image_rows if row.document_break}
+    given: dict[tuple, str] = {}  # every number given to a page so far, by its key
+    ranged: set[tuple] = set()  # every number a DAT record's range holds, by its key
+    widths: dict[str, dict[int, str]] = {}  # each prefix's digit counts, with a number written so
     previous_end: Bates | None = None
     for row in rows:
         def field(name: str) -> str:
@@ -164,12 +180,16 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
         begin = Bates.parse(field("begbates"))
         end = Bates.parse(field("endbates")) if field("endbates") else begin
         if begin is None or end is None or end.number < begin.number:
-            report.add(f"DAT row {row[:2]} has no usable Bates range; skipped.")
+            report.add(f"DAT row {[value[:100] for value in row[:2]]} has no usable Bates range (a begin number, and "
+                       f"an end number not before it, each with digits and at most {BATES_MAX_CHARS} characters); "
+                       "skipped.")
             continue
         if previous_end is not None and begin.prefix == previous_end.prefix and begin.number != previous_end.number + 1:
             gap = "repeats" if begin.number <= previous_end.number else "skips"
             report.add(f"Numbering {gap} between {previous_end} and {begin}.")
         previous_end = end
+        for number in (begin, end):
+            widths.setdefault(number.key[0], {}).setdefault(number.width, str(number))
         if end.number - begin.number >= MAX_DOCUMENT_PAGES:
             report.add(f"{begin}–{end} would be {end.number - begin.number + 1} pages, more than any document "
                        f"LawDesk imports ({MAX_DOCUMENT_PAGES}); the row was skipped.")
@@ -177,17 +197,22 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
         if begin.prefix.lower() != end.prefix.lower():
             report.add(f"{begin}–{end}: the begin and end numbers have different prefixes.")
         numbers = [begin.shifted(i) for i in range(end.number - begin.number + 1)]
+        ranged.update(number.key for number in numbers)
+        if begin.key in images:  # a number with no image is reported as such
+            report_document_breaks(numbers, breaks, kind, report)
         _import_document(incoming, records, numbers, images, index, base, field("textpath"), field("nativepath"),
-                         report, title=field("title"), kind=kind)
+                         report, title=field("title"), kind=kind, given=given)
+    report_outside_records(images, ranged, kind, report)
+    report_digit_counts(widths, report)
 
 
-def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], images: dict[str, tuple[str, int]],
+def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], images: ImageMap,
                      index, base: str, text_ref: str, native_ref: str, report: Report, title: str = "",
-                     kind: str = "OPT") -> None:
+                     kind: str = "OPT", given: dict | None = None) -> None:
     first = str(numbers[0])
     present: list[tuple[Bates, Path, int]] = []
     for number in numbers:
-        reference, page_index = images.get(str(number), (None, 0))
+        reference, page_index, _ = images.get(number.key, (None, 0, ""))
         path = _lookup(index, reference, base) if reference else None
         if reference is None and images:
             report.add(f"{number}: no image is listed for it in the {kind}.")
@@ -196,6 +221,8 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         if path is not None:
             present.append((number, path, page_index))
     native = _lookup(index, native_ref, base) if native_ref else None
+    if native_ref and native is None:
+        report.add(f"{first}: the native file {native_ref[:200]} named in the DAT is missing from the volume.")
     if present:
         try:
             data, found = _pdf_of_pages([(path, page) for _, path, page in present], report, first)
@@ -224,14 +251,18 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         report.add(f"{first}: {len(pages)} pages, but {len(page_numbers)} Bates numbers.")
         page_numbers = page_numbers[: len(pages)]
     text_path = _lookup(index, text_ref, base) if text_ref else None
+    if text_ref and text_path is None:
+        report.add(f"{first}: the text file {text_ref[:200]} named in the DAT is missing from the volume; the "
+                   "text was taken from the pages themselves.")
     page_texts = []
     if text_path is not None:
         decoded = decode_bytes(text_path.read_bytes())
         if not decoded.certain:
             report.add(describe(text_path.name, decoded))
-        texts = decoded.text.replace("\x00", "").split("\f")
+        texts = text_file_pages(decoded.text)
         if len(texts) == len(pages):
-            page_texts = [(page, text.strip(), reading_form(text.strip())) for page, text in zip(pages, texts)]
+            kept = texts_of_their_pages(first, [page.text for page in pages], texts, report)
+            page_texts = [(page, text, reading_form(text)) for page, text in zip(pages, kept) if text is not None]
         else:
             report.add(f"{first}: the text file has {len(texts)} pages and the document {len(pages)}; the "
                        "text was taken from the pages themselves instead.")
@@ -244,11 +275,12 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         if page_texts:
             Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="")  # the verifier re-reads the new text
         record_bates_pages(incoming, [IncomingBatesPage(incoming=incoming, page=page, bates=str(number))
-                                      for page, number in zip(pages, page_numbers)])
+                                      for page, number in numbers_not_given(first, pages, page_numbers,
+                                                                            given, report)])
 
 
 def _import_stamped(incoming, records: RecordExhibits, pdfs: list[Path], report: Report) -> None:
-    seen: set[str] = set()
+    seen: set[tuple] = set()
     for path in pdfs:
         exhibit = records.exhibit_for(path.read_bytes(), path.name)
         if exhibit.status != Exhibit.Status.READY:
@@ -266,14 +298,14 @@ def _import_stamped(incoming, records: RecordExhibits, pdfs: list[Path], report:
                 report.add(f"{path.name}, page {page.number}: no Bates number found at its edges.")
                 continue
             parsed = Bates.parse(text)
-            if text in seen:
+            if bates_key(text) in seen:
                 report.add(f"{path.name}, page {page.number}: {text} was already used on an earlier page; "
                            "this page was left unnumbered.")
                 continue
             if previous is not None and parsed and parsed.number != previous.number + 1:
                 report.add(f"{path.name}, page {page.number}: {text} does not follow {previous}.")
             previous = parsed
-            seen.add(text)
+            seen.add(bates_key(text))
             found.append(IncomingBatesPage(incoming=incoming, page=page, bates=text))
         record_bates_pages(incoming, found)
 

@@ -18,7 +18,16 @@ from matters.exhibits.ingest.spec import Spec
 from matters.exhibits.sniff import sniff
 from matters.incoming.archive import Limits, extract
 from matters.incoming.encoding import decode_bytes, describe
-from matters.incoming.loadfiles import Bates, ImageRow, Report, guess_field_map, parse_dat, parse_lfp, parse_opt
+from matters.incoming.loadfiles import (
+    Bates,
+    ImageRow,
+    Report,
+    bates_key,
+    guess_field_map,
+    parse_dat,
+    parse_lfp,
+    parse_opt,
+)
 from matters.models import Exhibit, Page
 
 
@@ -90,28 +99,51 @@ def _is_zip(path: Path) -> bool:
         return stream.read(4) == b"PK\x03\x04"
 
 
+def load_files(root: Path, suffix: str) -> list[Path]:
+    """The volume's files named ``*<suffix>`` in any case (``.dat``), in path order: the first is the one read."""
+    return sorted(p for p in root.rglob("*") if p.suffix.lower() == suffix and p.is_file())
+
+
+def report_unread(paths: list[Path], kind: str, report: Report) -> None:
+    """Report the load files of ``kind`` after the first, which the import does not read: a volume with two
+    DATs or two OPTs holds records that would otherwise vanish without a word."""
+    for unread in paths[1:]:
+        report.add(f"{unread.name}: the volume holds {len(paths)} {kind} load files and LawDesk reads one, "
+                   f"{paths[0].name}; what {unread.name} lists was not imported. Ask the producing party "
+                   "for one load file per volume, or upload each as its own volume.")
+
+
 def _image_rows(root: Path, report: Report) -> tuple[list[ImageRow], str]:
-    """The rows of the volume's image load file: an OPT, else an IPRO LFP. A file whose encoding is uncertain
-    is reported."""
-    for suffix, parse in ((".opt", parse_opt), (".lfp", parse_lfp)):
-        paths = sorted(p for p in root.rglob("*") if p.suffix.lower() == suffix and p.is_file())
-        if paths:
-            data = paths[0].read_bytes()
-            decoded = decode_bytes(data)
-            if not decoded.certain:
-                report.add(describe(paths[0].name, decoded))
-            return parse(data), suffix[1:].upper()
-    return [], ""
+    """The rows of the volume's image load file: an OPT, else an IPRO LFP; any other image load file is
+    reported unread. A file whose encoding is uncertain is reported."""
+    found = load_files(root, ".opt") + load_files(root, ".lfp")
+    if not found:
+        return [], ""
+    report_unread(found, "image", report)
+    data = found[0].read_bytes()
+    decoded = decode_bytes(data)
+    if not decoded.certain:
+        report.add(describe(found[0].name, decoded))
+    if found[0].suffix.lower() == ".opt":
+        return parse_opt(data), "OPT"
+    return parse_lfp(data), "LFP"
 
 
-def _image_map(rows: list[ImageRow], kind: str, report: Report) -> dict[str, tuple[str, int]]:
-    """Each Bates number's (image reference, page within that image). An OPT line for a multi-page image gives
-    its page count; the pages after the first take the following numbers unless the file lists them itself.
-    Rows that repeat one image path without a page index count through it in order."""
-    images: dict[str, tuple[str, int]] = {}
+ImageMap = dict[tuple[str, int, str], tuple[str, int, str]]
+
+
+def _image_map(rows: list[ImageRow], kind: str, report: Report) -> ImageMap:
+    """Each Bates number's (image reference, page within that image, the number as the load file writes it),
+    by :func:`bates_key`, so the DAT's ``DEF 000123`` finds the OPT's ``DEF000123``. An OPT line for a
+    multi-page image gives its page count; the pages after the first take the following numbers unless the file
+    lists them itself. Rows that repeat one image path without a page index count through it in order. A second
+    number naming a page another number already names is reported and skipped: one image page, one number."""
+    images: ImageMap = {}
     seen_path: dict[str, int] = {}
+    named: dict[tuple[str, int], str] = {}  # (image, page within it) -> the number that names it
     for row in rows:
-        if row.bates in images:
+        number = bates_key(row.bates)
+        if number in images:
             report.add(f"{row.bates} appears twice in the {kind}; the second entry ({row.image_path}) was "
                        "skipped.")
             continue
@@ -120,15 +152,20 @@ def _image_map(rows: list[ImageRow], kind: str, report: Report) -> dict[str, tup
         if not index and key in seen_path:
             index = seen_path[key] + 1
         seen_path[key] = index
-        images[row.bates] = (row.image_path, index)
+        if (key, index) in named:
+            report.add(f"{row.bates} and {named[key, index]} name the same page ({index + 1}) of the image "
+                       f"{row.image_path} in the {kind}; {row.bates} was skipped.")
+            continue
+        named[key, index] = row.bates
+        images[number] = (row.image_path, index, row.bates)
     listed = set(images)
     for row in rows:
         start = Bates.parse(row.bates)
         if row.pages and row.pages > 1 and start is not None:
-            following = [str(start.shifted(k)) for k in range(1, row.pages)]
-            if not any(number in listed for number in following):
+            following = [start.shifted(k) for k in range(1, row.pages)]
+            if not any(number.key in listed for number in following):
                 for k, number in enumerate(following, start=1):
-                    images[number] = (row.image_path, row.page_index + k)
+                    images[number.key] = (row.image_path, row.page_index + k, str(number))
     return images
 
 
@@ -137,7 +174,7 @@ def inspect_volume(path: Path) -> tuple[list[str], dict[str, str]]:
     Raises UnsafeArchive or ValueError with a reason."""
     with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
         root = _unpacked(path, Path(work))
-        dats = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".dat")
+        dats = load_files(root, ".dat")
         if not dats:
             return [], {}
         header, _ = parse_dat(dats[0].read_bytes())

@@ -4,12 +4,15 @@ Reserving numbers per matter and prefix keeps LawDesk's own productions apart, b
 with the same prefix (SMITH000001–37 received over SMITH000001–05 sent), and a volume may be produced twice. A
 number two productions share names two pages, so a cite of it cannot be trusted to mean either: it is a
 discrepancy, listed on the productions page, on the received production's page and in ``import_production``'s
-report, and the verifier marks a cite of such a number ``ambiguous`` naming both productions.
+report, and the verifier marks a cite of such a number ``ambiguous`` naming both productions. Numbers are
+compared by :func:`matters.incoming.loadfiles.bates_key`: ``DEF 000001``, ``def000001`` and ``DEF00001`` in two
+volumes are one number written two ways, and name two pages just the same.
 """
 
 from collections import defaultdict
 from dataclasses import dataclass
 
+from matters.incoming.loadfiles import bates_key
 from matters.models import BatesPage, IncomingBatesPage, IncomingProduction, Matter, Production
 
 
@@ -47,20 +50,26 @@ def production_name(key: str, production: Production | IncomingProduction | None
 def bates_overlaps(matter: Matter) -> list[Overlap]:
     """Every pair of the matter's productions (finished ones sent; every one received) that share a Bates
     number, with the numbers they share; in order of their first number."""
-    holders: dict[str, set[str]] = defaultdict(set)
-    for bates, production_id in BatesPage.objects.filter(
-            production__matter=matter, production__status=Production.Status.DONE).values_list("bates", "production_id"):
-        holders[bates].add(f"out:{production_id}")
-    for bates, incoming_id in IncomingBatesPage.objects.filter(incoming__matter=matter).values_list(
-            "bates", "incoming_id"):
-        holders[bates].add(f"in:{incoming_id}")
+    held = [(bates, f"out:{production_id}") for bates, production_id in BatesPage.objects.filter(
+        production__matter=matter, production__status=Production.Status.DONE).values_list("bates", "production_id")]
+    held += [(bates, f"in:{incoming_id}") for bates, incoming_id in IncomingBatesPage.objects.filter(
+        incoming__matter=matter).values_list("bates", "incoming_id")]
+    keys = [bates_key(bates) for bates, _ in held]
+    holders: dict[tuple, set[str]] = defaultdict(set)
+    for key, (_, holder) in zip(keys, held):
+        holders[key].add(holder)
+    twice = {key for key, owners in holders.items() if len(owners) > 1}
+    written: dict[tuple, set[str]] = defaultdict(set)  # how each number held twice is written, for the message
+    if twice:
+        for key, (bates, _) in zip(keys, held):
+            if key in twice:
+                written[key].add(bates)
     shared: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for bates, keys in holders.items():
-        if len(keys) > 1:
-            ordered = sorted(keys)
-            for i, a in enumerate(ordered):
-                for b in ordered[i + 1:]:
-                    shared[a, b].append(bates)
+    for key in twice:
+        ordered = sorted(holders[key])
+        for i, a in enumerate(ordered):
+            for b in ordered[i + 1:]:
+                shared[a, b].append(" / ".join(sorted(written[key])))
     if not shared:
         return []
     names = {key: production_name(key, obj) for key, obj in _productions(matter, {k for pair in shared for k in pair})}
