@@ -57,18 +57,20 @@ def has_optional_content(doc: pymupdf.Document) -> bool:
 
 
 def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect], layers: bool | None = None,
-             visible: pymupdf.Rect | None = None) -> str:
+             visible: pymupdf.Rect | None = None, annotated: bool = True) -> str:
     """Why the structure of page ``number`` (0-based) of ``doc`` does not prove its stamp shows ('' when it
     does). Only for a page stamped by :class:`.stamp.DocumentStamper` with its own content stream: the
     page's content as a form XObject, ``q /LDPage Do Q``, then ``q <stamp> Q``. ``boxes`` are the stamp boxes
     (displayed-page points); ``layers``, :func:`has_optional_content` when the caller knows it; ``visible``, the
-    page's visible area when the caller has it (the stamper reads it to place the stamp).
+    page's visible area when the caller has it (the stamper reads it to place the stamp); ``annotated``, False
+    when the caller knows the page has no annotations (the stamper reads that too).
 
     The page's content needs no reading: it is a form XObject of its own (see the module docstring); only its
     annotations, its stamp boxes against the visible area and the document's optional content are looked at."""
-    pdf = pageobjects.pdf_of(doc)
-    page_obj = pageobjects.page_object(pdf, number)
-    if pageobjects.draws_annots(page_obj):
+    page_obj = None
+    if annotated or visible is None:
+        page_obj = pageobjects.page_object(pageobjects.pdf_of(doc), number)
+    if annotated and pageobjects.draws_annots(page_obj):
         return "annotations are drawn over the page content"
     if visible is None:
         visible, _ = pageobjects.geometry(page_obj)
@@ -80,17 +82,20 @@ def unproven(doc: pymupdf.Document, number: int, boxes: list[pymupdf.Rect], laye
 
 
 def check_stamps(doc: pymupdf.Document, boxes: list[list[pymupdf.Rect]], names: list[str], what: str,
-                 readable: set[int] = frozenset(), visible: dict[int, pymupdf.Rect] | None = None) -> int:
+                 readable: set[int] = frozenset(), visible: dict[int, pymupdf.Rect] | None = None,
+                 annotated: set[int] | None = None) -> int:
     """Raise StampNotVisible for the first page of ``doc`` whose stamp boxes (one list per page, displayed-page
     points) lack ink. ``names`` are the pages' Bates numbers; ``what`` names the document in the message.
     ``readable`` are the pages (0-based) whose content is isolated and whose stamps are all in one content
     stream of ours (see :func:`unproven`); the others, and those whose structure proves nothing, are rendered.
-    ``visible`` maps pages (0-based) to their visible area as the stamper read it, so it is not read again.
+    ``visible`` maps pages (0-based) to their visible area as the stamper read it, so it is not read again;
+    ``annotated``, the pages with annotations when the stamper knows them (every page may have some otherwise).
     Return how many pages were rendered."""
     layers = has_optional_content(doc) if readable else True
     rendered = 0
     for number, (page_boxes, name) in enumerate(zip(boxes, names)):
-        if number in readable and not unproven(doc, number, page_boxes, layers, (visible or {}).get(number)):
+        if number in readable and not unproven(doc, number, page_boxes, layers, (visible or {}).get(number),
+                                               annotated is None or number in annotated):
             continue
         rendered += 1
         page = doc[number]

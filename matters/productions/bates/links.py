@@ -35,20 +35,22 @@ def file_key(name: str) -> str:
     return PurePosixPath(name).stem.lower()
 
 
-def _linked_pages(doc: pymupdf.Document):
-    """The pages that have annotations at all (reading the page object only: most pages have none)."""
+def _linked_pages(doc: pymupdf.Document, pages: list[int] | None = None):
+    """The pages that have annotations at all (reading the page object only: most pages have none), among
+    ``pages`` (0-based numbers) when the caller knows which may have them."""
     pdf = pageobjects.pdf_of(doc)
-    for number in range(doc.page_count):
+    for number in range(doc.page_count) if pages is None else pages:
         if pageobjects.has_annots(pageobjects.page_object(pdf, number)):
             yield doc[number]
 
 
-def resolve_named_links(doc: pymupdf.Document) -> list[str]:
+def resolve_named_links(doc: pymupdf.Document, pages: list[int] | None = None) -> list[str]:
     """Replace every link to a named destination in ``doc`` by a link to the page it names; return the names
-    that name no page (those links are left as they are and will not survive combining)."""
+    that name no page (those links are left as they are and will not survive combining). ``pages``: the only
+    pages (0-based) that may have links, when the caller knows (every page otherwise)."""
     names = None
     unresolved = []
-    for page in _linked_pages(doc):
+    for page in _linked_pages(doc, pages):
         for link in page.get_links():
             if link["kind"] != pymupdf.LINK_NAMED:
                 continue
@@ -70,10 +72,10 @@ def resolve_named_links(doc: pymupdf.Document) -> list[str]:
     return unresolved
 
 
-def take_file_links(doc: pymupdf.Document) -> list[FileLink]:
-    """Remove the links to other files from ``doc`` and return them."""
+def take_file_links(doc: pymupdf.Document, pages: list[int] | None = None) -> list[FileLink]:
+    """Remove the links to other files from ``doc`` and return them. ``pages``: as :func:`resolve_named_links`."""
     taken = []
-    for page in _linked_pages(doc):
+    for page in _linked_pages(doc, pages):
         for link in page.get_links():
             if link["kind"] != pymupdf.LINK_GOTOR or not link.get("file"):
                 continue

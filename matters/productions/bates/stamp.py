@@ -147,6 +147,9 @@ class DocumentStamper:
         self.unicode_used = False  # a Unicode font was embedded whole: subset it before saving
         self.own_content: set[int] = set()
         self.visible: dict[int, pymupdf.Rect] = {}  # each stamped page's visible area, for :mod:`.check`
+        # The pages (0-based) with annotations, read from each page object as it is stamped, so that the check
+        # and the links look at those pages only instead of reading every page object again.
+        self.annotated: set[int] = set()
 
     def _new_font(self):
         mupdf = pageobjects.mupdf
@@ -169,6 +172,8 @@ class DocumentStamper:
         page_obj = pageobjects.page_object(self.pdf, number)
         visible, to_pdf = pageobjects.geometry(page_obj)
         self.visible[number] = visible
+        if pageobjects.has_annots(page_obj):
+            self.annotated.add(number)
         placed = layout(visible, items, fontsize)
         latin = [item for item in placed if not item.unicode]
         if latin:
@@ -289,12 +294,14 @@ class Stamping:
     """What :func:`stamp_pages` did: ``boxes``, each page's stamp boxes (displayed-page points);
     ``own_content``, the pages (0-based) whose stamps are all in one content stream of ours (:mod:`.check`);
     ``visible``, each page's visible area as stamped (displayed-page points, by 0-based page number);
-    ``tagged``, page object number to form for the tagged pages made forms (:mod:`.tags`)."""
+    ``tagged``, page object number to form for the tagged pages made forms (:mod:`.tags`); ``annotated``, the
+    pages (0-based) that had annotations (links, or fields kept) when stamped."""
 
     boxes: list[list[pymupdf.Rect]]
     own_content: set[int]
     visible: dict[int, pymupdf.Rect] = field(default_factory=dict)
     tagged: dict = field(default_factory=dict)
+    annotated: set[int] = field(default_factory=set)
 
 
 def stamp_pages(source: pymupdf.Document, bates: list[str], spec: StampSpec, confidentiality: str = "",
@@ -312,7 +319,7 @@ def stamp_pages(source: pymupdf.Document, bates: list[str], spec: StampSpec, con
         retarget_structure(stamper.pdf, stamper.isolator.tagged)
     if stamper.unicode_used:
         source.subset_fonts()  # the file grows by the glyphs used, not the 3.5 MB font
-    return Stamping(boxes, stamper.own_content, stamper.visible, stamper.isolator.tagged)
+    return Stamping(boxes, stamper.own_content, stamper.visible, stamper.isolator.tagged, stamper.annotated)
 
 
 def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates: list[str], spec: StampSpec,
@@ -329,17 +336,18 @@ def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates
     # The combined PDF keeps no structure tree (combining copies pages, not the catalog): the tree of ``source``
     # is pointed at its forms only if ``source`` is written on its own, by :func:`.tags.retarget_structure`.
     stamping = stamp_pages(source, bates, spec, confidentiality, keep_forms, structure=False)
+    annotated = sorted(stamping.annotated)
     if check:
-        check_stamps(source, stamping.boxes, bates, what, readable=stamping.own_content, visible=stamping.visible)
-    stamped = Stamped(start=combined.page_count, unresolved_names=resolve_named_links(source),
-                      file_links=take_file_links(source), tagged=stamping.tagged)
+        check_stamps(source, stamping.boxes, bates, what, readable=stamping.own_content, visible=stamping.visible,
+                     annotated=stamping.annotated)
+    stamped = Stamped(start=combined.page_count, unresolved_names=resolve_named_links(source, annotated),
+                      file_links=take_file_links(source, annotated), tagged=stamping.tagged)
     field_names = nest_fields(source, bates[0]) if keep_forms else {}
     # PyMuPDF's insert_pdf loads every source page to repair radio buttons (widgets) and again to copy links, in
     # Python: a third of combining a page. Without kept fields there are no widgets (flatten baked them), and a
     # document whose pages have no annotations left has no links to copy.
     pdf = pageobjects.pdf_of(source)
-    links = any(pageobjects.has_annots(pageobjects.page_object(pdf, number))
-                for number in range(source.page_count))
+    links = any(pageobjects.has_annots(pageobjects.page_object(pdf, number)) for number in annotated)
     combined.insert_pdf(source, links=links, widgets=keep_forms)
     pageobjects.nest_page_tree(combined)
     restore_names(combined, stamped.start, field_names)
