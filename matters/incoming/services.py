@@ -82,8 +82,11 @@ def _import_run(incoming: IncomingProduction, paths: list[Path], field_map: dict
     """Read the volume into ``incoming`` from the start and record how it ended. ``owner``: the lease this
     worker holds (every write that ends the import is conditional on it); raises LeaseLost once it is lost."""
     report = Report()
-    # Numbers a dead worker's reading gave pages are given again, to the same pages, by this one.
+    # Numbers a dead worker's reading gave pages are given again, to the same pages, by this one; the prefixes
+    # kept with them (record_bates_pages) are read again with them.
     IncomingBatesPage.objects.filter(incoming=incoming).delete()
+    incoming.bates_prefixes = []
+    IncomingProduction.objects.filter(pk=incoming.pk).update(bates_prefixes=[])
     try:
         _import_paths(incoming, RecordExhibits(incoming, keeper), paths, field_map, report)
     except LeaseLost:

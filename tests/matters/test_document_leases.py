@@ -150,8 +150,10 @@ def test_an_import_read_again_keeps_the_exhibits_it_made_and_makes_each_missing_
     links[2].delete()
     Page.objects.filter(exhibit=third).delete()
     Exhibit.objects.filter(pk=third.pk).delete()
+    # The prefixes go with the numbers they were read from: one only the dead reading saw does not outlive it.
     IncomingProduction.objects.filter(pk=confirmed_import.pk).update(
-        status="importing", lease_owner="w:1:a", lease_expires_at=timezone.now() - timedelta(seconds=1))
+        status="importing", lease_owner="w:1:a", lease_expires_at=timezone.now() - timedelta(seconds=1),
+        bates_prefixes=["DEF", "XYZ"])
 
     assert imports_recover() == [confirmed_import.pk]
     again = import_confirmed(incoming_id=confirmed_import.pk)
@@ -162,5 +164,6 @@ def test_an_import_read_again_keeps_the_exhibits_it_made_and_makes_each_missing_
     assert matter.exhibits.count() == 3 and all(link.exhibit.status == "ready" for link in links)
     numbers = sorted(IncomingBatesPage.objects.filter(incoming=again).values_list("bates", flat=True))
     assert numbers == [f"DEF{n:06d}" for n in range(1, sum(PAGES_PER_DOCUMENT) + 1)]
+    assert IncomingProduction.objects.get(pk=again.pk).bates_prefixes == ["DEF"]
     for link, count in zip(links, PAGES_PER_DOCUMENT):
         assert list(link.exhibit.pages.values_list("number", flat=True)) == list(range(1, count + 1))
