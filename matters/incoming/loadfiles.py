@@ -269,10 +269,8 @@ def bates_key(text: str) -> tuple[str, int, str]:
     if text[-1:].isdigit() and not text[:1].isspace() and len(text) <= BATES_MAX_CHARS:
         prefix = text.rstrip("0123456789")
         return (prefix.translate(_KEY_DROP).upper(), int(text[len(prefix):]), "")
-    match = _BATES.match(text.strip()) if len(text.strip()) <= BATES_MAX_CHARS else None
-    if match is None:
-        return (text.strip().upper(), -1, "")
-    return (match["prefix"].translate(_KEY_DROP).upper(), int(match["number"]), match["suffix"].upper())
+    parsed = Bates.parse(text)
+    return (text.strip().upper(), -1, "") if parsed is None else parsed.key
 
 
 @dataclass
