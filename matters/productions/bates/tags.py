@@ -87,7 +87,7 @@ def _visit(pdf, kid, page, forms: dict[int, object], stack: list) -> int:
             return 0  # already names its stream (a form of the page's own)
         own_page = mupdf.pdf_dict_get(kid, PG)
         target = own_page if mupdf.pdf_is_indirect(own_page) else page
-        form = forms.get(mupdf.pdf_to_num(target)) if target is not None else None
+        form = _form_of(target, forms)
         if form is None:
             return 0
         mupdf.pdf_dict_put(kid, PG, target)
@@ -99,7 +99,7 @@ def _visit(pdf, kid, page, forms: dict[int, object], stack: list) -> int:
 
 def _reference(pdf, mcid, page, forms: dict[int, object]):
     """A marked-content reference to MCID ``mcid`` of ``page``'s form, or None when the page was not isolated."""
-    form = forms.get(mupdf.pdf_to_num(page)) if page is not None else None
+    form = _form_of(page, forms)
     if form is None:
         return None
     reference = mupdf.pdf_new_dict(pdf, 4)
@@ -108,3 +108,8 @@ def _reference(pdf, mcid, page, forms: dict[int, object]):
     mupdf.pdf_dict_put(reference, STM, form)
     mupdf.pdf_dict_put(reference, MCID, mupdf.pdf_new_int(mupdf.pdf_to_int(mcid)))
     return reference
+
+
+def _form_of(page, forms: dict[int, object]):
+    """The form now holding the content of ``page`` (a page reference, or None); None when it was not isolated."""
+    return forms.get(mupdf.pdf_to_num(page)) if page is not None else None
