@@ -143,12 +143,14 @@ def main() -> int:
 
     startup.prepare()
     embedded = startup.start_embedded_model()
+    embedder = startup.start_embedded_embedder_server()
     try:
         exit_code = _serve(host=settings.LAWDESK_HOST, port=settings.LAWDESK_PORT, workers=settings.LAWDESK_WORKERS,
                            model_workers=settings.LAWDESK_MODEL_WORKERS)
     finally:
-        if embedded is not None:
-            embedded.stop()
+        for server in (embedded, embedder):
+            if server is not None:
+                server.stop()
     print("LawDesk stopped.", flush=True)
     return exit_code
 

@@ -249,6 +249,8 @@ LAWDESK_REVIEW_MAX_TOKENS = _env_int("LAWDESK_REVIEW_MAX_TOKENS", 1024)
 LAWDESK_EXTRACT_MAX_TOKENS = _env_int("LAWDESK_EXTRACT_MAX_TOKENS", 1024)
 # Seconds between two runs of the periodic model-server probe (pipeline.topology.probe.probe_schedule).
 LAWDESK_PROBE_INTERVAL_S = _env_int("LAWDESK_PROBE_INTERVAL_S", 300)
+# How often the embedding sweep looks for pages made ready since (pipeline.retrieval.embedding), in seconds.
+LAWDESK_EMBED_SWEEP_S = _env_int("LAWDESK_EMBED_SWEEP_S", 30)
 
 TASKS = {
     "default": {

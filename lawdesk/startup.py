@@ -13,8 +13,16 @@ from lawdesk.accounts import WeakPassword, ensure_first_attorney
 from lawdesk.backup.snapshot import RESTORING
 from matters.exhibits.ingest.ocr_check import ocr_problems
 from matters.recovery import documents_recover, documents_sweep_schedule
-from pipeline.embedded import EmbeddedServer, EmbeddedUnavailable, embedded_model, start_embedded_server
-from pipeline.servers import needs_embedded, register_embedded
+from pipeline.embedded import (
+    EMBEDDER_CONTEXT_TOKENS,
+    EmbeddedServer,
+    EmbeddedUnavailable,
+    embedded_model,
+    start_embedded_embedder,
+    start_embedded_server,
+)
+from pipeline.retrieval.embedding import embedding_schedule, embedding_sweep_schedule
+from pipeline.servers import needs_embedded, needs_embedded_embedder, register_embedded, register_embedded_embedder
 from pipeline.stages.control import stage_recover
 from pipeline.topology.probe import probe_schedule
 
@@ -54,6 +62,7 @@ def prepare() -> None:
     if recovered := stage_recover():
         print(f"Queued again {len(recovered)} job stage(s) whose worker had stopped.", flush=True)
     probe_schedule()  # the periodic health-and-speed probe of the model servers queues its own next run
+    embedding_sweep_schedule()  # pages made ready are embedded within LAWDESK_EMBED_SWEEP_S, on a documents worker
 
 
 def start_embedded_model() -> EmbeddedServer | None:
@@ -71,4 +80,22 @@ def start_embedded_model() -> EmbeddedServer | None:
         return None
     register_embedded(server)
     print(f"Embedded model server at {server.base_url} holds every role.", flush=True)
+    return server
+
+
+def start_embedded_embedder_server() -> EmbeddedServer | None:
+    """Start the embedded embedding server when no other enabled server holds the embedder role; record it with
+    that role, queue the embedding of every matter's pages still missing vectors, and return it (or None)."""
+    if not needs_embedded_embedder():
+        return None
+    try:
+        server = start_embedded_embedder(cache_dir=settings.DATA_DIR / "models",
+                                         log_path=settings.DATA_DIR / "llama-server-embedder.log")
+    except EmbeddedUnavailable as error:
+        print(f"warning: the embedded embedder did not start: {error} Jobs retrieve their pages by words alone.",
+              flush=True)
+        return None
+    register_embedded_embedder(server, context_tokens=EMBEDDER_CONTEXT_TOKENS)
+    print(f"Embedded embedder at {server.base_url} holds the embedder role.", flush=True)
+    embedding_schedule()
     return server

@@ -88,6 +88,9 @@ class StageRun(models.Model):
     prompt = models.JSONField(default=list, blank=True)
     prompt_template = models.CharField(max_length=100, blank=True)
     packet_sha256 = models.CharField(max_length=64, blank=True)
+    # How the packet was chosen (pipeline.packet.EvidencePacket.trace): the queries, each page's reason for being
+    # there (query, lexical rank, similarity), what was left out for space, the embedding's progress, warnings.
+    retrieval = models.JSONField(default=dict, blank=True)
     output = models.TextField(blank=True)
     streamed_pieces = models.PositiveIntegerField(default=0)
     parsed = models.JSONField(null=True, blank=True)

@@ -55,6 +55,14 @@ class Role(models.TextChoices):
     REVIEWER = "reviewer", "Adversarial reviewer"
     EXTRACTOR = "extractor", "Financial / extraction"
     SUMMARIZER = "summarizer", "Summarizer"
+    # Retrieval, not generation: embeddings of page chunks (/v1/embeddings) and, where the office has one, a
+    # cross-encoder that reorders the best candidates (llama.cpp --reranking, /v1/rerank).
+    EMBEDDER = "embedder", "Embedder (retrieval)"
+    RERANKER = "reranker", "Reranker (retrieval)"
+
+
+# Roles that generate text; the embedded chat server holds these, the embedded embedder the embedder role.
+RETRIEVAL_ROLES = frozenset({Role.EMBEDDER, Role.RERANKER})
 
 
 class Host(models.Model):
@@ -360,3 +368,4 @@ class ProbeResult(models.Model):
 
 # Jobs and their stage runs live in their own module; Django finds models through this one.
 from .job_models import Job, JobKind, StageRun, StageStatus  # noqa: E402,F401
+from .retrieval.models import ChunkEmbedding, EmbeddingIndex  # noqa: E402,F401

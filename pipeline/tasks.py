@@ -24,9 +24,12 @@ logger = logging.getLogger(__name__)
 def probe_servers(interval_s: int = 0) -> list[dict]:
     """Probe every enabled server and record the results; with ``interval_s``, queue the next run that many
     seconds later (unless one is already queued). Returns the topology_probe lines."""
+    from pipeline.retrieval.embedding import embedding_schedule
     from pipeline.topology.probe import probe_line, probe_schedule, servers_probe
 
     lines = [probe_line(result) for result in servers_probe()]
+    # The probe's period is the embedding sweep's too: pages made ready since the last one get their vectors.
+    embedding_schedule()
     if interval_s:
         probe_schedule(interval_s=interval_s)
     return lines
@@ -54,3 +57,24 @@ def watch_stage(run_id: int) -> str:
     from pipeline.stages.control import stage_watch
 
     return stage_watch(run_id=run_id)
+
+
+@task(queue_name="documents", priority=-20)
+def embed_matter(matter_id: int) -> int:
+    """Embed a matter's pages still missing their vectors (on the ``documents`` queue, after ingest and previews);
+    returns how many pages were embedded."""
+    from pipeline.retrieval.embedding import matter_embed
+
+    return matter_embed(matter_id=matter_id)
+
+
+@task(queue_name="documents", priority=-20)
+def sweep_embeddings(interval_s: int = 0) -> int:
+    """Queue the embedding of every matter with pages still missing their vectors; with ``interval_s``, queue the
+    next sweep that many seconds later. Returns how many matters were queued."""
+    from pipeline.retrieval.embedding import embedding_schedule, embedding_sweep_schedule
+
+    queued = embedding_schedule()
+    if interval_s:
+        embedding_sweep_schedule(interval_s=interval_s)
+    return queued

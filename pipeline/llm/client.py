@@ -38,7 +38,7 @@ from .hosts import HostAllowlist, check_server_address
 from .readers import Accumulator, TokenCallback, cancellable, read_ollama, read_openai
 from .slots import slots_for
 from .stream import crlf_lines
-from .types import Generation, Message, Sampling
+from .types import Embeddings, Generation, Message, Sampling
 
 LLAMA_CPP = "llama.cpp"
 OLLAMA = "ollama"
@@ -344,6 +344,61 @@ class ModelClient:
         result.model = result.model or self.server.model
         return result
 
+    # ---- retrieval: embeddings and reranking -----------------------------------------------------------
+
+    def embed(self, texts: list[str], *, batch_size: int = 32) -> Embeddings:
+        """Embed ``texts`` (one vector each, in order), ``batch_size`` inputs a request: llama.cpp, vLLM and other
+        OpenAI-compatible servers ``POST /v1/embeddings`` (answers sorted by their ``index``); Ollama
+        ``POST /api/embed``. Raises ServerUnavailable (cannot connect), ServerLoading (503), or ModelServerError
+        for any other failure, including an answer whose count of vectors is not the count of inputs."""
+        vectors: list[list[float]] = []
+        tokens: int | None = 0
+        model = self.server.model
+        started = time.monotonic()
+        for first in range(0, len(texts), max(1, batch_size)):
+            batch = texts[first:first + batch_size]
+            if self.server.backend == OLLAMA:
+                body = self._request_json("POST", "/api/embed", json={"model": self.server.model, "input": batch})
+                got = body.get("embeddings") if isinstance(body, dict) else None
+                counted = body.get("prompt_eval_count") if isinstance(body, dict) else None
+            else:
+                payload = {"input": batch, **({"model": self.server.model} if self.server.model else {})}
+                body = self._request_json("POST", "/v1/embeddings", json=payload)
+                data = body.get("data") if isinstance(body, dict) else None
+                got = None
+                if isinstance(data, list) and all(isinstance(d, dict) for d in data):
+                    got = [d.get("embedding") for d in sorted(data, key=lambda d: d.get("index", 0))]
+                counted = (body.get("usage") or {}).get("prompt_tokens") if isinstance(body, dict) else None
+                model = body.get("model") or model if isinstance(body, dict) else model
+            if not isinstance(got, list) or not all(
+                    isinstance(v, list) and v and all(isinstance(x, int | float) for x in v) for v in got):
+                raise ModelServerError(f"{self.server.label} answered embeddings that are not lists of numbers.")
+            if len(got) != len(batch):
+                raise ModelServerError(f"{self.server.label} answered {len(got)} embeddings for {len(batch)} "
+                                       "inputs.")
+            vectors.extend(got)
+            tokens = tokens + counted if tokens is not None and isinstance(counted, int) else None
+        return Embeddings(vectors=vectors, model=str(model or ""), prompt_tokens=tokens or None,
+                          duration_ms=(time.monotonic() - started) * 1000)
+
+    def rerank(self, query: str, documents: list[str]) -> list[float]:
+        """Relevance scores of ``documents`` for ``query``, in document order: llama.cpp ``POST /v1/rerank``
+        (a server started with ``--reranking``). Ollama has no reranking endpoint: ModelServerError says so."""
+        if self.server.backend == OLLAMA:
+            raise ModelServerError(f"{self.server.label} is an Ollama server, which has no reranking endpoint.")
+        body = self._request_json("POST", "/v1/rerank", json={
+            "query": query, "documents": documents, "top_n": len(documents),
+            **({"model": self.server.model} if self.server.model else {})})
+        results = body.get("results") if isinstance(body, dict) else None
+        scores: dict[int, float] = {}
+        for result in results if isinstance(results, list) else []:
+            if isinstance(result, dict) and isinstance(result.get("index"), int) and isinstance(
+                    result.get("relevance_score"), int | float):
+                scores[result["index"]] = float(result["relevance_score"])
+        if sorted(scores) != list(range(len(documents))):
+            raise ModelServerError(f"{self.server.label} did not score every document it was sent to rerank.")
+        return [scores[i] for i in range(len(documents))]
+
     def _request_json(self, method: str, path: str, **kwargs) -> dict:
         try:
             response = self._http.request(method, path, **kwargs)
@@ -355,7 +410,10 @@ class ModelClient:
             raise ServerLoading(f"{self.server.label} is loading its model ({_error_message(response)}).")
         if response.status_code != 200:
             raise ModelServerError(f"{self.server.label} answered {path} with HTTP {response.status_code}.")
-        return response.json()
+        try:
+            return response.json()
+        except ValueError as error:
+            raise ModelServerError(f"{self.server.label} answered {path} with something that is not JSON.") from error
 
 
 def _error_message(response: httpx.Response) -> str:

@@ -59,3 +59,15 @@ class Generation:
     prompt_tokens_cached: int | None = None
     prompt_tokens_counted: int | None = None
     truncated: bool = False
+
+
+@dataclass
+class Embeddings:
+    """One embeddings answer: ``vectors`` in the order of the inputs (as the server gave them: llama.cpp
+    normalises to unit length by default, ``--embd-normalize 2``), the ``model`` that made them, the input tokens
+    it counted (None when it says nothing) and the wall time of the request(s) in ms."""
+
+    vectors: list[list[float]]
+    model: str
+    prompt_tokens: int | None
+    duration_ms: float

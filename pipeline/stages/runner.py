@@ -147,6 +147,24 @@ def _claim(run_id: int, owner: str) -> StageRun | None:
     return run
 
 
+def gate_queries(job: Job) -> list[str]:
+    """The search queries of the questions the job's gate found in its request (its latest ``done`` attempt),
+    without repeats; [] before the gate has run or when it named none."""
+    gate = job.stage_runs.filter(stage="gate", status=StageStatus.DONE).order_by("-attempt").first()
+    questions = ((gate.parsed or {}).get("questions") if gate is not None else None) or []
+    queries = [str(q.get("query") or q.get("question") or "").strip() for q in questions if isinstance(q, dict)]
+    return list(dict.fromkeys(q for q in queries if q))
+
+
+def retrieval_record(packet) -> dict:
+    """What a stage run keeps of how its packet was chosen: the packet's trace, the counts of pages sent and left
+    out, and the authorities sent (citation, page, markers)."""
+    return {**packet.trace, "evidence_pages": len(packet.pages), "omitted_pages": len(packet.omitted),
+            "authorities": None if packet.authorities is None else [
+                {"exhibit": a.exhibit, "label": a.label, "cites_as": a.cites_as, "page": a.page,
+                 "markers": a.markers} for a in packet.authorities]}
+
+
 def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
     job = run.job
     packet = None
@@ -154,7 +172,8 @@ def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
                "kind_label": (job.get_kind_display() or "document").lower(), "packet": "", "draft": ""}
     if spec.packet:
         packet = evidence_packet(job.matter, exhibits=job.exhibits or None, query=job.instructions,
-                                 budget_chars=budget_chars)
+                                 budget_chars=budget_chars, queries=gate_queries(job) if run.stage != "gate" else [],
+                                 authorities=spec.authorities)
         context["packet"] = packet.prompt_text()
     if job.draft_id is not None and run.stage in ("revise", "review"):
         context["draft"] = job.draft.latest_version.text
@@ -178,11 +197,12 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
             run.board, run.sampling, run.prompt_template = _board(server), sampling.as_dict(), spec.template
             run.prompt = [{"role": m.role, "content": m.content} for m in messages]
             run.packet_sha256 = packet.sha256 if packet else ""
+            run.retrieval = retrieval_record(packet) if packet else {}
             run.first_request_at = timezone.now()
             StageRun.objects.filter(pk=run.pk, lease_owner=owner).update(
                 server=server, server_name=run.server_name, model=run.model, board=run.board,
                 sampling=run.sampling, prompt=run.prompt, prompt_template=run.prompt_template,
-                packet_sha256=run.packet_sha256, first_request_at=run.first_request_at)
+                packet_sha256=run.packet_sha256, retrieval=run.retrieval, first_request_at=run.first_request_at)
             try:
                 schema = constrained_schema(spec.schema, [page.cite for page in packet.pages] if packet else [])
                 generation = client.generate(messages, sampling=sampling, schema=schema,

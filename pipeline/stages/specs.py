@@ -23,6 +23,9 @@ class StageSpec:
     schema: dict | None = None
     max_tokens: int = 512
     packet: bool = True
+    # Whether the stage also receives the matter's authorities (the AUTHORITY section): those that write or attack
+    # the draft's law.
+    authorities: bool = False
     extra: dict = field(default_factory=dict)
 
 
@@ -36,9 +39,17 @@ ROUTER_SCHEMA = {
                    "reason": {"type": "string", "maxLength": 150}},
     "required": ["kind"],
 }
+# The gate also names the questions the request raises and a search query for each: later stages retrieve their
+# evidence and law for every one of them, not for the request's words alone.
 GATE_SCHEMA = {
     "type": "object",
-    "properties": {"has_grounds": {"type": "boolean"}, "reasons": _STRING_LIST, "cited_pages": _STRING_LIST},
+    "properties": {"has_grounds": {"type": "boolean"}, "reasons": _STRING_LIST, "cited_pages": _STRING_LIST,
+                   "questions": {"type": "array", "maxItems": 4, "items": {
+                       "type": "object",
+                       "properties": {"question": {"type": "string", "maxLength": 200},
+                                      "query": {"type": "string", "maxLength": 120}},
+                       "required": ["question", "query"]}}},
+    # Not required: a gate that names no questions still decides; retrieval then uses the request alone.
     "required": ["has_grounds", "reasons", "cited_pages"],
 }
 REVIEW_SCHEMA = {
@@ -63,12 +74,14 @@ EXTRACT_SCHEMA = {
 
 STAGES: dict[str, StageSpec] = {
     "router": StageSpec("router", Role.ROUTER, "router.v1.txt", ROUTER_SCHEMA, 128, packet=False),
-    "gate": StageSpec("gate", Role.GATE, "gate.v1.txt", GATE_SCHEMA, settings.LAWDESK_GATE_MAX_TOKENS),
-    "draft": StageSpec("draft", Role.DRAFTER, "draft.v1.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS),
-    "revise": StageSpec("revise", Role.REASONER, "revise.v1.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS),
+    "gate": StageSpec("gate", Role.GATE, "gate.v2.txt", GATE_SCHEMA, settings.LAWDESK_GATE_MAX_TOKENS),
+    "draft": StageSpec("draft", Role.DRAFTER, "draft.v2.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
+                       authorities=True),
+    "revise": StageSpec("revise", Role.REASONER, "revise.v2.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
+                        authorities=True),
     "verify": StageSpec("verify", None, packet=False),
-    "review": StageSpec("review", Role.REVIEWER, "review.v1.txt", REVIEW_SCHEMA,
-                        settings.LAWDESK_REVIEW_MAX_TOKENS),
+    "review": StageSpec("review", Role.REVIEWER, "review.v2.txt", REVIEW_SCHEMA,
+                        settings.LAWDESK_REVIEW_MAX_TOKENS, authorities=True),
     "extract": StageSpec("extract", Role.EXTRACTOR, "extract.v1.txt", EXTRACT_SCHEMA,
                          settings.LAWDESK_EXTRACT_MAX_TOKENS),
     "summarize": StageSpec("summarize", Role.SUMMARIZER, "summarize.v1.txt", None,

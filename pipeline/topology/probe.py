@@ -9,6 +9,9 @@ reads the server's own decode and prompt-processing speeds.
   speeds from ``eval_count / eval_duration`` and ``prompt_eval_count / prompt_eval_duration`` (ns).
 - vLLM and other OpenAI-compatible servers: ``GET /v1/models``, then the generation; they report no timings,
   so the speed is the client's own measurement. A reachable ``/v1/models`` alone is never "up".
+- A server holding only the embedder (or reranker) role generates nothing: after the same checks the probe
+  embeds one short text (``/v1/embeddings``, Ollama ``/api/embed``); it is ``up`` when vectors come back, with
+  the prompt-processing speed that request measured.
 Status (docs/glossary.md): ``up``, ``slow`` (decode below the server's floor), ``loading``, ``down`` (with the error).
 """
 
@@ -31,7 +34,7 @@ from pipeline.llm import (
 )
 from pipeline.llm.client import LLAMA_CPP, OLLAMA, ServerConfig
 from pipeline.llm.slots import slots_for
-from pipeline.models import ModelServer, ProbeResult
+from pipeline.models import RETRIEVAL_ROLES, ModelServer, ProbeResult
 from pipeline.tasks import probe_servers as probe_servers_task
 
 from .builds import build_number, unchecked_message
@@ -69,9 +72,11 @@ class _Stop(Exception):
 
 
 def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float = 5.0,
-          read_timeout_s: float = 60.0) -> ProbeOutcome:
+          read_timeout_s: float = 60.0, embeddings: bool = False) -> ProbeOutcome:
     """Probe the server of ``config`` and return its outcome; never raises for a server's failure. An address
-    outside LAWDESK_MODEL_HOSTS is ``down`` with the reason, and nothing (no API key either) is sent to it."""
+    outside LAWDESK_MODEL_HOSTS is ``down`` with the reason, and nothing (no API key either) is sent to it.
+    ``embeddings``: the server holds only retrieval roles (embedder, reranker) and generates no text; the probe
+    embeds a short text instead and measures prompt processing, the only speed an embedding has."""
     try:
         config.check_address()
     except HostNotAllowed as refused:
@@ -95,7 +100,30 @@ def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float 
     gate = slots_for(config.base_url, config.parallel_slots)
     if gate.busy >= gate.slots:
         return _skipped(outcome, f"all {gate.slots} slot(s) are in use by this process's jobs")
+    if embeddings:
+        return _embed(config, outcome, connect_timeout_s, read_timeout_s)
     return _generate(config, outcome, floor_tok_s, connect_timeout_s, read_timeout_s)
+
+
+def _embed(config: ServerConfig, outcome: ProbeOutcome, connect_timeout_s: float,
+           read_timeout_s: float) -> ProbeOutcome:
+    client = ModelClient(config, connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s,
+                         loading_wait_s=0)
+    try:
+        embedded = client.embed([PROBE_PROMPT])
+    except ServerLoading as error:
+        outcome.status, outcome.error = "loading", str(error)
+        return outcome
+    except (ServerUnavailable, ModelServerError) as error:
+        outcome.status, outcome.error = "down", str(error)
+        return outcome
+    finally:
+        client.close()
+    outcome.status = "up"
+    outcome.model = embedded.model or outcome.model
+    if embedded.prompt_tokens and embedded.duration_ms:
+        outcome.prompt_tok_s = round(embedded.prompt_tokens / (embedded.duration_ms / 1000), 1)
+    return outcome
 
 
 def _get(http: httpx.Client, path: str, config: ServerConfig) -> httpx.Response:
@@ -194,7 +222,9 @@ def server_probe(*, server):
     """Probe one ModelServer and record the outcome as a ProbeResult, with what ``/props`` said and the forecast
     and bandwidth ceiling of that moment (:mod:`pipeline.topology.foresight`); return the ProbeResult. A server out
     of service (its address or backend changed) returns to service when the probe is ``up`` or ``slow``."""
-    outcome = probe(server.client_config(), floor_tok_s=server.decode_floor)
+    roles = set(server.roles.values_list("role", flat=True))
+    outcome = probe(server.client_config(), floor_tok_s=server.decode_floor,
+                    embeddings=bool(roles) and roles <= RETRIEVAL_ROLES)
     if server.out_of_service_reason and outcome.status in (ProbeResult.Status.UP, ProbeResult.Status.SLOW):
         # A real generation came back from the new address: the server may take stages again.
         ModelServer.objects.filter(pk=server.pk).update(out_of_service_reason="")

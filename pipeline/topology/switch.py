@@ -8,8 +8,8 @@ back.
 
 from django.db import transaction
 
-from pipeline.models import ModelServer, Role, RoleAssignment
-from pipeline.servers import EMBEDDED_NAME
+from pipeline.models import RETRIEVAL_ROLES, ModelServer, Role, RoleAssignment
+from pipeline.servers import EMBEDDED_EMBEDDER_NAME, EMBEDDED_NAME
 
 
 def role_holders() -> dict[str, str]:
@@ -25,7 +25,8 @@ def role_changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
 
 
 def topology_use_embedded() -> dict[str, list[str]]:
-    """Disable every enabled server other than the embedded one and give the embedded record every role.
+    """Disable every enabled server other than the embedded one and give the embedded records every role
+    (the embedder role to the embedded embedder).
 
     Nothing is deleted: the other servers stay in the admin, disabled, and can be enabled again there. Return
     ``{"disabled": [server names], "roles": [role_changes lines]}``. When the embedded server has no record yet
@@ -37,11 +38,18 @@ def topology_use_embedded() -> dict[str, list[str]]:
         others = ModelServer.objects.filter(enabled=True, embedded=False)
         disabled = list(others.order_by("name").values_list("name", flat=True))
         others.update(enabled=False)
-        embedded = ModelServer.objects.filter(embedded=True).first() or ModelServer.objects.filter(
-            name=EMBEDDED_NAME).first()
-        if embedded is not None:
-            if not embedded.enabled:
-                ModelServer.objects.filter(pk=embedded.pk).update(enabled=True)
-            for role in Role:
-                RoleAssignment.objects.update_or_create(role=role, defaults={"server": embedded})
+        embedded = ModelServer.objects.filter(name=EMBEDDED_NAME).first() or ModelServer.objects.filter(
+            embedded=True).exclude(name=EMBEDDED_EMBEDDER_NAME).first()
+        embedder = ModelServer.objects.filter(name=EMBEDDED_EMBEDDER_NAME).first()
+        for server, roles in ((embedded, [r for r in Role if r not in RETRIEVAL_ROLES]),
+                              (embedder, [Role.EMBEDDER])):
+            if server is None:
+                continue
+            if not server.enabled:
+                ModelServer.objects.filter(pk=server.pk).update(enabled=True)
+            for role in roles:
+                RoleAssignment.objects.update_or_create(role=role, defaults={"server": server})
+        if embedder is None:
+            # No embedded embedder was ever started: the embedder role is nobody's until make run starts one.
+            RoleAssignment.objects.filter(role__in=RETRIEVAL_ROLES).exclude(server__embedded=True).delete()
     return {"disabled": disabled, "roles": role_changes(before, role_holders())}

@@ -1,4 +1,5 @@
-"""Registering the embedded model server: it holds every role until another server is enabled."""
+"""Registering the embedded model server: it holds every role that generates text until another server is
+enabled."""
 
 import subprocess
 import sys
@@ -6,7 +7,7 @@ import sys
 import pytest
 
 from pipeline.embedded import EmbeddedServer
-from pipeline.models import ModelServer, Role, RoleAssignment
+from pipeline.models import RETRIEVAL_ROLES, ModelServer, Role, RoleAssignment
 from pipeline.servers import needs_embedded, register_embedded
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,8 @@ def test_embedded_server_takes_every_role_and_its_new_address(tmp_path):
     again = register_embedded(EmbeddedServer(process=process, base_url="http://127.0.0.1:41002", model_path=tmp_path))
     assert first.pk == again.pk and ModelServer.objects.count() == 1
     assert again.base_url == "http://127.0.0.1:41002" and again.embedded
-    assert set(RoleAssignment.objects.values_list("role", flat=True)) == set(Role.values)
+    # Every role that generates text; the embedder role belongs to the embedded embedder (its own server).
+    assert set(RoleAssignment.objects.values_list("role", flat=True)) == set(Role.values) - RETRIEVAL_ROLES
     assert set(RoleAssignment.objects.values_list("server", flat=True)) == {again.pk}
     config = again.client_config()
     assert (config.backend, config.base_url, config.context_tokens) == ("llama.cpp", again.base_url, 8192)

@@ -1,12 +1,14 @@
 """Jobs without a worker: a model server registered for every role, and a job's stages run here in order."""
 
 from pipeline.job_models import Job, StageRun
-from pipeline.models import ModelServer, Role, RoleAssignment
+from pipeline.models import RETRIEVAL_ROLES, ModelServer, Role, RoleAssignment
 from pipeline.stages.runner import stage_execute
 
 
-def register(url: str, name: str = "scripted", roles=tuple(Role)) -> ModelServer:
-    """Create a model server at ``url`` (16,384-token context) and give it ``roles`` (all roles by default)."""
+def register(url: str, name: str = "scripted", roles=tuple(r for r in Role if r not in RETRIEVAL_ROLES)
+             ) -> ModelServer:
+    """Create a model server at ``url`` (16,384-token context) and give it ``roles`` (by default every role that
+    generates text: a chat server answers no embeddings)."""
     server = ModelServer.objects.create(name=name, base_url=url, model_name="scripted-model", context_tokens=16384)
     for role in roles:
         RoleAssignment.objects.update_or_create(role=role, defaults={"server": server})
