@@ -24,7 +24,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 
-from django.db.models import Sum
+from django.db.models import Case, Sum, Value, When
 from django.db.models.functions import Length
 
 from matters.drafts.verifier.authorities import suggest_cites_as
@@ -233,19 +233,30 @@ def _select(retriever, queries: list[str], exhibits, budget: int, section: str) 
         take(candidate.page_id, {"query": number, "rank": None, "filled": True, **candidate.as_json()}, budget)
     left_out = [{"query": n, **c.as_json()} for c, n in rest if c.page_id not in chosen]
     fallback = not any(r.candidates for r in rankings)
-    if fallback:
-        # Nothing ranked at all (no words to search, no embeddings): the budget is filled in exhibit order, and
-        # the trace says so; this is the one case where label order decides.
-        order = Page.objects.filter(exhibit__in=exhibits).order_by("exhibit__label_seq", "exhibit_id", "number")
-        for page_id, size in order.annotate(n=Length("text")).values_list("pk", "n").iterator():
-            lengths[page_id] = size
-            if spent + size > budget:
-                break
-            take(page_id, {"query": None, "rank": None, "order": "exhibit"}, budget)
+    if spent < budget:
+        _fill(exhibits, chosen, lengths, take, budget, spent)
     trace = {"section": section, "budget_chars": budget, "spent_chars": spent, "queries": trace_queries,
              "pages": chosen, "left_out": left_out[:TRACE_LEFT_OUT], "left_out_ranked": len(left_out),
              "fallback_exhibit_order": fallback}
     return list(chosen), trace
+
+
+def _fill(exhibits, chosen: dict, lengths: dict, take, budget: int, spent: int) -> None:
+    """Room left once no query ranks another page: the rest of the documents already chosen, then the other pages
+    in exhibit order, as far as the budget goes (the first page that does not fit ends it). With nothing ranked at
+    all, this is the whole choice, and the trace says so."""
+    documents = set(Page.objects.filter(pk__in=list(chosen)).values_list("exhibit_id", flat=True))
+    order = (Page.objects.filter(exhibit__in=exhibits)
+             .annotate(n=Length("text"), same=Case(When(exhibit_id__in=documents, then=Value(0)), default=Value(1)))
+             .order_by("same", "exhibit__label_seq", "exhibit_id", "number").values_list("pk", "n", "same"))
+    for page_id, size, same in order.iterator():
+        if page_id in chosen:
+            continue
+        lengths[page_id] = size
+        if spent + size > budget:
+            break
+        take(page_id, {"query": None, "rank": None, "order": "same document" if same == 0 else "exhibit"}, budget)
+        spent += size
 
 
 def _neighbours(candidate, why: dict, take, length, limit: int) -> None:

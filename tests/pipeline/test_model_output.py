@@ -22,7 +22,7 @@ REQUEST = "Move to compel repairs of the roof."
 
 def revise_prompt_echo() -> str:
     """What the embedded model gave back: the revise prompt's own instructions and request, as a "draft"."""
-    messages = render("revise.v1.txt", matter="Smith v. Jones", instructions=REQUEST, packet="", draft="")
+    messages = render("revise.v2.txt", matter="Smith v. Jones", instructions=REQUEST, packet="", draft="")
     return "\n".join(m.content for m in messages)
 
 
