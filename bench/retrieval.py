@@ -42,7 +42,7 @@ BUDGETS = (4, 8, 32)
 TARGET_RECALL_8 = 0.9
 TARGET_P95_MS = 300
 TARGET_THROUGHPUT = 0.9
-POOL_PAGES = 2_000
+POOL_PAGES = 1_000
 
 
 def setup_django(data_dir: Path, database_url: str | None) -> None:

@@ -42,6 +42,11 @@ class EmbeddedModel:
     sampling: dict[str, Any] = field(default_factory=dict)
     distribution: str = ""  # PyPI distribution holding the GGUF as a file, found without importing it
     gguf_name: str = ""
+    # An embedding model only (0 for chat models): the length of its vectors, the most tokens of one input it was
+    # trained to read (what its own library cuts an input to), and each server slot's context in tokens.
+    dimensions: int = 0
+    input_tokens: int = 0
+    context_tokens: int = 0
 
 
 EMBEDDED_MODELS = {
@@ -188,14 +193,20 @@ def start_embedded_server(
 def _started(command: list[str], port: int, gguf: Path, model: EmbeddedModel, ready_timeout_s: float,
              log_path: Path | None) -> EmbeddedServer:
     """Run ``command`` (a llama-server on ``port``) and wait until ``/health`` says ok."""
-    log = open(log_path, "ab") if log_path else subprocess.DEVNULL
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    if log_path:
+        # The child keeps its own copy of the descriptor; ours is closed once it has started.
+        with open(log_path, "ab") as log:
+            process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    else:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
     base_url = f"http://127.0.0.1:{port}"
     server = EmbeddedServer(process=process, base_url=base_url, model_path=gguf, model=model)
     deadline = time.monotonic() + ready_timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise EmbeddedUnavailable(f"llama-server exited at start (status {process.returncode}).")
+            see = f"; its log is {log_path}" if log_path else ""
+            raise EmbeddedUnavailable(f"llama-server exited at start (status {process.returncode}{see}).")
         try:
             if httpx.get(f"{base_url}/health", timeout=2).status_code == 200:
                 return server
@@ -206,30 +217,49 @@ def _started(command: list[str], port: int, gguf: Path, model: EmbeddedModel, re
     raise EmbeddedUnavailable(f"llama-server did not become ready within {ready_timeout_s:.0f} s.")
 
 
-# The embedded embedder: all-MiniLM-L6-v2 (pipeline.embedder_gguf), 384 dimensions. sentence-transformers reads at
-# most 256 word pieces of an input; its position table has 512, the context of each slot here.
+# The embedded embedder: all-MiniLM-L6-v2 (pipeline.embedder_gguf). sentence-transformers cuts an input to 256 word
+# pieces (its max_seq_length; the model was trained on 128); BERT's position table has 512, each slot's context here.
+# llama-server refuses an input longer than a slot's context rather than cutting it.
 EMBEDDER = EmbeddedModel(alias="all-minilm-l6-v2", label="all-MiniLM-L6-v2 (embeddings)",
-                         launch_args=("--embeddings", "--pooling", "mean"))
-EMBEDDER_DIMENSIONS = 384
-EMBEDDER_CONTEXT_TOKENS = 512
+                         launch_args=("--embeddings", "--pooling", "mean"), dimensions=384, input_tokens=256,
+                         context_tokens=512)
+EMBEDDER_DIMENSIONS = EMBEDDER.dimensions
+EMBEDDER_INPUT_TOKENS = EMBEDDER.input_tokens
+EMBEDDER_CONTEXT_TOKENS = EMBEDDER.context_tokens
 # Slots of the embedder: a request of 32 chunks is spread over them and computed in shared batches. Measured on two
-# cores: 8 slots with a 4,096-token batch embedded 6.3 chunks a second, one slot of 512 tokens 1.8.
+# cores shared with other work, chunks of 814 characters (138 tokens): 8 slots with a 4,096-token batch embedded 3.5
+# chunks a second, one slot of 512 tokens 1.8; with chunks of 1,000 characters of docs/ (290 tokens): 2.3 and
+# 1.3-1.7. (The same weights in F32 gave 6.3 where F16 gave 3.5: docs/retrieval.md.)
 EMBEDDER_PARALLEL = 8
 
 
+def embedder_command(binary: Path, gguf: Path, *, port: int, parallel: int = EMBEDDER_PARALLEL,
+                     threads: int) -> list[str]:
+    """The llama-server command line for the embedder: ``--embeddings --pooling mean``, a context of 512 tokens
+    per slot (``-c`` is the total, divided among the ``--parallel`` slots), and a batch (``-b``) and physical batch
+    (``-ub``) of the whole context: a non-causal model reads an input in one physical batch, so ``-ub`` below an
+    input's length refuses it, and one the size of every slot lets their inputs share a batch."""
+    total = str(EMBEDDER.context_tokens * parallel)
+    return [
+        str(binary), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port), *EMBEDDER.launch_args,
+        "--alias", EMBEDDER.alias, "-c", total, "--parallel", str(parallel), "-b", total, "-ub", total,
+        "-t", str(threads), "--no-webui",
+    ]
+
+
 def start_embedded_embedder(*, cache_dir: Path, port: int | None = None, threads: int | None = None,
-                            ready_timeout_s: float = 120.0, log_path: Path | None = None) -> EmbeddedServer:
-    """Start llama-server with ``--embeddings --pooling mean`` serving the embedder, its GGUF converted into
-    ``cache_dir`` on first use, and wait until it is ready. Raises EmbeddedUnavailable."""
+                            parallel: int = EMBEDDER_PARALLEL, ready_timeout_s: float = 120.0,
+                            log_path: Path | None = None) -> EmbeddedServer:
+    """Start llama-server serving the embedder (:data:`EMBEDDER`) on 127.0.0.1, its GGUF converted into
+    ``cache_dir`` on first use (:func:`pipeline.embedder_gguf.embedder_model_path`), and wait until ``/health``
+    says ok. Its ``/v1/embeddings`` answers unit-length vectors. Raises EmbeddedUnavailable."""
     from .embedder_gguf import EmbedderModelMissing, embedder_model_path
 
+    binary = server_binary()
     try:
         gguf = embedder_model_path(cache_dir)
     except (EmbedderModelMissing, OSError, ValueError) as error:
         raise EmbeddedUnavailable(str(error)) from error
     port = port or _free_port()
-    batch = str(EMBEDDER_CONTEXT_TOKENS * EMBEDDER_PARALLEL)
-    command = [str(server_binary()), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port),
-               *EMBEDDER.launch_args, "--alias", EMBEDDER.alias, "-c", batch, "--parallel", str(EMBEDDER_PARALLEL),
-               "-b", batch, "-ub", batch, "-t", str(threads or os.cpu_count() or 1), "--no-webui"]
+    command = embedder_command(binary, gguf, port=port, parallel=parallel, threads=threads or os.cpu_count() or 1)
     return _started(command, port, gguf, EMBEDDER, ready_timeout_s, log_path)

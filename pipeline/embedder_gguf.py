@@ -31,6 +31,7 @@ package's ZIP, so a new package version converts again; the write goes to a temp
 import hashlib
 import importlib.metadata
 import json
+import logging
 import os
 import tempfile
 import zipfile
@@ -44,6 +45,8 @@ FILE_PREFIX = "all-minilm-l6-v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
 # What llama.cpp b11434's convert_hf_to_gguf.py writes as tokenizer.ggml.pre for this tokenizer (see above).
 TOKENIZER_PRE = "jina-v2-en"
+# llama.cpp b11434 reads this key (src/llama-vocab.cpp); PyPI gguf 0.19.0 has no constant for it.
+NORMALIZER_LOWERCASE_KEY = "tokenizer.ggml.normalizer.lowercase"
 # The small files gguf.SpecialVocab reads (it wants a folder, as the converter has one).
 TOKENIZER_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
@@ -195,12 +198,17 @@ def convert(source_zip: Path, out: Path) -> Path:
         writer.add_tokenizer_pre(TOKENIZER_PRE)
         writer.add_token_list(tokens)
         writer.add_token_types(types)
-        special_vocab.add_to_gguf(writer, quiet=True)
+        # gguf-py logs "No handler for special token type cls" at WARNING (the writer has no cls key; llama.cpp
+        # takes [CLS] as BOS), as it does under the converter: kept out of the server's start-up output.
+        vocab_log = logging.getLogger("gguf.vocab")
+        level, vocab_log.level = vocab_log.level, logging.ERROR
+        try:
+            special_vocab.add_to_gguf(writer, quiet=True)
+        finally:
+            vocab_log.setLevel(level)
         normalizer = tokenizer.get("normalizer") or {}
         if normalizer.get("type") == "BertNormalizer" and "lowercase" in normalizer:
-            writer.add_bool(gguf.Keys.Tokenizer.__dict__.get("NORMALIZER_LOWERCASE",
-                                                             "tokenizer.ggml.normalizer.lowercase"),
-                            bool(normalizer["lowercase"]))
+            writer.add_bool(NORMALIZER_LOWERCASE_KEY, bool(normalizer["lowercase"]))
 
         writer.write_header_to_file()
         writer.write_kv_data_to_file()

@@ -1,4 +1,5 @@
-"""Talk to one model server over httpx: streamed chat completions, context checks, JSON-schema output.
+"""Talk to one model server over httpx: streamed chat completions, context checks, JSON-schema output, embeddings
+and reranking.
 
 Wire formats, as the servers document them:
 - llama.cpp ``llama-server`` (tools/server/README.md): ``POST /v1/chat/completions`` with ``stream: true`` sends
@@ -12,6 +13,11 @@ Wire formats, as the servers document them:
   ``options.num_ctx`` sets the context (always sent, always the same, since a new value reloads the model and
   Ollama silently truncates a prompt that does not fit).
 - Any OpenAI-compatible server: the chat-completions stream without ``timings``.
+- Embeddings: llama.cpp (a server started with ``--embeddings``) and OpenAI-compatible servers ``POST
+  /v1/embeddings`` ``{"input": [...], "model"}`` -> ``data: [{"index", "embedding"}]``, ``usage.prompt_tokens``;
+  Ollama ``POST /api/embed`` ``{"model", "input"}`` -> ``embeddings``, ``prompt_eval_count``. Reranking:
+  llama.cpp (``--reranking``) and vLLM ``POST /v1/rerank`` ``{"query", "documents", "top_n"}`` -> ``results:
+  [{"index", "relevance_score"}]``, best first; Ollama has none.
 """
 
 import json
@@ -250,21 +256,25 @@ class ModelClient:
     def _generate_once(self, messages, sampling, schema, on_token, cancel, extra_body=None) -> Generation:
         gate = slots_for(self.server.base_url, self.server.parallel_slots)
         with gate.hold(cancel):
-            retrying = Retrying(
-                retry=retry_if_exception_type(_Loading),
-                wait=wait_exponential(multiplier=0.5, max=5),
-                stop=stop_after_delay(self.loading_wait_s),
-                reraise=True,
-            )
-            try:
-                for attempt in retrying:
-                    with attempt:
-                        return self._stream(messages, sampling, schema, on_token, cancel, extra_body)
-            except _Loading as loading:
-                raise ServerLoading(
-                    f"{self.server.label} was still loading its model after {self.loading_wait_s:.0f} s "
-                    f"({loading})."
-                ) from None
+            return self._when_loaded(lambda: self._stream(messages, sampling, schema, on_token, cancel, extra_body))
+
+    def _when_loaded(self, call):
+        """Return ``call()``, called again while the server answers 503 (loading its model) for up to
+        ``loading_wait_s`` in all; then raise ServerLoading."""
+        retrying = Retrying(
+            retry=retry_if_exception_type(_Loading),
+            wait=wait_exponential(multiplier=0.5, max=5),
+            stop=stop_after_delay(self.loading_wait_s),
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    return call()
+        except _Loading as loading:
+            raise ServerLoading(
+                f"{self.server.label} was still loading its model after {self.loading_wait_s:.0f} s ({loading})."
+            ) from None
         raise AssertionError("unreachable")
 
     def _request_body(self, messages, sampling: Sampling, schema) -> tuple[str, dict]:
@@ -344,68 +354,138 @@ class ModelClient:
         result.model = result.model or self.server.model
         return result
 
-    # ---- retrieval: embeddings and reranking -----------------------------------------------------------
+    # ---- embeddings and reranking --------------------------------------------------------------------------
 
     def embed(self, texts: list[str], *, batch_size: int = 32) -> Embeddings:
-        """Embed ``texts`` (one vector each, in order), ``batch_size`` inputs a request: llama.cpp, vLLM and other
-        OpenAI-compatible servers ``POST /v1/embeddings`` (answers sorted by their ``index``); Ollama
-        ``POST /api/embed``. Raises ServerUnavailable (cannot connect), ServerLoading (503), or ModelServerError
-        for any other failure, including an answer whose count of vectors is not the count of inputs."""
+        """Return the embedding of each of ``texts``, in their order, sending ``batch_size`` texts a request.
+
+        llama.cpp and OpenAI-compatible servers (vLLM): ``POST /v1/embeddings`` with ``{"input": [...], "model":
+        ...}``; each ``data`` item names its input by ``index`` (put in order here). Ollama: ``POST /api/embed``
+        with ``{"model", "input", "options": {"num_ctx"}}``, answering ``embeddings`` in input order. An input
+        longer than the server's per-slot context is refused by llama.cpp (ModelServerError: the whole batch
+        fails; the embedded embedder holds 512 tokens) and cut by Ollama without a word.
+        Raises ServerUnavailable, ServerLoading (503 for longer than ``loading_wait_s``), StreamTimeout, and
+        ModelServerError for a refusal or an answer that is not one vector, all of one length, per input.
+        """
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        started = time.perf_counter()
         vectors: list[list[float]] = []
-        tokens: int | None = 0
-        model = self.server.model
-        started = time.monotonic()
-        for first in range(0, len(texts), max(1, batch_size)):
-            batch = texts[first:first + batch_size]
+        prompt_tokens: int | None = 0
+        model = ""
+        gate = slots_for(self.server.base_url, self.server.parallel_slots)
+        for first in range(0, len(texts), batch_size):
+            batch = list(texts[first:first + batch_size])
+            with gate.hold():
+                part, tokens, model = self._when_loaded(lambda batch=batch: self._embed_batch(batch))
+            if vectors and part and len(part[0]) != len(vectors[0]):
+                raise ModelServerError(f"{self.server.label} changed the embedding length between batches "
+                                       f"({len(vectors[0])}, then {len(part[0])}).")
+            vectors.extend(part)
+            prompt_tokens = None if prompt_tokens is None or tokens is None else prompt_tokens + tokens
+        return Embeddings(vectors=vectors, model=model or self.server.model, prompt_tokens=prompt_tokens,
+                          duration_ms=(time.perf_counter() - started) * 1000)
+
+    def _embed_batch(self, texts: list[str]) -> tuple[list[list[float]], int | None, str]:
+        if self.server.backend == OLLAMA:
+            path = "/api/embed"
+            body = {"model": self.server.model, "input": texts, "options": {"num_ctx": self.server.context_tokens}}
+        else:
+            path = "/v1/embeddings"
+            # No model named: llama.cpp answers with its own alias (it echoes a name it is sent).
+            body = {"input": texts, **self._model_field(), "encoding_format": "float"}
+        answer = self._answer_json(path, body)
+        try:
             if self.server.backend == OLLAMA:
-                body = self._request_json("POST", "/api/embed", json={"model": self.server.model, "input": batch})
-                got = body.get("embeddings") if isinstance(body, dict) else None
-                counted = body.get("prompt_eval_count") if isinstance(body, dict) else None
+                vectors, tokens = answer["embeddings"], answer.get("prompt_eval_count")
             else:
-                payload = {"input": batch, **({"model": self.server.model} if self.server.model else {})}
-                body = self._request_json("POST", "/v1/embeddings", json=payload)
-                data = body.get("data") if isinstance(body, dict) else None
-                got = None
-                if isinstance(data, list) and all(isinstance(d, dict) for d in data):
-                    got = [d.get("embedding") for d in sorted(data, key=lambda d: d.get("index", 0))]
-                counted = (body.get("usage") or {}).get("prompt_tokens") if isinstance(body, dict) else None
-                model = body.get("model") or model if isinstance(body, dict) else model
-            if not isinstance(got, list) or not all(
-                    isinstance(v, list) and v and all(isinstance(x, int | float) for x in v) for v in got):
-                raise ModelServerError(f"{self.server.label} answered embeddings that are not lists of numbers.")
-            if len(got) != len(batch):
-                raise ModelServerError(f"{self.server.label} answered {len(got)} embeddings for {len(batch)} "
-                                       "inputs.")
-            vectors.extend(got)
-            tokens = tokens + counted if tokens is not None and isinstance(counted, int) else None
-        return Embeddings(vectors=vectors, model=str(model or ""), prompt_tokens=tokens or None,
-                          duration_ms=(time.monotonic() - started) * 1000)
+                items = sorted(answer["data"], key=lambda item: item["index"])
+                if [item["index"] for item in items] != list(range(len(items))):
+                    raise ValueError(f"indices {[item['index'] for item in items]}")
+                vectors, tokens = [item["embedding"] for item in items], (answer.get("usage") or {}).get(
+                    "prompt_tokens")
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise ModelServerError(f"{self.server.label} answered {path} without embeddings in the expected form "
+                                   f"({type(error).__name__}: {error}).") from None
+        if not isinstance(vectors, list) or len(vectors) != len(texts):
+            count = len(vectors) if isinstance(vectors, list) else "no list of"
+            raise ModelServerError(f"{self.server.label} sent {count} vectors for {len(texts)} texts ({path}).")
+        for number, vector in enumerate(vectors):
+            problem = _vector_problem(vector, len(vectors[0]) if isinstance(vectors[0], list) else 0)
+            if problem:
+                raise ModelServerError(f"{self.server.label} sent a bad vector for text {number} ({path}): {problem}.")
+        tokens = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
+        return [[float(x) for x in vector] for vector in vectors], tokens, str(answer.get("model") or "")
 
     def rerank(self, query: str, documents: list[str]) -> list[float]:
-        """Relevance scores of ``documents`` for ``query``, in document order: llama.cpp ``POST /v1/rerank``
-        (a server started with ``--reranking``). Ollama has no reranking endpoint: ModelServerError says so."""
-        if self.server.backend == OLLAMA:
-            raise ModelServerError(f"{self.server.label} is an Ollama server, which has no reranking endpoint.")
-        body = self._request_json("POST", "/v1/rerank", json={
-            "query": query, "documents": documents, "top_n": len(documents),
-            **({"model": self.server.model} if self.server.model else {})})
-        results = body.get("results") if isinstance(body, dict) else None
-        scores: dict[int, float] = {}
-        for result in results if isinstance(results, list) else []:
-            if isinstance(result, dict) and isinstance(result.get("index"), int) and isinstance(
-                    result.get("relevance_score"), int | float):
-                scores[result["index"]] = float(result["relevance_score"])
-        if sorted(scores) != list(range(len(documents))):
-            raise ModelServerError(f"{self.server.label} did not score every document it was sent to rerank.")
-        return [scores[i] for i in range(len(documents))]
+        """Return the relevance of each of ``documents`` to ``query``, in document order (higher is closer; the
+        scale is the model's own).
 
-    def _request_json(self, method: str, path: str, **kwargs) -> dict:
+        llama.cpp (a server started with ``--reranking`` and a reranker model) and OpenAI-compatible servers that
+        have it (vLLM): ``POST /v1/rerank`` with ``{"query", "documents", "top_n"}`` (``top_n`` every document),
+        answering ``results`` ``[{"index", "relevance_score"}]`` sorted by score. Ollama has no reranking
+        endpoint: ModelServerError before any request. Other errors as :meth:`embed`.
+        """
+        if self.server.backend == OLLAMA:
+            raise ModelServerError(f"{self.server.label} is an Ollama server, and Ollama has no reranking endpoint: "
+                                   "give the reranker role to a llama.cpp server started with --reranking, or to "
+                                   "a vLLM server.")
+        if not documents:
+            return []
+        body = {**self._model_field(), "query": query, "documents": list(documents), "top_n": len(documents)}
+        with slots_for(self.server.base_url, self.server.parallel_slots).hold():
+            answer = self._when_loaded(lambda: self._answer_json("/v1/rerank", body))
+        scores: dict[int, float] = {}
         try:
-            response = self._http.request(method, path, **kwargs)
+            for result in answer["results"]:
+                index, score = result["index"], result["relevance_score"]
+                if not isinstance(index, int) or not 0 <= index < len(documents) or index in scores:
+                    raise ValueError(f"index {index!r}")
+                if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+                    raise ValueError(f"score {score!r}")
+                scores[index] = float(score)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModelServerError(f"{self.server.label} answered /v1/rerank without scores in the expected form "
+                                   f"({type(error).__name__}: {error}).") from None
+        if len(scores) != len(documents):
+            raise ModelServerError(f"{self.server.label} scored {len(scores)} of {len(documents)} documents "
+                                   "(/v1/rerank).")
+        return [scores[index] for index in range(len(documents))]
+
+    def _model_field(self) -> dict:
+        return {"model": self.server.model} if self.server.model else {}
+
+    def _answer_json(self, path: str, body: dict) -> dict:
+        """POST ``body`` to ``path`` and return the JSON object answered; raise _Loading for a 503 (the caller
+        retries), ModelServerError for another status or an answer that is not a JSON object."""
+        response = self._send("POST", path, json=body)
+        if response.status_code == 503:
+            raise _Loading(_error_message(response))
+        if response.status_code != 200:
+            raise ModelServerError(f"{self.server.label} refused {path}: HTTP {response.status_code} "
+                                   f"{_error_message(response)}")
+        try:
+            answer = response.json()
+        except ValueError:
+            raise ModelServerError(f"{self.server.label} answered {path} with something that is not JSON: "
+                                   f"{response.text[:200]!r}") from None
+        if not isinstance(answer, dict):
+            raise ModelServerError(f"{self.server.label} answered {path} with JSON that is not an object.")
+        return answer
+
+    def _send(self, method: str, path: str, **kwargs) -> httpx.Response:
+        try:
+            return self._http.request(method, path, **kwargs)
         except httpx.ConnectError as error:
             raise ServerUnavailable(f"Could not connect to {self.server.label}: {error}.") from error
+        except httpx.ReadTimeout as error:
+            raise StreamTimeout(f"{self.server.label} did not answer {path} within {self._http.timeout.read:.0f} s."
+                                ) from error
         except httpx.TransportError as error:
             raise ModelServerError(f"{self.server.label} did not answer {path}: {error}.") from error
+
+    def _request_json(self, method: str, path: str, **kwargs) -> dict:
+        response = self._send(method, path, **kwargs)
         if response.status_code == 503:
             raise ServerLoading(f"{self.server.label} is loading its model ({_error_message(response)}).")
         if response.status_code != 200:
@@ -425,6 +505,17 @@ def _error_message(response: httpx.Response) -> str:
     if isinstance(error, dict):
         return str(error.get("message", error))
     return str(error or body)[:300]
+
+
+def _vector_problem(vector, length: int) -> str | None:
+    """Return what is wrong with one embedding (not a list of finite numbers of ``length``), or None."""
+    if not isinstance(vector, list) or not vector:
+        return "not a non-empty list of numbers"
+    if len(vector) != length:
+        return f"{len(vector)} numbers where the first vector has {length}"
+    if not all(isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in vector):
+        return "not all finite numbers"
+    return None
 
 
 def _schema_problem(text: str, schema: dict) -> str | None:

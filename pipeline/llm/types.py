@@ -63,9 +63,11 @@ class Generation:
 
 @dataclass
 class Embeddings:
-    """One embeddings answer: ``vectors`` in the order of the inputs (as the server gave them: llama.cpp
-    normalises to unit length by default, ``--embd-normalize 2``), the ``model`` that made them, the input tokens
-    it counted (None when it says nothing) and the wall time of the request(s) in ms."""
+    """The vectors of one :meth:`ModelClient.embed <pipeline.llm.client.ModelClient.embed>` call, one per input
+    text and in input order, as the server gave them: llama.cpp normalises each to unit length (its default
+    ``--embd-normalize 2``), other servers may not, so a caller comparing them normalises itself.
+    ``prompt_tokens`` is the server's count over every batch (llama.cpp and OpenAI ``usage.prompt_tokens``,
+    Ollama ``prompt_eval_count``), None where a batch's answer had none; ``duration_ms`` is ours, all batches."""
 
     vectors: list[list[float]]
     model: str

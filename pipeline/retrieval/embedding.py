@@ -28,7 +28,7 @@ from django.utils import timezone
 from matters.leases import LeaseKeeper, lease_expiry, tasks_waiting, worker_id
 from matters.models import EVIDENCE_ORIGINS, Exhibit, Matter, Origin, Page
 
-from ..llm import HostNotAllowed, ModelServerError
+from ..llm import HostNotAllowed, ModelServerError, ServerLoading, ServerUnavailable
 from ..llm.client import ModelClient
 from ..models import ModelServer, Role, RoleAssignment
 from .chunks import page_spans
@@ -125,6 +125,32 @@ def _release(matter: Matter, owner: str, error: str) -> None:
                                                                           error=error[:2000])
 
 
+def _embed(client: ModelClient, texts: list[str]) -> list[list[float]]:
+    """Vectors of ``texts``. llama-server refuses a whole request when one input is longer than a slot's context
+    (HTTP 400; 900 characters of digits or OCR noise can pass 512 word pieces): then each text is sent alone, and
+    one still refused is embedded from its first half, then quarter, then eighth (the chunk's start stands for
+    it). A server that is down or loading is not retried here: the sweep stops and says so."""
+    try:
+        return client.embed(texts).vectors
+    except (ServerUnavailable, ServerLoading):
+        raise
+    except ModelServerError:
+        if len(texts) == 1 and len(texts[0]) < 100:
+            raise
+    vectors = []
+    for text in texts:
+        for cut in (len(text), len(text) // 2, len(text) // 4, len(text) // 8):
+            try:
+                vectors.append(client.embed([text[:cut]]).vectors[0])
+                break
+            except (ServerUnavailable, ServerLoading):
+                raise
+            except ModelServerError:
+                if cut == len(text) // 8:
+                    raise
+    return vectors
+
+
 def _batch_rows(matter: Matter, model: str, pages: list[Page], client: ModelClient) -> list[ChunkEmbedding]:
     """The rows of ``pages``: known vectors reused by text hash, the rest embedded by ``client``."""
     planned = []
@@ -140,7 +166,7 @@ def _batch_rows(matter: Matter, model: str, pages: list[Page], client: ModelClie
     wanted = sorted({text for *_, text in planned if text and _sha(text) not in known})
     for first in range(0, len(wanted), REQUEST_INPUTS):
         texts = wanted[first:first + REQUEST_INPUTS]
-        vectors = unit_vectors(client.embed(texts).vectors).astype("<f2")
+        vectors = unit_vectors(_embed(client, texts)).astype("<f2")
         known.update({_sha(text): vector.tobytes() for text, vector in zip(texts, vectors, strict=True)})
     rows = []
     for page, number, start, end, text in planned:

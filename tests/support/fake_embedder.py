@@ -19,14 +19,19 @@ def bag_vector(text: str) -> list[float]:
     return vector
 
 
-def fake_embedder(server: ScriptedServer) -> list[list[str]]:
-    """Script ``server`` as an embedder; returns the list of input batches it was sent, in order."""
+def fake_embedder(server: ScriptedServer, *, max_chars: int | None = None) -> list[list[str]]:
+    """Script ``server`` as an embedder; returns the list of input batches it was sent, in order. With
+    ``max_chars``, a request holding a longer input is refused whole with HTTP 400, as llama-server refuses an
+    input longer than its slot's context."""
     batches: list[list[str]] = []
 
     def embeddings(body: dict) -> Reply:
         texts = body.get("input") or []
         texts = [texts] if isinstance(texts, str) else texts
         batches.append(list(texts))
+        if max_chars is not None and any(len(t) > max_chars for t in texts):
+            return json_reply({"error": {"code": 400, "message": "input is too large to process. increase the "
+                                         "physical batch size", "type": "invalid_request_error"}}, status=400)
         return json_reply({"object": "list", "model": body.get("model", "fake-embedder"),
                            "data": [{"object": "embedding", "index": i, "embedding": bag_vector(t)}
                                     for i, t in enumerate(texts)],

@@ -193,3 +193,14 @@ def test_vectors_added_after_a_search_are_searched_next_time(big_matter, embedde
     matter_embed(matter_id=matter.pk)
     after = evidence_packet(matter, query=query, budget_chars=_budget(1))
     assert (extra.label, 1) not in _cites(before) and (extra.label, 1) in _cites(after)
+
+
+def test_an_input_the_embedder_refuses_as_too_long_is_embedded_from_its_start(big_matter):
+    matter, exhibits = big_matter
+    with ScriptedServer() as server:
+        fake_embedder(server, max_chars=400)
+        record = ModelServer.objects.create(name="embedder", base_url=server.url, model_name="fake-embedder")
+        RoleAssignment.objects.create(role=Role.EMBEDDER, server=record)
+        assert matter_embed(matter_id=matter.pk) == 36
+    assert embedding_progress(matter).complete
+    assert not ChunkEmbedding.objects.filter(dims=0).exists()
