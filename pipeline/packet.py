@@ -195,7 +195,10 @@ def _select(retriever, queries: list[str], exhibits, budget: int, section: str) 
     """Choose page ids of ``exhibits`` for ``queries`` within ``budget`` characters; returns them in the order
     chosen and the section's trace."""
     exhibit_ids = set(exhibits.values_list("pk", flat=True))
-    share = budget // max(1, len(queries))
+    # The request is the attorney's own words: it keeps half the budget whatever the gate asked; the gate's
+    # questions (a small model's reading of the request) share the other half.
+    shares = [budget] if len(queries) == 1 else [budget // 2] + [budget // 2 // (len(queries) - 1)] * (
+        len(queries) - 1)
     chosen: dict[int, dict] = {}
     lengths: dict[int, int] = {}
     spent = 0
@@ -219,7 +222,7 @@ def _select(retriever, queries: list[str], exhibits, budget: int, section: str) 
         trace_queries.append({"n": number, "query": query, "terms": [" ".join(t) for t in ranking.terms],
                               "methods": ranking.methods, "warnings": ranking.warnings})
         length([c.page_id for c in ranking.candidates])
-        limit = min(budget, spent + share) if number < len(queries) else budget
+        limit = min(budget, spent + shares[number - 1]) if number < len(queries) else budget
         for rank, candidate in enumerate(ranking.candidates, start=1):
             if spent >= limit:
                 break

@@ -2,12 +2,13 @@
 about one filing, and the draft stage's packet holds that filing's pages and the AUTHORITY section with both
 authorities' citations."""
 
+import time
 from dataclasses import replace
 
 import pytest
 
 from matters.models import Origin
-from pipeline.embedded import EMBEDDER_CONTEXT_TOKENS, start_embedded_embedder
+from pipeline.embedded import EMBEDDER_CONTEXT_TOKENS, start_embedded_embedder, start_embedded_server
 from pipeline.job_models import StageRun, StageStatus
 from pipeline.retrieval import semantic
 from pipeline.retrieval.embedding import embedding_progress, matter_embed
@@ -22,6 +23,15 @@ FILINGS = ["ca1_00117684624.pdf", "ca10_010110462922.pdf", "ca2_1-1.pdf", "ca3_0
            "ca5_00516242060.pdf", "ca6_1-3.pdf", "ca7_3.pdf", "ca8_.pdf", "ca9_19.pdf", "cafc_3.pdf"]
 AUTHORITIES = {"mo-app-jagels.pdf": "State v. Jagels (Mo. Ct. App.)",
                "nc-gift-surplus.pdf": "Gift Surplus, LLC v. State ex rel. Cooper, 2022-NCSC-1"}
+
+
+@pytest.fixture(scope="module")
+def small_chat(tmp_path_factory):
+    """The embedded chat model with a 4,096-token context: a packet of about four pages, so the CPU model reads
+    it in seconds; a matter of ten filings is still many times larger."""
+    server = start_embedded_server(context_tokens=4096, log_path=tmp_path_factory.mktemp("llama") / "chat.log")
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -43,28 +53,33 @@ def short_draft(monkeypatch):
     monkeypatch.setattr(runner, "STAGES", stages)
 
 
-def test_a_motion_job_retrieves_its_filing_and_the_law(matter, attorney, ingest, corpus, embedded, embedder_server,
+def test_a_motion_job_retrieves_its_filing_and_the_law(matter, attorney, ingest, corpus, small_chat, embedder_server,
                                                       short_draft):
     semantic.forget()
+    started = time.monotonic()
     exhibits = {name: ingest(matter, corpus(f"court/{name}"), origin="court") for name in FILINGS}
     for name, cites_as in AUTHORITIES.items():
         law = ingest(matter, corpus(f"court/{name}"), origin=Origin.AUTHORITY)
         law.cites_as = cites_as
         law.save(update_fields=["cites_as"])
-    register_embedded(embedded)
+    print(f"ingested in {time.monotonic() - started:.0f} s")
+    register_embedded(small_chat, context_tokens=4096)
     register_embedded_embedder(embedder_server, context_tokens=EMBEDDER_CONTEXT_TOKENS)
     matter_embed(matter_id=matter.pk)
     assert embedding_progress(matter).complete
+    print(f"embedded at {time.monotonic() - started:.0f} s")
     # ca7_3.pdf: the Seventh Circuit's order asking the parties whether the drivers' appeal should be heard
     # together with an earlier one.
     target = exhibits["ca7_3.pdf"]
     job = job_start(matter=matter, kind="motion", user=attorney, enqueue=False,
-                    instructions="Prepare our response to the court's order asking whether the drivers' appeal "
-                                 "should be merged with the earlier appeal, arguing it should be.")
+                    instructions="Prepare our response to the Seventh Circuit's order, made on its own, asking "
+                                 "whether the FedEx Ground drivers' appeal should be consolidated with the earlier "
+                                 "appeal.")
     gate = stage_execute(StageRun.objects.get(job=job, stage="gate").pk, enqueue_next=False)
     if gate.status == StageStatus.STOPPED:
         job_continue(job=job, user=attorney, reason="Test: the packet is under test, not the gate.", enqueue=False)
     assert gate.status in (StageStatus.DONE, StageStatus.STOPPED), gate.error
+    print(f"gate {gate.status} at {time.monotonic() - started:.0f} s ({gate.prompt_tokens} prompt tokens)")
     draft = stage_execute(StageRun.objects.get(job=job, stage="draft").pk, enqueue_next=False)
     assert draft.retrieval["evidence_pages"] > 0
     chosen = {(page["label"], page["page"]) for page in draft.retrieval["evidence"]["pages"]}
