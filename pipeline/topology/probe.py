@@ -105,20 +105,27 @@ def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float 
     return _generate(config, outcome, floor_tok_s, connect_timeout_s, read_timeout_s)
 
 
-def _embed(config: ServerConfig, outcome: ProbeOutcome, connect_timeout_s: float,
-           read_timeout_s: float) -> ProbeOutcome:
+def _ask(config: ServerConfig, outcome: ProbeOutcome, connect_timeout_s: float, read_timeout_s: float, call):
+    """``call(client)`` on a client that does not wait out a loading model (the probe reports ``loading`` at
+    once); its answer, or None with ``outcome`` set ``loading`` or ``down`` and the error."""
     client = ModelClient(config, connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s,
                          loading_wait_s=0)
     try:
-        embedded = client.embed([PROBE_PROMPT])
+        return call(client)
     except ServerLoading as error:
         outcome.status, outcome.error = "loading", str(error)
-        return outcome
     except (ServerUnavailable, ModelServerError) as error:
         outcome.status, outcome.error = "down", str(error)
-        return outcome
     finally:
         client.close()
+    return None
+
+
+def _embed(config: ServerConfig, outcome: ProbeOutcome, connect_timeout_s: float,
+           read_timeout_s: float) -> ProbeOutcome:
+    embedded = _ask(config, outcome, connect_timeout_s, read_timeout_s, lambda client: client.embed([PROBE_PROMPT]))
+    if embedded is None:
+        return outcome
     outcome.status = "up"
     outcome.model = embedded.model or outcome.model
     if embedded.prompt_tokens and embedded.duration_ms:
@@ -178,23 +185,13 @@ def _skipped(outcome: ProbeOutcome, why: str) -> ProbeOutcome:
 
 def _generate(config: ServerConfig, outcome: ProbeOutcome, floor_tok_s: float, connect_timeout_s: float,
               read_timeout_s: float) -> ProbeOutcome:
-    # No waiting out a loading model: the probe reports `loading` at once.
-    client = ModelClient(config, connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s,
-                         loading_wait_s=0)
     # llama.cpp: always generate the full budget and evaluate the whole prompt (no prompt cache), so both
     # speeds are measured on real work, the same each time.
     extra = {"ignore_eos": True, "cache_prompt": False} if config.backend == LLAMA_CPP else None
-    try:
-        generation = client.generate([Message("user", PROBE_PROMPT)], sampling=Sampling(max_tokens=PROBE_TOKENS),
-                                     extra_body=extra)
-    except ServerLoading as error:
-        outcome.status, outcome.error = "loading", str(error)
+    generation = _ask(config, outcome, connect_timeout_s, read_timeout_s, lambda client: client.generate(
+        [Message("user", PROBE_PROMPT)], sampling=Sampling(max_tokens=PROBE_TOKENS), extra_body=extra))
+    if generation is None:
         return outcome
-    except (ServerUnavailable, ModelServerError) as error:
-        outcome.status, outcome.error = "down", str(error)
-        return outcome
-    finally:
-        client.close()
     outcome.decode_tok_s = generation.decode_tok_s or generation.measured_decode_tok_s
     outcome.prompt_tok_s = generation.prompt_tok_s
     outcome.model = generation.model or outcome.model
