@@ -50,10 +50,13 @@ class WordChanges:
     deleted_text: list[str] = field(default_factory=list)
     comment_text: list[dict] = field(default_factory=list)  # {"author": str, "text": str}
     hidden_text: list[str] = field(default_factory=list)
+    # Fields shown as their stored result or removed (matters.exhibits.ingest.docx_fields.freeze_fields):
+    # {"name", "instruction", "result", "shown"}.
+    fields: list[dict] = field(default_factory=list)
 
     @property
     def any(self) -> bool:
-        return bool(self.insertions or self.deletions or self.comments or self.hidden)
+        return bool(self.insertions or self.deletions or self.comments or self.hidden or self.fields)
 
     def as_json(self) -> dict:
         return asdict(self)

@@ -25,7 +25,8 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
-from .docx_revisions import WordChanges, accept_package, hidden_styles
+from .docx_fields import VOLATILE_FIELDS, freeze_fields
+from .docx_revisions import WordChanges, accept_package, hidden_styles, is_story_part
 
 _RELATIONSHIPS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -39,6 +40,10 @@ _SAFE_FIELDS = frozenset(
     "NUMPAGES NUMWORDS PAGE PAGEREF PRINTDATE QUOTE RD REF REVNUM SAVEDATE SECTION SECTIONPAGES SEQ SET SKIPIF "
     "STYLEREF SUBJECT SYMBOL TA TC TEMPLATE TIME TITLE TOA TOC USERADDRESS USERINITIALS USERNAME XE".split()
 )
+# Fields replaced by their stored result before the allowlist is applied: the safe ones and those whose value
+# depends on when or where the file is opened (FILENAME reads the host's path for the file, and is not safe to
+# compute, but its stored result is only text).
+_FROZEN_FIELDS = _SAFE_FIELDS | VOLATILE_FIELDS
 _URLISH = re.compile(r"^\s*(?:[a-z][a-z0-9+.\-]*:|[/\\]{2})", re.IGNORECASE)
 _VML_LINK_ATTRIBUTES = ("src", "href")
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
@@ -157,14 +162,16 @@ def _clean_part(data: bytes) -> tuple[bytes, int]:
 
 def sanitize_docx(source: Path, target: Path, changes: WordChanges | None = None) -> int:
     """Write a copy of the OOXML package at ``source`` to ``target`` keeping only what lies inside it; return
-    how many links, fields and imported chunks were cut. With ``changes``, the copy also has its tracked changes
-    accepted and its comments and hidden text taken out, each recorded in ``changes``
-    (:mod:`matters.exhibits.ingest.docx_revisions`).
+    how many links, fields and imported chunks were cut. Fields with a stored result show that result, as Word
+    last displayed it (:mod:`matters.exhibits.ingest.docx_fields`). With ``changes``, the copy also has its
+    tracked changes accepted and its comments and hidden text taken out, each recorded in ``changes`` with the
+    fields replaced (:mod:`matters.exhibits.ingest.docx_revisions`).
 
     Raises zipfile.BadZipFile, or lxml's XMLSyntaxError for any XML part (by name or declared type) that does not
     parse.
     """
     cut = 0
+    fields: list[dict] = changes.fields if changes is not None else []
     with zipfile.ZipFile(source) as package, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
         members = {info.filename for info in package.infolist() if not info.is_dir()}
         xml_parts = _xml_parts(package, members)
@@ -176,6 +183,8 @@ def sanitize_docx(source: Path, target: Path, changes: WordChanges | None = None
             if member.filename.lower().endswith(".rels"):
                 data, removed = _clean_relationships(member.filename, data, members)
             elif member.filename in xml_parts:
+                if is_story_part(member.filename):
+                    data = freeze_fields(data, fields, _FROZEN_FIELDS)  # the allowlist below cuts the rest
                 data, removed = _clean_part(data)
                 if changes is not None:
                     data = accept_package(member, data, changes, hidden)
