@@ -142,6 +142,7 @@ def main() -> int:
     from lawdesk import startup
 
     startup.prepare()
+    startup.forget_embedded_servers()
     embedded = startup.start_embedded_model()
     embedder = startup.start_embedded_embedder_server()
     try:
@@ -151,6 +152,8 @@ def main() -> int:
         for server in (embedded, embedder):
             if server is not None:
                 server.stop()
+        # Their ports are free for anyone now: evidence no longer goes there (pipeline.own_servers).
+        startup.forget_embedded_servers()
     print("LawDesk stopped.", flush=True)
     return exit_code
 

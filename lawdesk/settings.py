@@ -218,8 +218,10 @@ LAWDESK_NEAR_DUPLICATE_RATIO = float(os.environ.get("LAWDESK_NEAR_DUPLICATE_RATI
 # The model the embedded server serves when no other server is enabled (pipeline.embedded.EMBEDDED_MODELS).
 LAWDESK_EMBEDDED_MODEL = os.environ.get("LAWDESK_EMBEDDED_MODEL", "smollm2-135m-instruct")
 
-# Where evidence may be sent: model-server hosts (host or host:port, comma-separated) on top of loopback, which is
-# always allowed. Set by whoever installs LawDesk; the admin cannot change it (pipeline.llm.hosts).
+# Where evidence may be sent: model-server addresses (host:port, or a host alone for every port, comma- or
+# space-separated), loopback included: a loopback port not listed is refused, since any local account may listen
+# there. LawDesk's own embedded servers are allowed at the addresses it started them on. Set by whoever installs
+# LawDesk; the admin cannot change it (pipeline.llm.hosts, docs/security-access.md).
 LAWDESK_MODEL_HOSTS = os.environ.get("LAWDESK_MODEL_HOSTS", "")
 
 # Decode-speed forecast (docs/topology.md): the host memory bandwidth in GB/s for servers with no GPU (blank: no

@@ -21,8 +21,16 @@ from pipeline.embedded import (
     start_embedded_embedder,
     start_embedded_server,
 )
+from pipeline.own_servers import own_server_forget
 from pipeline.retrieval.embedding import embedding_schedule, embedding_sweep_schedule
-from pipeline.servers import needs_embedded, needs_embedded_embedder, register_embedded, register_embedded_embedder
+from pipeline.servers import (
+    EMBEDDED_EMBEDDER_NAME,
+    EMBEDDED_NAME,
+    needs_embedded,
+    needs_embedded_embedder,
+    register_embedded,
+    register_embedded_embedder,
+)
 from pipeline.stages.control import stage_recover
 from pipeline.topology.probe import probe_schedule
 
@@ -99,3 +107,10 @@ def start_embedded_embedder_server() -> EmbeddedServer | None:
     print(f"Embedded embedder at {server.base_url} holds the embedder role.", flush=True)
     embedding_schedule()
     return server
+
+
+def forget_embedded_servers() -> None:
+    """Forget the embedded servers' addresses (pipeline.own_servers): called before starting them, so a record
+    left by a LawDesk that crashed allows nothing, and after stopping them."""
+    for name in (EMBEDDED_NAME, EMBEDDED_EMBEDDER_NAME):
+        own_server_forget(name=name)

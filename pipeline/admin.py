@@ -180,11 +180,12 @@ class ModelServerAdmin(TopologyAdmin):
     list_filter = ["host", "backend", "enabled", ("gpus__boards", admin.RelatedOnlyFieldListFilter), "roles__role"]
     search_fields = ["name", "model_name", "base_url"]
     filter_horizontal = ["gpus"]
-    readonly_fields = ["api_key_status", "out_of_service_reason", "launch", "rules", "header", "forecast"]
+    readonly_fields = ["api_key_status", "out_of_service_reason", "evidence_destination", "launch", "rules", "header",
+                       "forecast"]
     actions = ["probe_now"]
     fieldsets = [
-        (None, {"fields": ["name", "host", "backend", "base_url", "model_name", "model_path", "enabled",
-                           "out_of_service_reason"]}),
+        (None, {"fields": ["name", "host", "backend", "base_url", "evidence_destination", "model_name", "model_path",
+                           "enabled", "out_of_service_reason"]}),
         ("Serving", {"fields": ["quantization", "kv_cache_type", "flash_attention", "context_tokens",
                                 "parallel_slots", "gpu_layers", "extra_args", "gpus", "decode_floor_tok_s",
                                 "sampling"]}),
@@ -250,6 +251,12 @@ class ModelServerAdmin(TopologyAdmin):
             return f"set (stored outside the database; launch lines read it from ${server.api_key_env})"
         return "not set"
 
+    @admin.display(description="evidence may be sent here")
+    def evidence_destination(self, server) -> str:
+        if not server.pk:
+            return "-"
+        return server.address_refusal() or "yes: the address is in LAWDESK_MODEL_HOSTS"
+
     @admin.display(description="launch line")
     def launch(self, server) -> str:
         line = launch_line(server) if server.pk else ""
@@ -278,6 +285,8 @@ class ModelServerAdmin(TopologyAdmin):
             obj.key_action = "set"
         if obj.routing_change:
             self.message_user(request, obj.out_of_service_reason, messages.WARNING)
+        if refusal := obj.address_refusal():
+            self.message_user(request, refusal, messages.ERROR)
 
     def audit_extra(self, request, obj, form, change) -> dict:
         extra = {}

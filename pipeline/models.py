@@ -9,15 +9,15 @@ Vocabulary (roles, backends, probe statuses) as in docs/glossary.md. The rules t
 import re
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
 from .api_keys import key_clear, key_read
 from .llm.client import LLAMA_CPP, OLLAMA, OPENAI, ServerConfig
-from .llm.hosts import HostAllowlist
+from .llm.hosts import HostNotAllowed, check_server_address
 from .llm.types import Sampling
+from .own_servers import model_hosts_allowlist
 
 VLLM = "vllm"
 
@@ -299,8 +299,18 @@ class ModelServer(models.Model):
             parallel_slots=self.parallel_slots,
             context_tokens=self.context_tokens,
             name=self.name,
-            allowed_hosts=HostAllowlist.parse(settings.LAWDESK_MODEL_HOSTS),
+            allowed_hosts=model_hosts_allowlist(),
         )
+
+    def address_refusal(self) -> str:
+        """Why evidence cannot be sent to this server's address (the client's own message: the address, the
+        allowlist and the setting), or "" when it may. Shown in the admin and on the topology page; the client
+        checks again before every request (:mod:`pipeline.llm.hosts`)."""
+        try:
+            check_server_address(self.base_url, model_hosts_allowlist(), label=self.name)
+        except (HostNotAllowed, ValueError) as refused:
+            return str(refused)
+        return ""
 
     def clean(self) -> None:
         """Raise ValidationError for sampling settings other than numbers under SAMPLING_KEYS. The topology rules

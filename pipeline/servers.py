@@ -7,6 +7,7 @@ from django.db import transaction
 
 from .embedded import EMBEDDED_CONTEXT_TOKENS, EmbeddedServer
 from .models import RETRIEVAL_ROLES, ModelServer, Role, RoleAssignment
+from .own_servers import own_server_record
 from .topology.gguf_header import GgufHeaderError, header_read
 
 logger = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ def register_embedded(server: EmbeddedServer, *, context_tokens: int = EMBEDDED_
         # LawDesk started this server itself on a loopback port it chose: not an operator rerouting evidence.
         record.trusted_move = True
         record.save()
+        own_server_record(name=EMBEDDED_NAME, base_url=server.base_url)
         for role in Role:
             if role not in RETRIEVAL_ROLES:
                 RoleAssignment.objects.update_or_create(role=role, defaults={"server": record})
@@ -57,6 +59,7 @@ def register_embedded_embedder(server: EmbeddedServer, *, context_tokens: int) -
             setattr(record, field, value)
         record.trusted_move = True
         record.save()
+        own_server_record(name=EMBEDDED_EMBEDDER_NAME, base_url=server.base_url)
         RoleAssignment.objects.update_or_create(role=Role.EMBEDDER, defaults={"server": record})
     return record
 

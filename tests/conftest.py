@@ -22,6 +22,7 @@ from tests.support.processes import Processes
 from tests.support.record import INVOICE, LEASE_P1, LEASE_P2, OPINION, STATUTE, pdf_pages
 from tests.support.retention import furnished_matter
 
+TEST_MODEL_HOSTS = "127.0.0.1 localhost [::1]"
 REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
 
 
@@ -32,6 +33,10 @@ def data_dir(settings, tmp_path, monkeypatch) -> Path:
     path.mkdir()
     settings.DATA_DIR = path
     monkeypatch.setenv("LAWDESK_DATA_DIR", str(path))
+    # The scripted model servers listen on loopback ports chosen at random: allowed as an installer would list
+    # them. Tests of the allowlist set their own (tests/pipeline/test_model_hosts.py).
+    settings.LAWDESK_MODEL_HOSTS = TEST_MODEL_HOSTS
+    monkeypatch.setenv("LAWDESK_MODEL_HOSTS", TEST_MODEL_HOSTS)
     return path
 
 

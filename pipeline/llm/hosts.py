@@ -1,9 +1,11 @@
 """Where evidence may go: the allowlist of model-server hosts (``LAWDESK_MODEL_HOSTS``), checked by the client
 before any request.
 
-Whoever installs LawDesk lists the hosts (and optionally ports) that may receive evidence packets and API keys;
-an operator editing the topology in the admin cannot widen it. Loopback (``localhost``, ``127.0.0.0/8``,
-``::1``) is always allowed: the embedded server listens there.
+Whoever installs LawDesk lists the hosts and ports that may receive evidence packets and API keys; an operator
+editing the topology in the admin cannot widen it. Loopback is not allowed unless listed: any account on the
+machine may listen on a loopback port, so ``127.0.0.1:8080`` is a destination like any other. The one exception
+is LawDesk's own embedded servers, at the loopback addresses LawDesk itself started them on (``own``, recorded
+outside the database by :mod:`pipeline.own_servers`).
 
 An address is judged by the host and port the HTTP library will actually connect to: the URL is parsed by both
 ``urllib.parse`` and httpx, and an address they disagree on, or one with user info (``http://a@b/``), is refused,
@@ -33,6 +35,10 @@ def _host(value: str) -> str:
     return value.strip().strip("[]").rstrip(".").lower()
 
 
+def _bracket(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -47,10 +53,12 @@ class HostAllowlist:
     """Allowed ``(host, port)`` pairs; a port of None allows every port of that host.
 
     Built from the setting's text by :meth:`parse`: comma- or space-separated entries ``host``, ``host:port``,
-    ``[v6]`` or ``[v6]:port``. Loopback is always allowed on top of them.
+    ``[v6]`` or ``[v6]:port``. ``own`` holds the ``(host, port)`` of LawDesk's own embedded servers, allowed on
+    top of the entries (:meth:`with_own`). An empty allowlist allows nothing.
     """
 
     entries: tuple[tuple[str, int | None], ...] = ()
+    own: tuple[tuple[str, int], ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> "HostAllowlist":
@@ -67,16 +75,26 @@ class HostAllowlist:
             entries.append((_host(host), port))
         return cls(tuple(entries))
 
+    def with_own(self, addresses) -> "HostAllowlist":
+        """Return this allowlist with LawDesk's own embedded servers' ``(host, port)`` pairs allowed as well."""
+        return HostAllowlist(self.entries, tuple((_host(host), int(port)) for host, port in addresses))
+
     def allows(self, host: str, port: int) -> bool:
         host = _host(host)
-        if _is_loopback(host):
+        if (host, port) in self.own:
             return True
         return any(host == allowed and (allowed_port is None or allowed_port == port)
                    for allowed, allowed_port in self.entries)
 
+    def loopback_without_port(self) -> list[str]:
+        """The entries that allow every port of a loopback host (``127.0.0.1`` with no port): any account on the
+        machine could listen on one of them. Shown as a warning on the topology page."""
+        return [host for host, port in self.entries if port is None and _is_loopback(host)]
+
     def describe(self) -> str:
-        listed = [f"{host}:{port}" if port else host for host, port in self.entries]
-        return ", ".join(["loopback", *listed])
+        listed = [f"{_bracket(host)}:{port}" if port else _bracket(host) for host, port in self.entries]
+        own = [f"{_bracket(host)}:{port} (LawDesk's embedded server)" for host, port in self.own]
+        return ", ".join([*listed, *own]) or "nothing"
 
 
 def check_server_address(base_url: str, allowlist: HostAllowlist, *, label: str = "") -> None:

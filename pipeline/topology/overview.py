@@ -10,7 +10,9 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from matters.models import AuditEntry
+from pipeline.llm.hosts import SETTING
 from pipeline.models import Host, ModelServer, NVLink, ProbeResult, RoleAssignment
+from pipeline.own_servers import model_hosts_allowlist
 
 from .discover import gpu_stats
 from .foresight import Foresight, build_warnings, view_forecast
@@ -35,6 +37,7 @@ class ServerRow:
     foresight: Foresight | None = None
     build_info: str = ""
     build_warnings: tuple[str, ...] = ()
+    address_refusal: str = ""
 
 
 def servers_with_latest_probe():
@@ -87,10 +90,24 @@ def topology_overview(*, nvml=None) -> dict:
             history[result.server_id].append((result.at, result.decode_tok_s))
     rows = [ServerRow(server=s, latest=s.probe_status, roles=roles[s.pk], launch=launch_line(s),
                       history=history[s.pk], foresight=view_forecast(snapshot, views[s.pk]),
-                      build_info=views[s.pk].build_info, build_warnings=tuple(build_warnings(views[s.pk])))
+                      build_info=views[s.pk].build_info, build_warnings=tuple(build_warnings(views[s.pk])),
+                      address_refusal=s.address_refusal())
             for s in servers]
     return {"hosts": bands, "servers": rows, "problems": found, "gpu_note": gpu_note,
-            "probe_note": probe_note(servers)}
+            "probe_note": probe_note(servers), **evidence_destinations()}
+
+
+def evidence_destinations() -> dict:
+    """Where evidence may go, for the page: ``allowlist`` (the allowed host:port pairs in words) and
+    ``allowlist_warning`` (a setting that cannot be read, or loopback hosts listed without a port, else "")."""
+    try:
+        allowlist = model_hosts_allowlist()
+    except ValueError as error:
+        return {"allowlist": "nothing", "allowlist_warning": f"{error} Nothing is sent to any model server."}
+    loose = allowlist.loopback_without_port()
+    warning = (f"{SETTING} allows every port of {', '.join(loose)}: any account on this machine can listen on a "
+               "loopback port and would receive evidence. List each server as host:port." if loose else "")
+    return {"allowlist": allowlist.describe(), "allowlist_warning": warning}
 
 
 # A periodic probe this many intervals late means no worker takes the ``probes`` queue.

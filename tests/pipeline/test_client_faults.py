@@ -21,7 +21,7 @@ from pipeline.llm import (
 )
 from pipeline.llm.client import ServerConfig
 from tests.support.processes import free_port
-from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, sse
+from tests.support.scripted_server import LOOPBACK_HOSTS, Reply, ScriptedServer, chat_chunks, sse
 
 CHAT = "/v1/chat/completions"
 ASK = [Message("user", "Cite the statute.")]
@@ -37,7 +37,8 @@ def server():
 
 def client_for(server, backend="llama.cpp", **kwargs) -> ModelClient:
     options = {"context_tokens": 4096} if backend == "ollama" else {"context_tokens": None}
-    config = ServerConfig(base_url=server.url, backend=backend, model="scripted", name="scripted server",
+    config = ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                          base_url=server.url, backend=backend, model="scripted", name="scripted server",
                           **{**options, **kwargs.pop("config", {})})
     client = ModelClient(config, **kwargs)
     if backend == "llama.cpp":
@@ -63,7 +64,8 @@ def test_streamed_text_timings_and_sampling_are_recorded(server):
 
 
 def test_connection_refused_is_server_unavailable():
-    client = ModelClient(ServerConfig(base_url=f"http://127.0.0.1:{free_port()}", name="gate"))
+    client = ModelClient(ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                                      base_url=f"http://127.0.0.1:{free_port()}", name="gate"))
     client._context_tokens = 0
     with pytest.raises(ServerUnavailable, match="Could not connect to gate") as caught:
         client.generate(ASK)

@@ -9,7 +9,7 @@ import pytest
 from pipeline.llm import Message, ModelClient
 from pipeline.llm.client import ServerConfig
 from pipeline.llm.stream import crlf_lines
-from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, sse
+from tests.support.scripted_server import LOOPBACK_HOSTS, Reply, ScriptedServer, chat_chunks, sse
 
 ASK = [Message("user", "Quote the letter.")]
 UNICODE_BREAKS = {"NEL": "\u0085", "LINE SEPARATOR": "\u2028", "PARAGRAPH SEPARATOR": "\u2029"}
@@ -37,7 +37,8 @@ def test_sse_text_with_a_unicode_line_break_arrives_whole(server, backend, name)
     stream = sse(*chat_chunks(pieces, timings={"predicted_n": 3}), "[DONE]")
     assert UNICODE_BREAKS[name].encode() in stream  # raw in the data line, not escaped as \\u....
     server.routes["/v1/chat/completions"] = lambda body: Reply(pieces=byte_pieces(stream), pause_s=0)
-    client = ModelClient(ServerConfig(base_url=server.url, backend=backend, name="scripted"))
+    client = ModelClient(ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                                      base_url=server.url, backend=backend, name="scripted"))
     client._context_tokens = 0
     tokens = []
     generation = client.generate(ASK, on_token=tokens.append)
@@ -55,7 +56,8 @@ def test_ollama_ndjson_text_with_a_unicode_line_break_arrives_whole(server, name
     stream = b"".join(json.dumps(line, ensure_ascii=False).encode() + b"\r\n" for line in lines)
     server.routes["/api/chat"] = lambda body: Reply(pieces=byte_pieces(stream), pause_s=0,
                                                     content_type="application/x-ndjson")
-    client = ModelClient(ServerConfig(base_url=server.url, backend="ollama", context_tokens=4096, name="scripted"))
+    client = ModelClient(ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                                      base_url=server.url, backend="ollama", context_tokens=4096, name="scripted"))
     generation = client.generate(ASK)
     assert generation.text == "".join(pieces)
     assert (generation.prompt_tokens, generation.completion_tokens, generation.truncated) == (9, 3, False)

@@ -5,13 +5,15 @@ import pytest
 from pipeline.embedded import EMBEDDED_ALIAS, EMBEDDED_CONTEXT_TOKENS
 from pipeline.llm import ContextOverflow, Message, ModelClient, Sampling
 from pipeline.llm.client import ServerConfig
+from tests.support.scripted_server import LOOPBACK_HOSTS
 
 pytestmark = pytest.mark.live
 
 
 @pytest.fixture
 def client(embedded):
-    client = ModelClient(ServerConfig(base_url=embedded.base_url, model=EMBEDDED_ALIAS, name="embedded"))
+    client = ModelClient(ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                                      base_url=embedded.base_url, model=EMBEDDED_ALIAS, name="embedded"))
     yield client
     client.close()
 

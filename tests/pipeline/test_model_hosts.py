@@ -31,8 +31,8 @@ def scripted():
 
 
 @pytest.mark.parametrize("url, listed", [
-    ("http://127.0.0.1:8080", ""), ("http://localhost:8080", ""), ("http://[::1]:8080", ""),
-    ("http://127.0.0.5:1", ""), ("http://LOCALHOST.:9", ""),
+    ("http://127.0.0.1:8080", "127.0.0.1:8080"), ("http://localhost:8080", "localhost:8080"),
+    ("http://[::1]:8080", "[::1]:8080"), ("http://127.0.0.5:1", "127.0.0.5"), ("http://LOCALHOST.:9", "localhost:9"),
     ("http://threadripper:8080", "threadripper"), ("http://threadripper:8080", "threadripper:8080"),
     ("http://ThreadRipper.:8080", "threadripper:8080"), ("https://gpu.office.lan", "gpu.office.lan:443"),
     ("http://[fd00::7]:8000", "[fd00::7]:8000"), ("http://10.0.0.5:8000", "10.0.0.4 10.0.0.5"),
@@ -42,15 +42,18 @@ def test_allowed_addresses(url, listed):
 
 
 @pytest.mark.parametrize("url, listed", [
-    ("http://threadripper:8080", ""),                       # not listed: loopback only by default
+    ("http://threadripper:8080", ""),                       # not listed: nothing is allowed by default
+    ("http://127.0.0.1:8080", ""),                          # loopback too: any local account may listen there
+    ("http://localhost:8080", ""), ("http://[::1]:8080", ""),
+    ("http://127.0.0.1:8081", "127.0.0.1:8080"),            # another loopback port is another destination
     ("http://threadripper:8081", "threadripper:8080"),      # listed on another port
     ("http://10.0.0.50:8000", "10.0.0.5"),                  # a prefix is not a match
     ("http://evil.example:80", "evil.example.lan"),
-    ("http://127.0.0.1@evil.example:8080", ""),             # user info: the host is evil.example
-    ("http://evil.example\\@127.0.0.1:8080", ""),           # parsers disagree on the host
-    ("http://2130706433:8080", ""),                         # 127.0.0.1 to a resolver, not to the allowlist
-    ("http://0x7f.1:8080", ""),
-    ("ftp://127.0.0.1:21", ""),
+    ("http://127.0.0.1@evil.example:8080", "127.0.0.1"),    # user info: the host is evil.example
+    ("http://evil.example\\@127.0.0.1:8080", "127.0.0.1"),  # parsers disagree on the host
+    ("http://2130706433:8080", "127.0.0.1"),                # 127.0.0.1 to a resolver, not to the allowlist
+    ("http://0x7f.1:8080", "127.0.0.1"),
+    ("ftp://127.0.0.1:21", "127.0.0.1"),
     ("file:///etc/passwd", ""),
     ("http://:8080", ""),
 ])

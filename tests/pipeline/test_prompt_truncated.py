@@ -11,7 +11,7 @@ from pipeline.llm.client import OLLAMA_TRUNCATED_BELOW, ServerConfig
 from pipeline.models import ModelServer, Role, RoleAssignment
 from pipeline.stages.control import job_start
 from tests.support.jobs import run_all
-from tests.support.scripted_server import Reply, ScriptedServer
+from tests.support.scripted_server import LOOPBACK_HOSTS, Reply, ScriptedServer
 from tests.support.stage_server import DEFAULT, stage_of
 
 LONG_ASK = [Message("user", "The lease says the landlord repairs the roof. " * 65 + "x" * 10)]
@@ -33,7 +33,8 @@ def ollama_reply(text: str, **final) -> Reply:
 
 
 def ollama_client(server) -> ModelClient:
-    return ModelClient(ServerConfig(base_url=server.url, backend="ollama", context_tokens=8192, name="scripted"))
+    return ModelClient(ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                                    base_url=server.url, backend="ollama", context_tokens=8192, name="scripted"))
 
 
 @pytest.mark.parametrize(("final", "truncated"), [

@@ -13,7 +13,7 @@ from pipeline.models import ModelServer, ProbeResult
 from pipeline.tasks import probe_servers
 from pipeline.topology.probe import probe, probe_schedule
 from tests.support.processes import free_port
-from tests.support.scripted_server import Reply, ScriptedServer, json_reply, llama_cpp_routes, sse
+from tests.support.scripted_server import LOOPBACK_HOSTS, Reply, ScriptedServer, json_reply, llama_cpp_routes, sse
 
 CHAT = "/v1/chat/completions"
 # The scripted llama-server's /props names no build: the probe says it could not check it.
@@ -28,7 +28,8 @@ def scripted():
 
 
 def llama(server, **config) -> ServerConfig:
-    return ServerConfig(base_url=server.url, backend="llama.cpp", model="scripted", name="gate", **config)
+    return ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                        base_url=server.url, backend="llama.cpp", model="scripted", name="gate", **config)
 
 
 def chats(server) -> list[dict]:
@@ -86,7 +87,8 @@ def test_one_free_slot_is_enough(scripted):
 
 
 def test_unreachable_server_is_down():
-    config = ServerConfig(base_url=f"http://127.0.0.1:{free_port()}", backend="llama.cpp", name="gone")
+    config = ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                          base_url=f"http://127.0.0.1:{free_port()}", backend="llama.cpp", name="gone")
     outcome = probe(config, floor_tok_s=40)
     assert outcome.status == "down" and outcome.error.startswith("Could not reach gone")
 
@@ -100,7 +102,8 @@ def test_broken_stream_is_down_with_the_error(scripted):
 
 def test_reachable_models_list_alone_is_never_up(scripted):
     scripted.routes["/v1/models"] = lambda body: json_reply({"data": [{"id": "scripted"}]})
-    config = ServerConfig(base_url=scripted.url, backend="openai", model="scripted", name="vllm")
+    config = ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                          base_url=scripted.url, backend="openai", model="scripted", name="vllm")
     outcome = probe(config, floor_tok_s=40)  # no chat route: the generation fails
     assert outcome.status == "down" and "HTTP 404" in outcome.error
 
@@ -116,7 +119,8 @@ def ollama_routes(server, *, eval_ns: int, resident=True, pulled=True) -> None:
 
 
 def ollama(server) -> ServerConfig:
-    return ServerConfig(base_url=server.url, backend="ollama", model="gemma3:12b", context_tokens=8192, name="gemma")
+    return ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                        base_url=server.url, backend="ollama", model="gemma3:12b", context_tokens=8192, name="gemma")
 
 
 def test_ollama_speeds_come_from_eval_count_and_duration(scripted):

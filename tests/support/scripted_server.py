@@ -11,6 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from pipeline.llm.hosts import HostAllowlist
+
+# The allowlist of a client built by hand against a scripted server (loopback, any port): the installer's
+# LAWDESK_MODEL_HOSTS as the tests set it (tests/conftest.py).
+LOOPBACK_HOSTS = HostAllowlist.parse("127.0.0.1")
+
 
 @dataclass
 class Reply:

@@ -15,7 +15,7 @@ from pipeline.llm import HostNotAllowed, ModelClient, ModelServerError, ServerLo
 from pipeline.llm.client import ServerConfig
 from tests.support.fake_embedder import DIMS, bag_vector, fake_embedder
 from tests.support.processes import free_port
-from tests.support.scripted_server import Reply, ScriptedServer, json_reply
+from tests.support.scripted_server import LOOPBACK_HOSTS, Reply, ScriptedServer, json_reply
 
 RENT = "The tenant failed to pay rent for August."
 RENT_AGAIN = "Rent for the month of August was not paid by the lessee."
@@ -41,7 +41,8 @@ def embedder(model_cache, tmp_path_factory):
 
 @pytest.fixture
 def live_client(embedder):
-    client = ModelClient(ServerConfig(base_url=embedder.base_url, model=EMBEDDER.alias, name="embedded embedder",
+    client = ModelClient(ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                                      base_url=embedder.base_url, model=EMBEDDER.alias, name="embedded embedder",
                                       parallel_slots=EMBEDDER_PARALLEL))
     yield client
     client.close()
@@ -55,7 +56,8 @@ def server():
 
 def client_for(server, backend="llama.cpp", **kwargs) -> ModelClient:
     context = {"context_tokens": 512} if backend == "ollama" else {}
-    return ModelClient(ServerConfig(base_url=server.url, backend=backend, model="minilm", name="scripted embedder",
+    return ModelClient(ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                                    base_url=server.url, backend=backend, model="minilm", name="scripted embedder",
                                     **context), **kwargs)
 
 
@@ -236,7 +238,7 @@ def test_llama_cpp_batches_are_sent_in_order_and_counted(server):
 
 def test_no_model_named_lets_llama_cpp_name_its_own(server):
     fake_embedder(server)
-    client = ModelClient(ServerConfig(base_url=server.url, name="scripted embedder"))
+    client = ModelClient(ServerConfig(allowed_hosts=LOOPBACK_HOSTS, base_url=server.url, name="scripted embedder"))
     assert client.embed(["a"]).model == "fake-embedder"
     assert "model" not in server.requests[-1][1]
 
@@ -309,7 +311,8 @@ def test_loading_too_long_is_server_loading(server):
 
 
 def test_connection_refused_is_server_unavailable():
-    client = ModelClient(ServerConfig(base_url=f"http://127.0.0.1:{free_port()}", name="embedder"))
+    client = ModelClient(ServerConfig(allowed_hosts=LOOPBACK_HOSTS,
+                                      base_url=f"http://127.0.0.1:{free_port()}", name="embedder"))
     with pytest.raises(ServerUnavailable, match="Could not connect to embedder") as caught:
         client.embed(["a"])
     assert caught.value.status == "down"
