@@ -22,6 +22,7 @@ import pymupdf
 from matters.incoming.stamped import bates_on_page
 
 from ..sniff import sniff
+from .images import image_pdf_bytes
 from .spec import Emit, IngestFailure, Spec, _check_image_pixels
 
 ASSEMBLED_NAME = "assembled.pdf"
@@ -52,8 +53,10 @@ def _judge(path: Path, spec: Spec) -> str:
 def _open_as_pdf(path: Path, spec: Spec) -> pymupdf.Document:
     kind = _judge(path, spec)
     try:
-        with pymupdf.open(path, filetype="pdf" if kind == "pdf" else None) as opened:
-            return pymupdf.open("pdf", opened.tobytes() if kind == "pdf" else opened.convert_to_pdf())
+        if kind == "image":  # every frame as it shows over white (.images)
+            return pymupdf.open("pdf", image_pdf_bytes(path))
+        with pymupdf.open(path, filetype="pdf") as opened:
+            return pymupdf.open("pdf", opened.tobytes())
     except Exception as exc:  # PyMuPDF raises several types for damaged files
         raise IngestFailure(f"The page image {path.name} could not be read: it is damaged ({exc}).") from exc
 

@@ -8,6 +8,7 @@ import pymupdf
 from .convert import ConversionRefused, office_to_pdf
 from .docx_revisions import WordChanges
 from .fonts import document_fonts, font_note, word_processing_suffix
+from .images import image_pdf_bytes
 from .spec import IngestFailure, Spec, _check_image_pixels
 
 # Exhibit kinds LibreOffice converts: kind -> (file suffix it expects, what people call the file); a suffix of
@@ -73,8 +74,7 @@ def open_document(spec: Spec, out_dir: Path, notes: list[str],
     if spec.kind == "image":
         _check_image_pixels(spec.source, spec.max_image_pixels)
         try:
-            with pymupdf.open(spec.source) as image_doc:
-                pdf_bytes = image_doc.convert_to_pdf()
+            pdf_bytes = image_pdf_bytes(Path(spec.source), notes)
         except Exception as exc:
             raise IngestFailure(f"The image could not be read: {exc}.") from exc
         out_dir.mkdir(parents=True, exist_ok=True)
