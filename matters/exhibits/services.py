@@ -194,7 +194,7 @@ def exhibit_update(*, exhibit: Exhibit, updated_by: AbstractBaseUser, title: str
 
 
 def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: AbstractBaseUser) -> Exhibit:
-    """Queue a password-protected PDF again with its password.
+    """Queue a password-protected PDF or Office file again with its password.
 
     The password is written to a file readable only by the server (never to the database or the task queue) and
     is deleted as soon as the worker has tried it. Raises ValidationError if the exhibit is not waiting for one;
@@ -204,7 +204,7 @@ def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: Ab
     if exhibit.status != Exhibit.Status.NEEDS_PASSWORD:
         raise ValidationError("This exhibit is not waiting for a password.")
     if not password:
-        raise ValidationError({"password": "Enter the PDF's password."})
+        raise ValidationError({"password": "Enter the file's password."})
     storage.write_secret(storage.password_path(exhibit.pk), password)
     with transaction.atomic():
         now = timezone.now()

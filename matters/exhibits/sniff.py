@@ -35,6 +35,10 @@ WORD_PROCESSING = {
 # whose UTF-16 name appears in the directory sectors. Excel and PowerPoint files are compound files too.
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _WORD_STREAM = "WordDocument".encode("utf-16-le")
+# An encrypted OOXML package (DOCX, XLSX, PPTX with a password to open) is a compound file holding the package in
+# an "EncryptedPackage" stream ([MS-OFFCRYPTO] 2.3.4.4); which application made it is known only once decrypted.
+_ENCRYPTED_PACKAGE_STREAM = "EncryptedPackage".encode("utf-16-le")
+ENCRYPTED_OFFICE_DESCRIPTION = "password-protected Office document (encrypted DOCX)"
 # WordPerfect 5.x-X9 files start with 0xFF "WPC"; byte 8 is the product (1 = WordPerfect) and byte 9 the file
 # type (10 = document) (WordPerfect file format documentation, "Prefix Packet"; libwpd's WP5/6 header readers).
 _WPC = b"\xffWPC"
@@ -108,6 +112,10 @@ def _word_processing(path: Path, head: bytes) -> Sniffed | None:
                 directory = stream.read(4 * 1024 * 1024)
         except OSError:
             directory = head
+        if _ENCRYPTED_PACKAGE_STREAM in directory:
+            # Accepted as a Word document: the ingest child asks for the password, and says what it holds if
+            # it turns out to be a workbook or a presentation.
+            return Sniffed("docx", DOCX_MIME, ENCRYPTED_OFFICE_DESCRIPTION)
         if _WORD_STREAM in directory:
             return Sniffed("document", DOC_MIME, WORD_PROCESSING[DOC_MIME][1])
     return None

@@ -1,10 +1,12 @@
 """Open the file of a child's job as a PDF: office documents converted by LibreOffice in its sandbox, images and
 damaged or encrypted PDFs saved as the display PDF that page images are made from."""
 
+import tempfile
 from pathlib import Path
 
 import pymupdf
 
+from . import office_crypto
 from .convert import ConversionRefused, office_to_pdf
 from .docx_revisions import WordChanges
 from .fonts import document_fonts, font_note, word_processing_suffix
@@ -33,11 +35,19 @@ def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str], changes: WordCha
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / "display.pdf"
     hidden = (spec.data_dir,) if spec.data_dir else ()
-    try:
-        cut = office_to_pdf(Path(spec.source), target, suffix=suffix, description=description, hidden=hidden,
-                           changes=changes)
-    except ConversionRefused as exc:
-        raise IngestFailure(str(exc)) from exc
+    with tempfile.TemporaryDirectory(prefix="lawdesk-decrypt-") as work:
+        source = Path(spec.source)
+        if office_crypto.encrypted(source):
+            source, suffix = _decrypted(spec, Path(work), suffix, description, notes)
+        try:
+            cut = office_to_pdf(source, target, suffix=suffix, description=description, hidden=hidden,
+                               changes=changes)
+        except ConversionRefused as exc:
+            raise IngestFailure(str(exc)) from exc
+        try:
+            requested = document_fonts(source, suffix)
+        except Exception:  # zipfile and lxml raise several types; the conversion itself already succeeded
+            requested = None
     if _blank(target):
         # LibreOffice opens what it cannot parse as an empty document rather than failing; an empty
         # upload is as unreadable as a damaged one, and saying "ready" would hide that.
@@ -51,13 +61,29 @@ def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str], changes: WordCha
             f"{cut} link(s) to files or web addresses outside the {description} were removed before "
             "conversion; linked content is not shown."
         )
-    try:
-        requested = document_fonts(Path(spec.source), suffix)
-    except Exception:  # zipfile and lxml raise several types; the conversion itself already succeeded
-        requested = None
     if note := font_note(requested, target):
         notes.append(note)
     return target
+
+
+def _decrypted(spec: Spec, work: Path, suffix: str, description: str, notes: list[str]) -> tuple[Path, str]:
+    """Decrypt a password-protected Office file into ``work`` with the password given on the exhibit page;
+    return the decrypted copy and the suffix it converts with. Raises IngestFailure (``needs_password`` when the
+    password is missing or wrong; ``failed`` when the package is not a Word document)."""
+    password = Path(spec.password_file).read_text() if spec.password_file else ""
+    decrypted = work / f"decrypted{suffix}"
+    holds = office_crypto.decrypt(Path(spec.source), decrypted, password, description)
+    if holds and holds != "Word document":
+        article = "an" if holds[0] in "AEIOU" else "a"
+        raise IngestFailure(f"The password-protected file is {article} {holds}, not a Word document; it opened with "
+                            "the password given, but only Word, WordPerfect, RTF and OpenDocument text files are "
+                            "converted. Save it as a PDF and upload that.")
+    if holds == "Word document" and suffix != ".docx":
+        decrypted = decrypted.rename(work / "decrypted.docx")
+        suffix = ".docx"
+    notes.append(f"Password-protected {description} opened with the password given; the original is kept as "
+                 "uploaded, encrypted.")
+    return decrypted, suffix
 
 
 def _blank(pdf: Path) -> bool:
