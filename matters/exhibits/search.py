@@ -5,6 +5,11 @@ letters, one quotation mark and dash, line-end hyphenation joined, transcript li
 query through the same normalisation; a hyphenated word typed (``non-compete``) also finds its joined form
 (``noncompete``), the form a compound broken at its own hyphen at a line end is indexed in.
 
+The search box reads the review-platform query language of :mod:`matters.exhibits.query_language` (AND, OR, NOT,
+phrases, ``w/N``, ``pre/N``, wildcards, parentheses), translated once per engine: an FTS5 ``MATCH`` expression, or a
+``to_tsquery`` of quoted words. SQLite's ``NEAR`` is unordered, so a ``pre/N`` there takes FTS5's candidates and
+checks the order on each page's words (:func:`matters.exhibits.query_language.page_matches`).
+
 Both return the same :class:`SearchHit` with a snippet whose matched words are marked; the snippet is escaped here,
 so templates can show it as safe HTML. On SQLite the FTS5 table (its triggers: :mod:`matters.exhibits.search_index`);
 on PostgreSQL the stored generated column ``matters_page.search_vector`` with its GIN index
@@ -12,15 +17,31 @@ on PostgreSQL the stored generated column ``matters_page.search_vector`` with it
 again.
 """
 
+import json
 import re
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from matters.models import Matter
 
+from .query_language import (
+    Node,
+    PageWords,
+    QuerySyntaxError,
+    first_letters,
+    fts5_match,
+    has_ordered_near,
+    highlight_fts5,
+    highlight_tsquery,
+    page_matches,
+    parse_query,
+    plain_query,
+    relaxed,
+    tsquery,
+)
 from .reading import HYPHENATED, hyphen_forms, reading_form
 
 _START, _STOP = "\x01", "\x02"
@@ -37,10 +58,8 @@ class SearchHit:
     snippet_html: SafeString
 
 
-# Words in capitals that a person may type as operators. The search box has none (words are ANDed, a quoted
-# phrase is a phrase), and each engine's own syntax reads them its own way (FTS5 as operators, PostgreSQL's web
-# search syntax "OR" as an alternative). They are dropped, so both engines search the same words and a query of
-# operators alone is empty.
+# Words in capitals the former reading of the search box dropped (:func:`search_terms`, still the reading of free
+# text that is no valid query, which :func:`matter_search` may be given).
 OPERATOR_WORDS = frozenset({"AND", "OR", "NOT", "NEAR"})
 
 
@@ -56,7 +75,8 @@ class SearchTerms:
 
 
 def search_terms(query: str) -> SearchTerms | None:
-    """Read ``query`` as the search box does: quoted phrases (an unclosed quote opens no phrase), hyphenated
+    """Read ``query`` as the search box did before its query language, and as :func:`matter_search` still reads
+    free text that is no valid query: quoted phrases (an unclosed quote opens no phrase), hyphenated
     words, and other words; punctuation, wildcards and ``OPERATOR_WORDS`` outside quotes are dropped. Returns None
     when nothing is left to search for (``OR AND NOT *``, ``"--"``)."""
     query = reading_form(query)
@@ -72,10 +92,11 @@ def search_terms(query: str) -> SearchTerms | None:
 def _fts5_query(terms: SearchTerms) -> str:
     """Translate ``terms`` into an FTS5 query: phrases stay phrases, other words are ANDed, and a hyphenated word
     matches either of its forms. Every term is quoted, so nothing of it is read as an FTS5 operator."""
-    parts = [f'"{" ".join(p)}"' for p in terms.phrases]
-    parts += ["(" + " OR ".join(f'"{" ".join(f)}"' for f in forms) + ")" for forms in terms.compounds]
-    parts += [f'"{w}"' for w in terms.words]
-    return " ".join(parts)
+    return fts5_match(_plain_node(terms))
+
+
+def _plain_node(terms: SearchTerms) -> Node:
+    return plain_query(terms.phrases, terms.compounds, terms.words)
 
 
 def _in_matter(fts_query: str, matter_id: int) -> str:
@@ -85,48 +106,112 @@ def _in_matter(fts_query: str, matter_id: int) -> str:
     return f'matter:"{int(matter_id)}" AND reading_text:({fts_query})'
 
 
-def _postgres_query(terms: SearchTerms) -> tuple[str, list[str]]:
-    """A PostgreSQL ``tsquery`` expression for ``terms`` and its parameters: the words ANDed
-    (``plainto_tsquery``), each phrase as a phrase, each hyphenated word the OR of its forms as phrases. No part
-    goes through ``websearch_to_tsquery``, whose operators (``or``, ``-``) FTS5 would not read alike."""
-    parts, params = [], []
-    if terms.words:
-        parts.append("plainto_tsquery('english', %s)")
-        params.append(" ".join(terms.words))
-    for phrase in terms.phrases:
-        parts.append("phraseto_tsquery('english', %s)")
-        params.append(" ".join(phrase))
-    for forms in terms.compounds:
-        parts.append("(" + " || ".join("phraseto_tsquery('english', %s)" for _ in forms) + ")")
-        params += [" ".join(f) for f in forms]
-    return "(" + " && ".join(parts) + ")", params
-
-
 def _snippet_html(raw: str) -> SafeString:
     return mark_safe(escape(raw).replace(_START, "<mark>").replace(_STOP, "</mark>"))
 
 
-def _sqlite_sql(terms: SearchTerms, matter_id: int) -> tuple[str, str]:
-    """The FTS5 query for ``terms`` in matter ``matter_id`` and the FROM/WHERE clause matching the matter's ready
-    pages with it (parameters: the FTS5 query, the matter's id). The matter is named twice: inside the FTS5 query,
-    so the index yields only the matter's pages, and on the exhibit, which keeps a search inside its matter
+@dataclass(frozen=True)
+class _Plan:
+    """A query made ready for the engine: ``where``, the FROM/WHERE clause matching the matter's ready pages, with
+    its ``params``; ``highlight``, the query that marks the snippet's words (PostgreSQL: always; SQLite: where
+    FTS5's own snippet of the query fails); on SQLite ``check``, the query to check each candidate page's words
+    against when FTS5 matches more than it asks (``pre/N``), else None."""
+
+    where: str
+    params: list
+    highlight: str = ""
+    check: Node | None = None
+
+
+_SQLITE_FROM = """
+    FROM matters_page_fts
+    JOIN matters_page p ON p.id = matters_page_fts.rowid
+    JOIN matters_exhibit e ON e.id = p.exhibit_id
+    WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'"""
+
+
+def _plan(node: Node, matter_id: int) -> _Plan:
+    """The SQL that matches ``node`` in matter ``matter_id``. On SQLite the matter is named twice: inside the FTS5
+    query, so the index yields only the matter's pages, and on the exhibit, which keeps a search inside its matter
     whatever the index holds."""
-    return _in_matter(_fts5_query(terms), matter_id), """
-        FROM matters_page_fts
-        JOIN matters_page p ON p.id = matters_page_fts.rowid
-        JOIN matters_exhibit e ON e.id = p.exhibit_id
-        WHERE matters_page_fts MATCH %s AND e.matter_id = %s AND e.status = 'ready'"""
+    if connection.vendor == "postgresql":
+        return _Plan(_POSTGRES_FROM.format(tsquery=_TSQUERY), [tsquery(node), matter_id],
+                     highlight=highlight_tsquery(node))
+    check = node if has_ordered_near(node) else None
+    return _Plan(_SQLITE_FROM, [_in_matter(fts5_match(relaxed(node)), matter_id), matter_id],
+                 highlight=highlight_fts5(node), check=check)
+
+
+def _read(query: str) -> Node | None:
+    """``query`` read as free text: in the query language, or, where it is no valid query (a request in words,
+    as ``bench/retrieval.py`` passes), as the search box read it before (every word required)."""
+    try:
+        return parse_query(query)
+    except QuerySyntaxError:
+        terms = search_terms(query)
+        return None if terms is None else _plain_node(terms)
+
+
+def _checked_ids(cursor, plan: _Plan, *, most: int | None = None) -> list[int]:
+    """Ids of the pages FTS5 yields for ``plan`` that pass its check, in the order they were added, at most
+    ``most``. Reads each candidate's text: the cost of ``pre/N`` on SQLite, in proportion to the pages where the
+    two words are near each other in either order."""
+    cursor.execute(f"SELECT p.id, p.reading_text {plan.where} ORDER BY matters_page_fts.rowid", plan.params)
+    ids: list[int] = []
+    letters = first_letters(plan.check)
+    while rows := cursor.fetchmany(500):
+        for page_id, text in rows:
+            if page_matches(plan.check, PageWords(text or "", letters)):
+                ids.append(page_id)
+                if most is not None and len(ids) >= most:
+                    return ids
+    return ids
+
+
+def _sqlite_hits(cursor, plan: _Plan, *, ranked: bool, limit: int, ids: list[int] | None = None) -> list:
+    """Rows of the ``limit`` best-ranked pages of ``plan`` (or, not ``ranked``, the first added), among ``ids``
+    when given (the pages that passed the check)."""
+    where, params = plan.where, list(plan.params)
+    if ids is not None:
+        where += " AND p.id IN (SELECT value FROM json_each(%s))"
+        params.append(json.dumps(ids))
+    order = f"{_SQLITE_RANK}, e.label_seq, p.number" if ranked else "matters_page_fts.rowid"
+    try:
+        cursor.execute(f"SELECT {_SQLITE_HIT} {where} ORDER BY {order} LIMIT %s", [*params, limit])
+        return cursor.fetchall()
+    except DatabaseError:  # FTS5's snippet() of this query (query_language.highlight_fts5): mark the words alone
+        cursor.execute(f"SELECT e.id, e.label, e.title, p.number, p.id, p.reading_text {where} ORDER BY {order} "
+                       "LIMIT %s", [*params, limit])
+        return [(*row[:4], _sqlite_snippet(cursor, plan, row[4], row[5])) for row in cursor.fetchall()]
+
+
+def _sqlite_snippet(cursor, plan: _Plan, page_id: int, text: str) -> str:
+    """The snippet of page ``page_id`` with the words of ``plan.highlight`` marked; its first words unmarked
+    should FTS5 fail on that too."""
+    try:
+        cursor.execute("SELECT snippet(matters_page_fts, 0, char(1), char(2), '…', 24) FROM matters_page_fts "
+                       "WHERE matters_page_fts MATCH %s AND rowid = %s", [f"reading_text:{plan.highlight}", page_id])
+        row = cursor.fetchone()
+        if row is not None:
+            return row[0]
+    except DatabaseError:
+        pass
+    words = (text or "").split()
+    return " ".join(words[:24]) + (" …" if len(words) > 24 else "")
 
 
 # The matter column's weight is 0: every page of a search has the same matter, so it would add the same to each.
 _SQLITE_RANK = "bm25(matters_page_fts, 1.0, 0.0)"
 _SQLITE_HIT = "e.id, e.label, e.title, p.number, snippet(matters_page_fts, 0, char(1), char(2), '…', 24)"
+_TSQUERY = "to_tsquery('english', %s)"
 _POSTGRES_FROM = """
     FROM matters_page p
     JOIN matters_exhibit e ON e.id = p.exhibit_id,
          (SELECT {tsquery} AS q) AS typed
     WHERE e.matter_id = %s AND e.status = 'ready' AND p.search_vector @@ q"""
 # ts_headline parses the page's text again: in an outer query it runs for the hits shown, not for every match.
+# Its query is the plan's highlight (the words and phrases looked for, ORed), not the query matched: ts_headline
+# tries its query on every fragment, which took seconds a page for a w/50 of alternatives.
 _POSTGRES_HITS = """
     SELECT e.id, e.label, e.title, p.number,
            ts_headline('english', p.reading_text, typed.q, 'StartSel=' || chr(1) || ', StopSel=' || chr(2)
@@ -148,22 +233,23 @@ def _hits(rows) -> list[SearchHit]:
 def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[SearchHit]:
     """Return up to ``limit`` pages of ``matter`` whose text matches ``query``, best first. Only ``ready``
     exhibits are searched (a failed exhibit's partial text is deleted anyway). Ranks every match: for the search
-    box, where a common word matches most pages, :func:`matter_search_results` bounds that work."""
-    terms = search_terms(query)
-    if terms is None:
+    box, where a common word matches most pages, :func:`matter_search_results` bounds that work. ``query`` is read
+    in the query language; text that is no valid query (an unclosed parenthesis, a dangling ``OR``) is read as
+    words, all required, so a caller passing free text never gets an error."""
+    node = _read(query)
+    if node is None:
         return []
-    if connection.vendor == "postgresql":
-        tsquery, tsparams = _postgres_query(terms)
-        chosen = _POSTGRES_RANKED.format(where=_POSTGRES_FROM.format(tsquery=tsquery))
-        sql = _POSTGRES_HITS.format(chosen=chosen, tsquery=tsquery, order=_POSTGRES_RANK_ORDER)
-        params = [*tsparams, matter.pk, limit, *tsparams]
-    else:
-        fts_query, where = _sqlite_sql(terms, matter.pk)
-        sql = f"SELECT {_SQLITE_HIT} {where} ORDER BY {_SQLITE_RANK}, e.label_seq, p.number LIMIT %s"
-        params = [fts_query, matter.pk, limit]
+    plan = _plan(node, matter.pk)
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return _hits(cursor.fetchall())
+        if connection.vendor == "postgresql":
+            chosen = _POSTGRES_RANKED.format(where=plan.where)
+            sql = _POSTGRES_HITS.format(chosen=chosen, tsquery=_TSQUERY, order=_POSTGRES_RANK_ORDER)
+            cursor.execute(sql, [*plan.params, limit, plan.highlight])
+            return _hits(cursor.fetchall())
+        ids = _checked_ids(cursor, plan) if plan.check is not None else None
+        if ids == []:
+            return []
+        return _hits(_sqlite_hits(cursor, plan, ranked=True, limit=limit, ids=ids))
 
 
 # The search box ranks the matches of a query only when at most this many pages match. Ranking costs time in
@@ -179,12 +265,15 @@ class SearchResults:
     match, counted up to ``RANKED_MATCHES_MAX + 1``. ``ranked``: True when ``hits`` are the best-ranked of all the
     matches; False when more than ``RANKED_MATCHES_MAX`` pages match and ``hits`` are the first matching pages in
     the order they were added to the matter. ``searchable``: False when the query held nothing to search for
-    (only operators or punctuation, :func:`search_terms`), so the page can say so instead of "0 pages found"."""
+    (only operators or punctuation), so the page can say so instead of "0 pages found". ``error``: why the query
+    could not be read (:class:`matters.exhibits.query_language.QuerySyntaxError`, written for the attorney), or
+    empty; with an error nothing was searched."""
 
     hits: list[SearchHit]
     matches: int
     ranked: bool
     searchable: bool = True
+    error: str = ""
 
     @property
     def ranked_max(self) -> str:
@@ -196,35 +285,41 @@ def matter_search_results(*, matter: Matter, query: str, limit: int = 50) -> Sea
     """Search ``matter``'s ready pages for ``query`` as the search box does: count the matches (up to
     ``RANKED_MATCHES_MAX + 1``), then return the ``limit`` best-ranked of them, or, past that many matches, the
     first ``limit`` in the order the pages were added (by page id). Two queries; neither ranks nor reads more
-    than ``RANKED_MATCHES_MAX + 1`` matches; none when ``query`` holds nothing to search for."""
-    terms = search_terms(query)
-    if terms is None:
+    than ``RANKED_MATCHES_MAX + 1`` matches; none when ``query`` holds nothing to search for or cannot be read
+    (then ``error`` says why). On SQLite a ``pre/N`` also reads the text of FTS5's candidates until
+    ``RANKED_MATCHES_MAX + 1`` of them pass (:func:`_checked_ids`)."""
+    try:
+        node = parse_query(query)
+    except QuerySyntaxError as error:
+        return SearchResults([], 0, True, error=str(error))
+    if node is None:
         return SearchResults([], 0, True, searchable=False)
     empty = SearchResults([], 0, True)
-    if connection.vendor == "postgresql":
-        tsquery, tsparams = _postgres_query(terms)
-        where, params = _POSTGRES_FROM.format(tsquery=tsquery), [*tsparams, matter.pk]
-    else:
-        fts_query, where = _sqlite_sql(terms, matter.pk)
-        params = [fts_query, matter.pk]
+    plan = _plan(node, matter.pk)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM (SELECT 1 {where} LIMIT %s) AS matched",
-                       [*params, RANKED_MATCHES_MAX + 1])
+        if plan.check is not None:
+            ids = _checked_ids(cursor, plan, most=RANKED_MATCHES_MAX + 1)
+            matches = len(ids)
+            if not matches:
+                return empty
+            ranked = matches <= RANKED_MATCHES_MAX
+            rows = _sqlite_hits(cursor, plan, ranked=ranked, limit=limit, ids=ids if ranked else ids[:limit])
+            return SearchResults(_hits(rows), matches, ranked)
+        cursor.execute(f"SELECT count(*) FROM (SELECT 1 {plan.where} LIMIT %s) AS matched",
+                       [*plan.params, RANKED_MATCHES_MAX + 1])
         matches = cursor.fetchone()[0]
         if not matches:
             return empty
         ranked = matches <= RANKED_MATCHES_MAX
         if connection.vendor != "postgresql":
-            order = f"{_SQLITE_RANK}, e.label_seq, p.number" if ranked else "matters_page_fts.rowid"
-            cursor.execute(f"SELECT {_SQLITE_HIT} {where} ORDER BY {order} LIMIT %s", [*params, limit])
-            rows = cursor.fetchall()
+            rows = _sqlite_hits(cursor, plan, ranked=ranked, limit=limit)
         else:
             if ranked:
-                chosen, order = _POSTGRES_RANKED.format(where=where), _POSTGRES_RANK_ORDER
+                chosen, order = _POSTGRES_RANKED.format(where=plan.where), _POSTGRES_RANK_ORDER
             else:
-                chosen, order = f"SELECT p.id {where} ORDER BY p.id LIMIT %s", "p.id"
-            cursor.execute(_POSTGRES_HITS.format(chosen=chosen, tsquery=tsquery, order=order),
-                           [*params, limit, *tsparams])
+                chosen, order = f"SELECT p.id {plan.where} ORDER BY p.id LIMIT %s", "p.id"
+            cursor.execute(_POSTGRES_HITS.format(chosen=chosen, tsquery=_TSQUERY, order=order),
+                           [*plan.params, limit, plan.highlight])
             rows = cursor.fetchall()
     return SearchResults(_hits(rows), matches, ranked)
 

@@ -80,10 +80,13 @@ def test_a_query_of_operators_or_punctuation_alone_has_nothing_to_search_for(que
     assert "Nothing to search for in" in html and "found for" not in html
 
 
-def test_operators_beside_words_are_dropped_alike_on_both_databases(matter, pages):
-    # FTS5 reads "OR" as an operator and websearch_to_tsquery as an alternative: both search the words alone.
-    assert search.search_terms("tenant OR roof*") == search.SearchTerms([], [], ["tenant", "roof"])
-    assert [hit.page_number for hit in matter_search_results(matter=matter, query="tenant OR roof*").hits] == [4]
+def test_or_in_capitals_finds_either_side_and_a_minus_sign_is_no_operator(matter, pages):
+    # The former search box dropped OR and searched both words; in the query language it finds either side, alike
+    # on both databases.
+    either = matter_search_results(matter=matter, query="tenant OR roof*")
+    assert either.matches == 5 and sorted(hit.page_number for hit in either.hits) == [1, 2, 3, 4, 5]
+    assert matter_search_results(matter=matter, query="tenant roof*").matches == 1
+    assert matter_search_results(matter=matter, query="roof* NOT tenant").matches == 1
     assert matter_search_results(matter=matter, query="tenant -roof").matches == 1
 
 
