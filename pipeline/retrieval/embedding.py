@@ -17,6 +17,7 @@ Who queues it: a periodic sweep (:func:`embedding_sweep_schedule`, every ``LAWDE
 
 import hashlib
 import logging
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -151,30 +152,85 @@ def _embed(client: ModelClient, texts: list[str]) -> list[list[float]]:
     return vectors
 
 
-def _batch_rows(matter: Matter, model: str, pages: list[Page], client: ModelClient) -> list[ChunkEmbedding]:
-    """The rows of ``pages``: known vectors reused by text hash, the rest embedded by ``client``."""
-    planned = []
-    for page in pages:
-        spans = page_spans(page.text)
-        if not spans:
-            planned.append((page, 0, 0, 0, ""))
-        for number, span in enumerate(spans):
-            planned.append((page, number, span.start, span.end, _embed_text(page.text[span.start:span.end])))
-    hashes = {_sha(text) for *_, text in planned if text}
-    known = dict(ChunkEmbedding.objects.filter(matter=matter, model=model, text_sha256__in=hashes, dims__gt=0)
-                 .values_list("text_sha256", "vector"))
-    wanted = sorted({text for *_, text in planned if text and _sha(text) not in known})
-    for first in range(0, len(wanted), REQUEST_INPUTS):
-        texts = wanted[first:first + REQUEST_INPUTS]
-        vectors = unit_vectors(_embed(client, texts)).astype("<f2")
-        known.update({_sha(text): vector.tobytes() for text, vector in zip(texts, vectors, strict=True)})
-    rows = []
-    for page, number, start, end, text in planned:
-        vector = known.get(_sha(text), b"") if text else b""
-        rows.append(ChunkEmbedding(matter=matter, page=page, model=model, chunk=number, start=start, end=end,
-                                   page_chars=len(page.text), text_sha256=_sha(text) if text else "",
-                                   dims=len(vector) // 2, vector=vector))
-    return rows
+@dataclass
+class _Batch:
+    """One commit's pages: ``planned`` rows as (page, chunk number, start, end, text), ``known`` vectors by text
+    hash, and ``vectors``, the future of the texts sent to the embedder (hash -> vector bytes)."""
+
+    pages: list[Page]
+    planned: list[tuple]
+    known: dict[str, bytes]
+    vectors: Future
+
+
+# Vectors this sweep embedded, kept for the next batches' repeated chunks (a production's boilerplate, pages
+# produced twice) so they are neither sent again nor read back: at most this many (768 bytes each).
+_SEEN_MAX = 20_000
+
+
+class _Sweep:
+    """The batches of one sweep over a matter, the embedder's requests one batch ahead of the database: while
+    batch n's rows are written, the server is already embedding batch n + 1 (a worker thread holds the one
+    request in flight; the database stays on the calling thread). A text is sent once per sweep, and never when
+    the matter already holds its vector."""
+
+    def __init__(self, matter: Matter, model: str, client: ModelClient):
+        self.matter, self.model, self.client = matter, model, client
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed")
+        self.seen: dict[str, bytes] = {}
+        self.in_flight: set[str] = set()
+
+    def plan(self, pages: list[Page]) -> _Batch:
+        planned = []
+        for page in pages:
+            spans = page_spans(page.text)
+            if not spans:
+                planned.append((page, 0, 0, 0, ""))
+            for number, span in enumerate(spans):
+                planned.append((page, number, span.start, span.end, _embed_text(page.text[span.start:span.end])))
+        hashes = {_sha(text) for *_, text in planned if text}
+        repeated = {sha: self.seen[sha] for sha in hashes if sha in self.seen}
+        hashes -= repeated.keys() | self.in_flight
+        stored = ChunkEmbedding.objects.filter(matter=self.matter, model=self.model, text_sha256__in=hashes, dims__gt=0)
+        known = repeated | dict(stored.values_list("text_sha256", "vector"))
+        wanted = sorted({text for *_, text in planned if text and _sha(text) in hashes and _sha(text) not in known})
+        self.in_flight.update(_sha(text) for text in wanted)
+        return _Batch(pages, planned, known, self.pool.submit(self._vectors, wanted))
+
+    def _vectors(self, wanted: list[str]) -> dict[str, bytes]:
+        out = {}
+        for first in range(0, len(wanted), REQUEST_INPUTS):
+            texts = wanted[first:first + REQUEST_INPUTS]
+            vectors = unit_vectors(_embed(self.client, texts)).astype("<f2")
+            out.update({_sha(text): vector.tobytes() for text, vector in zip(texts, vectors, strict=True)})
+        return out
+
+    def rows(self, batch: _Batch) -> list[ChunkEmbedding]:
+        """The rows of ``batch``, once its vectors are in (raises what the embedder raised)."""
+        fresh = batch.vectors.result()
+        rows = []
+        for page, number, start, end, text in batch.planned:
+            vector = b""
+            if text:
+                sha = _sha(text)
+                vector = fresh.get(sha) or batch.known.get(sha) or self.seen.get(sha) or b""
+            rows.append(ChunkEmbedding(matter=self.matter, page=page, model=self.model, chunk=number, start=start,
+                                       end=end, page_chars=len(page.text), text_sha256=_sha(text) if text else "",
+                                       dims=len(vector) // 2, vector=vector))
+        # Only now: a text this batch took from the batch before it is read from ``seen`` above.
+        self.in_flight.difference_update(fresh)
+        if len(self.seen) + len(fresh) > _SEEN_MAX:
+            self.seen.clear()
+        self.seen.update(fresh)
+        return rows
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _next_pages(matter: Matter, model: str, ids: list[int]) -> list[Page]:
+    """Pages of ``ids`` (in id order) that still lack a current embedding."""
+    return list(pages_to_embed(matter, model).filter(pk__in=ids).only("id", "text"))
 
 
 def matter_embed(*, matter_id: int, owner: str | None = None, max_pages: int | None = None,
@@ -182,6 +238,9 @@ def matter_embed(*, matter_id: int, owner: str | None = None, max_pages: int | N
     """Embed the pages of matter ``matter_id`` that lack a current embedding, batch by batch, under the matter's
     lease; return how many pages were embedded (0 when another worker holds the matter, no server holds the
     embedder role, or nothing is left); ``batch_pages`` pages are committed at a time.
+    The pages to embed are listed once per pass (not once per batch, which read every page of a large matter for
+    each batch) and listed again at the end, for pages that became ready meanwhile. The server embeds the next
+    batch while this one is written (:class:`_Sweep`).
     A failure of the embedder is recorded on the index (shown on job pages)
     and ends the sweep; the next sweep starts again from the pages still missing. ``max_pages`` bounds the work."""
     matter = Matter.objects.get(pk=matter_id)
@@ -197,25 +256,33 @@ def matter_embed(*, matter_id: int, owner: str | None = None, max_pages: int | N
                          lease_s=LEASE_S)
     keeper.start()
     client = ModelClient(server.client_config(), read_timeout_s=120, loading_wait_s=30)
+    sweep = _Sweep(matter, model, client)
     try:
         while not keeper.lost and (max_pages is None or done < max_pages):
-            size = batch_pages if max_pages is None else min(batch_pages, max_pages - done)
-            pages = list(pages_to_embed(matter, model).only("id", "text")[:size])
-            if not pages:
+            missing = pages_to_embed(matter, model).values_list("id", flat=True)
+            ids = list(missing if max_pages is None else missing[:max_pages - done])
+            if not ids:
                 # Every page has its vectors under this model: rows of an earlier model are no use any more.
                 ChunkEmbedding.objects.filter(matter=matter).exclude(model=model).delete()
                 break
-            rows = _batch_rows(matter, model, pages, client)
-            with transaction.atomic():
-                if keeper.lost:
-                    break
-                ChunkEmbedding.objects.filter(page__in=pages, model=model).delete()
-                ChunkEmbedding.objects.bulk_create(rows)
-            done += len(pages)
+            ahead = None
+            for first in range(0, len(ids) + batch_pages, batch_pages):
+                pages = _next_pages(matter, model, ids[first:first + batch_pages]) if first < len(ids) else []
+                batch = sweep.plan(pages) if pages else None
+                if ahead is not None:
+                    rows = sweep.rows(ahead)
+                    with transaction.atomic():
+                        if keeper.lost:
+                            break
+                        ChunkEmbedding.objects.filter(page__in=ahead.pages, model=model).delete()
+                        ChunkEmbedding.objects.bulk_create(rows)
+                    done += len(ahead.pages)
+                ahead = batch
     except (ModelServerError, HostNotAllowed) as failure:
         error = f"The embedder {server.name} failed: {failure}"
         logger.warning("embedding matter %s stopped: %s", matter_id, error)
     finally:
+        sweep.close()
         keeper.stopping.set()
         keeper.join(timeout=5)
         client.close()

@@ -204,3 +204,20 @@ def test_an_input_the_embedder_refuses_as_too_long_is_embedded_from_its_start(bi
         assert matter_embed(matter_id=matter.pk) == 36
     assert embedding_progress(matter).complete
     assert not ChunkEmbedding.objects.filter(dims=0).exists()
+
+
+def test_repeated_pages_across_batches_are_sent_once_and_every_row_has_its_vector(embedder):
+    # The server embeds batch n + 1 while batch n is written: a text of the batch in flight must wait for it, not
+    # be sent twice, nor be written without its vector.
+    matter = MatterFactory()
+    boilerplate = "CONFIDENTIAL — SUBJECT TO PROTECTIVE ORDER. " * 3
+    texts = [boilerplate, f"The tenant paid rent in month {1}.", boilerplate, boilerplate,
+             f"The tenant paid rent in month {2}.", boilerplate, boilerplate]
+    ExhibitFactory(matter=matter, pages=texts)
+    assert matter_embed(matter_id=matter.pk, batch_pages=2) == len(texts)
+    sent = [text for batch in embedder for text in batch]
+    assert sorted(sent) == sorted({" ".join(t.split()) for t in texts})
+    rows = ChunkEmbedding.objects.filter(matter=matter)
+    assert rows.count() == len(texts) and not rows.filter(dims=0).exists()
+    assert len({bytes(v) for v in rows.filter(text_sha256=rows.first().text_sha256).values_list("vector", flat=True)
+                }) == 1
