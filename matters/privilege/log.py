@@ -16,6 +16,7 @@ import re
 import zipfile
 
 import pymupdf
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from lxml import etree
 
@@ -130,7 +131,7 @@ table { border-collapse: collapse; width: 100%; }
 th, td { border: 0.5pt solid #000; padding: 2pt; font-size: 7pt; vertical-align: top; text-align: left; }
 th { background-color: #ddd; }
 """
-_HEADINGS = ["Bates begin", "Bates end", "Date", "Author", "Recipients", "Type", "Treatment", "Privilege basis",
+HEADINGS = ["Bates begin", "Bates end", "Date", "Author", "Recipients", "Type", "Treatment", "Privilege basis",
              "Description"]
 
 
@@ -139,7 +140,7 @@ def log_pdf_bytes(production: Production) -> bytes:
     over as many pages as it needs)."""
     rows = log_rows(production)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(row[f]))}</td>" for f in FIELDS) + "</tr>" for row in rows)
-    heading = "".join(f"<th>{h}</th>" for h in _HEADINGS)
+    heading = "".join(f"<th>{h}</th>" for h in HEADINGS)
     matter = production.matter
     document = (f"<h1>Privilege log — {html.escape(matter.name)}</h1>"
                 f"<p>{html.escape(matter.case_number)} · Production {html.escape(str(production))} "
@@ -162,7 +163,10 @@ def log_pdf_bytes(production: Production) -> bytes:
 
 def log_entry_update(*, entry: PrivilegeLogEntry, user, **fields: str) -> PrivilegeLogEntry:
     """Change the editable fields of a log row (EDITABLE); recorded in the audit log. Raises PermissionDenied for
-    a user who may not serve productions."""
+    a user who may not serve productions, ValidationError for a value holding what the production must not
+    (a redacted string, a withheld document's text: the production's leak scan, which the log goes through)."""
+    from matters.productions.leak_scan import production_secrets
+
     require(user, "serve_production", entry.document.production.matter)
     changed = {}
     limits = {f.name: f.max_length for f in PrivilegeLogEntry._meta.fields if f.name in EDITABLE}
@@ -175,6 +179,13 @@ def log_entry_update(*, entry: PrivilegeLogEntry, user, **fields: str) -> Privil
                 changed[name] = value
                 setattr(entry, name, value)
     if changed:
+        secrets = production_secrets(entry.document.production)
+        for name, value in changed.items():
+            found = secrets.find(value)
+            if found:
+                entry.refresh_from_db()
+                raise ValidationError({name: f"“{found[0][0]}” is {found[0][1]}: the privilege log goes to the other "
+                                             "side with the production and must not hold it."})
         with transaction.atomic():
             entry.updated_by = user
             entry.save()

@@ -10,7 +10,7 @@ Boxes picked by search: :mod:`matters.privilege.redaction_search`.
 """
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
@@ -34,6 +34,8 @@ from matters.models import (
 )
 from matters.permissions import require
 from matters.privilege.log import prefill
+from matters.productions.bates.active import remove_active_content, scrub_carriers
+from matters.productions.bates.leaks import MIN_SECRET_CHARS, words
 from matters.productions.bates.redact import apply_boxes, placeholder_document, redact_as_image, scrub_document
 
 # A real redaction "covers" an improper box when it reaches this close (points) to each of its edges.
@@ -215,32 +217,39 @@ def produced_title(document: ProductionDocument) -> str:
 
 @dataclass
 class ProducedSource:
-    """What a production stamps for one document: the PDF (pages in order), each page's text for TEXT/, and
-    whether the pages stand for the exhibit's own pages (False for a withheld document's placeholder)."""
+    """What a production stamps for one document: the PDF (pages in order), each page's text for TEXT/,
+    whether the pages stand for the exhibit's own pages (False for a withheld document's placeholder), and the
+    active content removed from it (:func:`matters.productions.bates.active.remove_active_content`)."""
 
     pdf: pymupdf.Document
     page_texts: list[str]
     own_pages: bool
+    removed: list[str] = field(default_factory=list)
 
 
 def produced_source(document: ProductionDocument) -> ProducedSource:
     """Open the document as it is to be produced: the placeholder page if withheld; else the display PDF with
-    every redaction box applied for real (and the document's metadata scrubbed), the text of a redacted page
-    read again from the redacted page (OCR for a scanned page). Raises RedactionFailed if text survives a box."""
+    every redaction box applied for real (and what the document carries outside its pages scrubbed:
+    :func:`scrub_carriers`, :func:`scrub_document`), the text of a redacted page read again from the redacted page
+    (OCR for a scanned page); active content removed from every produced document. Raises RedactionFailed if text
+    survives a box."""
     exhibit, entry = document.exhibit, entry_of(document)
     if entry is not None and entry.withheld:
         basis = entry.basis_label
         return ProducedSource(placeholder_document(basis), [f"DOCUMENT WITHHELD ON THE BASIS OF PRIVILEGE\n"
                                                             f"Privilege basis: {basis}"], own_pages=False)
     pdf = pymupdf.open(storage.display_pdf(exhibit))
+    removed = remove_active_content(pdf)
     pages = list(exhibit.pages.order_by("number").prefetch_related("redactions"))
     texts = [p.text for p in pages]
     reasons: set[str] = set()
+    redacted_words: set[str] = set()
     for index, page in enumerate(pages):
         boxes = [(r.rect, r.reason) for r in page.redactions.all()]
         if not boxes:
             continue
         reasons.update(reason for _, reason in boxes)
+        redacted_words |= _words_under(pdf[index], [pymupdf.Rect(rect) for rect, _ in boxes])
         if not apply_boxes(pdf[index], boxes):
             with pymupdf.open(storage.display_pdf(exhibit)) as original:
                 remade = redact_as_image(original[index], boxes)
@@ -248,11 +257,36 @@ def produced_source(document: ProductionDocument) -> ProducedSource:
             pdf.insert_pdf(remade, start_at=index)
         texts[index] = _text_after_redaction(pdf[index], page)
     if reasons:
+        scrub_carriers(pdf, redacted_words)
         scrub_document(pdf)
         _log_redacted(document, entry, reasons)
+        _log_without_redacted_words(document, redacted_words)
     elif entry is not None:  # its boxes were removed before the worker stamped it: nothing to log
         PrivilegeLogEntry.objects.filter(pk=entry.pk).delete()
-    return ProducedSource(pdf, texts, own_pages=True)
+    return ProducedSource(pdf, texts, own_pages=True, removed=removed)
+
+
+def _log_without_redacted_words(document: ProductionDocument, redacted_words: set[str]) -> None:
+    """Empty the prefilled fields of the document's log row (date, author, recipients, type: read from the
+    document's metadata and first page) that hold a word redacted from it: the log goes to the other side too.
+    The production's leak scan reads every field of the log afterwards."""
+    entry = PrivilegeLogEntry.objects.filter(document=document).first()
+    if entry is None:
+        return
+    cleared = {name: "" for name in ("date", "author", "recipients", "document_type")
+               if redacted_words & set(words(getattr(entry, name)))}
+    if cleared:
+        PrivilegeLogEntry.objects.filter(pk=entry.pk).update(**cleared)
+
+
+def _words_under(pdf_page: pymupdf.Page, rects: list[pymupdf.Rect]) -> set[str]:
+    """The words (as the leak scan compares them) whose centre is under one of ``rects`` (displayed page)."""
+    under = set()
+    for x0, y0, x1, y1, text, *_ in pdf_page.get_text("words"):
+        centre = pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2) * pdf_page.rotation_matrix
+        if any(centre in rect for rect in rects):
+            under.update(w for w in words(text) if len(w) >= MIN_SECRET_CHARS)
+    return under
 
 
 def _log_redacted(document: ProductionDocument, entry: PrivilegeLogEntry | None, reasons: set[str]) -> None:

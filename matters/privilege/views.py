@@ -114,7 +114,11 @@ def privilege_log_view(request: HttpRequest, matter_id: int, production_id: int)
         entry = next((e for e in entries if str(e.pk) == request.POST.get("entry")), None)
         if entry is None:
             raise Http404("No such log entry.")
-        log_entry_update(entry=entry, user=request.user, **{f: request.POST.get(f, "") for f in EDITABLE})
+        try:
+            log_entry_update(entry=entry, user=request.user, **{f: request.POST.get(f, "") for f in EDITABLE})
+        except ValidationError as error:
+            messages.error(request, " ".join(error.messages))
+            return redirect("matters:privilege_log", matter.pk, production.pk)
         messages.success(request, "Privilege log updated.")
         return redirect("matters:privilege_log", matter.pk, production.pk)
     return render(request, "matters/privilege/privilege_log.html",

@@ -23,15 +23,17 @@ from matters import storage
 from matters.audit.services import audit_record
 from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import BatesPage, Origin, Production, ProductionDocument
+from matters.privilege.log import log_rows
 from matters.privilege.services import produced_source, produced_title
 from matters.provenance import generated_record
 
-from .bates.links import file_key, link_files, link_natives
+from .bates.links import file_key, link_files, link_natives, outside_links
 from .bates.pageobjects import pdf_of
 from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
 from .bates.tags import retarget_structure
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from .delivery import production_files
+from .leak_scan import LeakFound, leak_message, log_findings, production_secrets, scan_production
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +142,9 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
     toc, dat_rows, index_rows, opt_documents = [], [], [], []
     # Where each document's own first page lands, for links between documents (bates/links.py).
     natives, starts, stamped_documents = {}, {}, []
+    # What the volume must not hold, read before stamping (the leak scan, leak_scan.py), and the page images a
+    # redaction or a placeholder changed (read through OCR by the scan).
+    secrets, changed_images = production_secrets(production), set()
     # (sha256, title) of each native, recorded as generated documents only when the production is done.
     native_records: list[tuple[str, str]] = []
     for item in plan:
@@ -180,6 +185,7 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
                 logger.warning("production %s: %s links to named destinations that name no page: %s",
                                production.pk, exhibit.display_label, stamped.unresolved_names)
             link_natives(source, stamped.file_links, natives)
+            removed = produced.removed + [f"link to {name}" for name in outside_links(stamped.file_links, natives)]
             retarget_structure(pdf_of(source), stamped.tagged)  # the native keeps its tags (bates/tags.py)
             native = f"{volume}/NATIVES/{bates[0]}.pdf"
             native_bytes = source.tobytes(garbage=2, deflate=True)
@@ -190,8 +196,12 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
             text_path = f"{volume}/TEXT/{bates[0]}.txt"
             archive.writestr(text_path, text.encode("utf-8"))
             if production.with_images:
-                for page, number in zip(source, bates):
+                redacted = (set(exhibit.pages.filter(redactions__isnull=False).values_list("number", flat=True))
+                            if produced.own_pages else None)
+                for index, (page, number) in enumerate(zip(source, bates)):
                     archive.writestr(f"{volume}/IMAGES/{number}.tif", tiff_bytes(page))
+                    if redacted is None or index - shift + 1 in redacted:
+                        changed_images.add(f"{volume}/IMAGES/{number}.tif")
                 opt_documents.append(bates)
             source.close()
             pages = list(exhibit.pages.order_by("number")) if produced.own_pages else [None]
@@ -208,7 +218,8 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
                              "TEXTPATH": text_path.replace("/", "\\"), "NATIVEPATH": native.replace("/", "\\")})
             index_rows.append({"label": exhibit.label, "title": title, "first_bates": first,
                                "last_bates": last, "pages": len(numbers), "sha256": sha256,
-                               "origin": exhibit.origin, "confidentiality": document.confidentiality})
+                               "origin": exhibit.origin, "confidentiality": document.confidentiality,
+                               "removed": "; ".join(removed)})
             # A document's numbers, its range and the production's progress in one short transaction: three
             # autocommit writes took SQLite's lock three times in a row for every document stamped.
             with transaction.atomic():
@@ -230,6 +241,10 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
     pdf_part = pdf_path.with_name(pdf_path.name + ".part")
     combined.save(pdf_part, garbage=4, deflate=True)
     combined.close()
+    findings = scan_production(production, secrets, archive_path, pdf_part, changed_images)
+    findings += log_findings(log_rows(production), secrets)
+    if findings:
+        raise LeakFound(leak_message(findings))
     os.replace(pdf_part, pdf_path)
     pdf_sha256, zip_sha256 = _sha256(pdf_path), _sha256(archive_path)
     native_records += [(pdf_sha256, f"production {production.first}–{production.last} (combined PDF)"),

@@ -5,7 +5,9 @@ PyMuPDF's ``insert_pdf`` copies links to explicit pages but drops links to named
 copies a link to another file (/GoToR, 12.6.4.3) with its file name encoded twice, so it opens nothing.
 Before combining, :func:`resolve_named_links` turns each named link into a link to its page, and
 :func:`take_file_links` lifts the links to other files; after combining, :func:`link_files` points those that
-name another document of the production at that document's stamped page, and puts the others back as they were.
+name another document of the production at that document's stamped page. A link to a file outside the
+production is not put back (in the combined PDF or the native): it would open a file on the reader's machine, which
+a production does not do (active content, :mod:`.active`); :func:`outside_links` says which were left out.
 """
 
 from dataclasses import dataclass
@@ -89,25 +91,30 @@ def link_files(combined: pymupdf.Document, start: int, links: list[FileLink], st
                ) -> None:
     """Put back ``links`` of the document whose first page is ``combined`` page ``start``: a link whose file is
     a document of the production (``starts`` maps :func:`file_key` to that document's first page in
-    ``combined`` and its page count) goes to that page; any other goes to its file as before."""
+    ``combined`` and its page count) goes to that page; any other is left out."""
     for link in links:
-        page = combined[start + link.page]
         found = starts.get(file_key(link.file))
         if found is not None:
             first, count = found
-            page.insert_link({"kind": pymupdf.LINK_GOTO, "from": link.rect,
-                              "page": first + min(link.target_page, count - 1), "to": pymupdf.Point(0, 0)})
-        else:
-            page.insert_link({"kind": pymupdf.LINK_GOTOR, "from": link.rect, "file": link.file,
-                              "page": link.target_page, "to": pymupdf.Point(0, 0)})
+            combined[start + link.page].insert_link({"kind": pymupdf.LINK_GOTO, "from": link.rect,
+                                                     "page": first + min(link.target_page, count - 1),
+                                                     "to": pymupdf.Point(0, 0)})
+
+
+def outside_links(links: list[FileLink], natives: dict[str, tuple[str, int]]) -> list[str]:
+    """The files ``links`` name that are not documents of the production (``natives`` as :func:`link_natives`
+    takes it): those links are left out of the production."""
+    return sorted({link.file for link in links if file_key(link.file) not in natives})
 
 
 def link_natives(doc: pymupdf.Document, links: list[FileLink], natives: dict[str, tuple[str, int]]) -> None:
     """Put ``links`` back into ``doc``, a document as it goes into the volume: a link to another document of the
     production goes to that document's native (``natives`` maps :func:`file_key` to its file name in the same
-    folder and how many pages were put before its own, a numbered slip sheet); any other to its file as before."""
+    folder and how many pages were put before its own, a numbered slip sheet); any other is left out."""
     for link in links:
         found = natives.get(file_key(link.file))
-        name, shift = found if found is not None else (link.file, 0)
+        if found is None:
+            continue
+        name, shift = found
         doc[link.page].insert_link({"kind": pymupdf.LINK_GOTOR, "from": link.rect, "file": name,
                                     "page": link.target_page + shift, "to": pymupdf.Point(0, 0)})

@@ -21,7 +21,9 @@ DAT_FIELDS = [
     "BEGBATES", "ENDBATES", "PAGECOUNT", "TITLE", "ORIGIN", "CUSTODIAN", "CONFIDENTIALITY", "SHA256", "TEXTPATH",
     "NATIVEPATH",
 ]
-INDEX_FIELDS = ["label", "title", "first_bates", "last_bates", "pages", "sha256", "origin", "confidentiality"]
+# ``removed``: the active content taken out of the produced copy (bates/active.py), "; "-separated.
+INDEX_FIELDS = ["label", "title", "first_bates", "last_bates", "pages", "sha256", "origin", "confidentiality",
+                "removed"]
 IMAGE_DPI = 300
 COLOUR_PROBE_DPI = 36
 COLOUR_SPREAD = 48  # channel spread that counts as colour rather than grey, on a 0-255 scale

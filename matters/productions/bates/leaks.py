@@ -1,0 +1,300 @@
+"""Find what must not leave in what a production wrote: every redacted string and every withheld document's
+distinctive text, in every file of the volume and the combined PDF (PyMuPDF and the standard library; nothing from
+Django).
+
+What is looked for (:class:`Secrets`) is text cut into words (``\\w+`` runs, case folded): a redacted string is the
+run of words under one box; a withheld document is every run of SHINGLE_WORDS words of its text (a shorter
+document, its whole text). A run that the production rightly holds anyway (the same words on a page that was not
+redacted, a title, the placeholder wording) is allowed with :meth:`Secrets.allow` and not looked for, so that what
+is true never fails a production. A run of fewer than MIN_SECRET_CHARS letters and digits is not looked for (a
+two-letter word under a box is found everywhere); :attr:`Secrets.too_short` counts those.
+
+Where it is looked for (:func:`pdf_texts`, :func:`file_texts`): in a PDF, every page's text as a viewer extracts
+it (MuPDF: fonts' encodings and ToUnicode maps applied, a word split across ``TJ`` strings joined); every object's
+strings (literal strings with their escapes and octal codes, hex strings; PDFDocEncoding, UTF-16BE or UTF-8 by
+their byte-order mark; ISO 32000-1, 7.3.4 and 7.9.2) and names (``#xx`` escapes, 7.3.5), which holds outlines,
+named destinations, page labels, structure-tree /Alt and /ActualText, optional-content group names, link URIs,
+field names and tooltips, annotation titles, JavaScript names and the information dictionary; every stream,
+decompressed, that is not an image or a font program: its strings, the strings of each ``TJ`` array joined, and
+its bytes as text (XMP, JavaScript, content streams); an embedded PDF read the same way. A page thumbnail or an
+embedded file is a finding of its own: a production carries none, and a thumbnail's pixels are not read. Text
+files (TEXT, DAT, OPT, the index) are read in their encoding; page images through OCR where the caller gives an
+``ocr`` function (:func:`file_texts`).
+"""
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+import pymupdf
+
+WORD = re.compile(r"[^\W_]+")
+SHINGLE_WORDS = 6
+MIN_SECRET_CHARS = 4
+# The bytes of a stream that is text (content streams, XMP, JavaScript) are nearly all printable.
+MAX_BINARY_SHARE = 0.3
+_PRINTABLE = b"\t\n\r\f" + bytes(range(32, 127))
+_NON_TEXT_SUBTYPES = {"/Image", "/Type1C", "/CIDFontType0C", "/OpenType"}
+_FONT_PROGRAM_KEYS = ("Length1", "Length2", "Length3")
+
+# PDFDocEncoding where it differs from Latin-1 (ISO 32000-1, Annex D.2).
+_PDFDOC = str.maketrans(dict(zip(map(chr, range(0x80, 0xA1)), "•†‡…—–ƒ⁄‹›−‰„“”‘’‚™ﬁﬂŁŒŠŸŽıłœšž\ufffd€"))
+                        | dict(zip(map(chr, range(0x18, 0x20)), "˘ˇˆ˙˝˛˚˜")))
+
+_LITERAL = re.compile(rb"\((?:[^()\\]|\\.|\((?:[^()\\]|\\.|\((?:[^()\\]|\\.)*\))*\))*\)", re.S)
+_HEX = re.compile(rb"(?<!<)<(?!<)([0-9A-Fa-f\s]*)>")
+_NAME = re.compile(rb"/([^\s/\[\]()<>{}%]+)")
+_TJ_ARRAY = re.compile(rb"\[((?:[^\]\\]|\\.)*)\]\s*TJ", re.S)
+_ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f", b"(": b"(", b")": b")", b"\\": b"\\"}
+_ESCAPE = re.compile(rb"\\([0-7]{1,3}|\r\n|[\r\n]|.)", re.S)
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as the scan compares them: runs of letters, digits and ``_``, case folded."""
+    return WORD.findall(text.casefold())
+
+
+def _grams(tokens: list[str], length: int):
+    return zip(*(tokens[i:] for i in range(length)))
+
+
+@dataclass
+class Secrets:
+    """Runs of words that must not be in a production, each with what it is (for the reason a production fails
+    with): ``{length: {words: what}}``."""
+
+    runs: dict[int, dict[tuple[str, ...], str]] = field(default_factory=dict)
+    too_short: int = 0
+
+    def add(self, text: str, what: str) -> None:
+        """Look for ``text`` (a redacted string) as a whole."""
+        self._add(tuple(words(text)), what)
+
+    def add_document(self, text: str, what: str) -> None:
+        """Look for every run of SHINGLE_WORDS words of ``text`` (a withheld document), or all of it if shorter."""
+        tokens = words(text)
+        if len(tokens) <= SHINGLE_WORDS:
+            self._add(tuple(tokens), what)
+            return
+        table = self.runs.setdefault(SHINGLE_WORDS, {})
+        for run in _grams(tokens, SHINGLE_WORDS):
+            table.setdefault(run, what)
+
+    def _add(self, run: tuple[str, ...], what: str) -> None:
+        if not run:
+            return
+        if sum(map(len, run)) < MIN_SECRET_CHARS:
+            self.too_short += 1
+            return
+        self.runs.setdefault(len(run), {}).setdefault(run, what)
+
+    def allow(self, text: str) -> None:
+        """Stop looking for any run found in ``text`` (None is no text): the production rightly holds it elsewhere."""
+        tokens = words(text or "")
+        for length, table in self.runs.items():
+            for run in list(filter(table.__contains__, _grams(tokens, length))):
+                table.pop(run, None)
+
+    def __bool__(self) -> bool:
+        return any(self.runs.values())
+
+    def count(self) -> int:
+        return sum(map(len, self.runs.values()))
+
+    def find(self, text: str) -> list[tuple[str, str]]:
+        """The secrets in ``text``: ``[(the words as found, what they are)]``, at most one per length."""
+        if not self:
+            return []
+        tokens = words(text)
+        found = []
+        for length, table in sorted(self.runs.items(), reverse=True):  # the longest run first, to name it
+            if table:
+                run = next(filter(table.__contains__, _grams(tokens, length)), None)
+                if run is not None:
+                    found.append((" ".join(run), table[run]))
+        return found
+
+
+# --- reading text out of a PDF ----------------------------------------------------------------------------
+
+def _unescape(raw: bytes) -> bytes:
+    def one(match):
+        code = match.group(1)
+        if code[:1] in b"01234567" and code[:1]:
+            return bytes([int(code, 8) & 0xFF])
+        if code in (b"\r\n", b"\r", b"\n"):
+            return b""  # a line continuation
+        return _ESCAPES.get(code, code)
+    return _ESCAPE.sub(one, raw)
+
+
+def decode_string(data: bytes) -> str:
+    """A PDF text string's bytes as text: UTF-16BE or UTF-8 after their byte-order mark, else PDFDocEncoding."""
+    if data[:2] == b"\xfe\xff":
+        return data[2:].decode("utf-16-be", "replace")
+    if data[:3] == b"\xef\xbb\xbf":
+        return data[3:].decode("utf-8", "replace")
+    return data.decode("latin-1").translate(_PDFDOC)
+
+
+def _literal(raw: bytes) -> str:
+    """A literal string's text; ``raw`` is the string with its parentheses."""
+    inner = raw[1:-1]
+    return decode_string(_unescape(inner) if b"\\" in inner else inner)
+
+
+def _hex(raw: bytes) -> str:
+    digits = re.sub(rb"\s", b"", raw)
+    if len(digits) % 2:
+        digits += b"0"
+    return decode_string(bytes.fromhex(digits.decode("ascii")))
+
+
+def _name(raw: bytes) -> str:
+    if b"#" in raw:
+        raw = re.sub(rb"#([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), raw)
+    return decode_string(raw)
+
+
+def syntax_texts(data: bytes) -> list[str]:
+    """The strings (literal and hex, decoded) and names of PDF syntax ``data``, and each ``TJ`` array's strings
+    joined into one (a word split across them becomes one word again)."""
+    parts = [" ".join(map(_literal, _LITERAL.findall(data))), " ".join(map(_hex, _HEX.findall(data))),
+             " ".join(map(_name, _NAME.findall(data)))]
+    if b"TJ" in data:
+        for inner in _TJ_ARRAY.findall(data):
+            parts.append("".join(map(_literal, _LITERAL.findall(inner))) + " "
+                         + "".join(map(_hex, _HEX.findall(inner))))
+    return parts
+
+
+def _is_text(data: bytes) -> bool:
+    head = data[:4096]
+    return bool(head) and len(head.translate(None, _PRINTABLE)) <= MAX_BINARY_SHARE * len(head)
+
+
+def _bytes_as_text(data: bytes) -> str:
+    if data[:2] in (b"\xfe\xff", b"\xff\xfe"):
+        return data.decode("utf-16", "replace")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+@dataclass
+class Finding:
+    """Something that must not leave, found in ``where`` (a file and the place in it)."""
+
+    where: str
+    text: str
+    what: str
+
+    def __str__(self) -> str:
+        if not self.text:
+            return f"{self.where}: {self.what}"
+        return f"{self.where} holds “{self.text}” ({self.what})"
+
+
+_KEY = re.compile(r"/(Type|Subtype)\s*/(\w+)")
+_FONT_PROGRAM = re.compile(r"/Length[123]\b")
+_THUMB = re.compile(r"/Thumb\s*(\d+\s+\d+\s+R|<<)")
+
+
+class Scanner:
+    """Scans the files of one production for ``secrets``, keeping what it has read: a stream whose bytes it has
+    read in another file (the combined PDF repeats every native's pages) is not read again, nor the extracted
+    text of a page whose content streams are all ones it has extracted before. ``ocr``: a function of a page
+    image's bytes returning its text, for the page images to read (others are not read: see
+    :meth:`scan_file`)."""
+
+    def __init__(self, secrets: Secrets, ocr=None):
+        self.secrets = secrets
+        self.ocr = ocr
+        self.findings: list[Finding] = []
+        self._streams: set[bytes] = set()
+        self._pages: set[tuple[bytes, ...]] = set()
+
+    def _find(self, where: str, text: str | None, carrier: str = "") -> None:
+        if carrier:
+            self.findings.append(Finding(where, "", f"a production carries no {carrier}"))
+            return
+        self.findings += [Finding(where, found, what) for found, what in self.secrets.find(text)]
+
+    def _seen(self, data: bytes, seen: set) -> bool:
+        digest = hashlib.sha1(data).digest()
+        if digest in seen:
+            return True
+        seen.add(digest)
+        return False
+
+    def scan_pdf(self, data: bytes, name: str) -> None:
+        """Scan the PDF ``data`` (the file ``name``); see the module docstring."""
+        with pymupdf.open("pdf", data) as doc:
+            self._scan_doc(doc, name)
+
+    def _scan_doc(self, doc: pymupdf.Document, name: str) -> None:
+        for page in doc if self.secrets else ():
+            if self._page_seen(doc, page):
+                continue
+            self._find(f"{name}, page {page.number + 1}", page.get_text())
+        for xref in range(1, doc.xref_length()):
+            self._scan_object(doc, xref, name)
+
+    def _page_seen(self, doc: pymupdf.Document, page: pymupdf.Page) -> bool:
+        """Whether a page with the same content streams (its own and its forms') had its text extracted."""
+        try:
+            xrefs = list(page.get_contents()) + [item[0] for item in page.get_xobjects()]
+            key = tuple(sorted(hashlib.sha1(doc.xref_stream_raw(x) or b"").digest() for x in xrefs))
+        except Exception:  # a page whose streams cannot be listed is read
+            return False
+        if key in self._pages:
+            return True
+        self._pages.add(key)
+        return False
+
+    def _scan_object(self, doc: pymupdf.Document, xref: int, name: str) -> None:
+        where = f"{name}, object {xref}"
+        try:
+            source = doc.xref_object(xref, compressed=True)
+        except Exception:  # a damaged or free object holds nothing readable
+            return
+        if self.secrets:
+            self._find(where, "\n".join(syntax_texts(source.encode("latin-1", "replace"))))
+        keys = dict(_KEY.findall(source))
+        if keys.get("Type") == "Page" and _THUMB.search(source):
+            self._find(where, None, "page thumbnail (its pixels may show what a redaction removed)")
+        if not doc.xref_is_stream(xref):
+            return
+        if keys.get("Type") == "EmbeddedFile":
+            self._find(where, None, "embedded file")
+        if not self.secrets or f"/{keys.get('Subtype')}" in _NON_TEXT_SUBTYPES or _FONT_PROGRAM.search(source):
+            return
+        try:
+            data = doc.xref_stream(xref)
+        except Exception:  # a stream MuPDF cannot decode: its raw bytes are read instead
+            data = doc.xref_stream_raw(xref)
+        if not data or self._seen(data, self._streams):
+            return
+        if data[:5] == b"%PDF-":
+            try:
+                with pymupdf.open("pdf", data) as inner:
+                    self._scan_doc(inner, f"{where} (an embedded PDF)")
+            except Exception:  # not a PDF after all: read as bytes below
+                pass
+        if _is_text(data) or data[:2] in (b"\xfe\xff", b"\xff\xfe"):
+            self._find(where, _bytes_as_text(data) + "\n" + "\n".join(syntax_texts(data)))
+
+    def scan_file(self, data: bytes, name: str, read_image: bool = False) -> None:
+        """Scan one file of a volume: a PDF (:meth:`scan_pdf`), a page image (through ``ocr`` when
+        ``read_image`` and the scanner has one; otherwise not read), or text in its encoding."""
+        lower = name.lower()
+        if lower.endswith(".pdf"):
+            self.scan_pdf(data, name)
+        elif not self.secrets:
+            return
+        elif lower.endswith((".tif", ".tiff", ".jpg", ".jpeg", ".png")):
+            if read_image and self.ocr is not None:
+                self._find(name, self.ocr(data))
+        else:
+            self._find(name, _bytes_as_text(data))

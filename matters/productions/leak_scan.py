@@ -1,0 +1,133 @@
+"""The leak scan of a production: what it must not hold (every redacted string, every withheld document's
+text), read from the matter, and the scan of every file it wrote (:mod:`.bates.leaks`).
+
+A production is scanned after it is built and before it is ``done``; what the scan finds fails it, its range void,
+with the reason naming each file and place. The privilege log's fields go through the same scan
+(:func:`log_findings`).
+"""
+
+import re
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pymupdf
+from django.conf import settings
+
+from matters import storage
+from matters.models import Page, PrivilegeBasis, Production, RedactionReason
+from matters.privilege import log
+from matters.privilege.services import entry_of, produced_title
+
+from .bates.leaks import Finding, Scanner, Secrets
+from .bates.redact import PLACEHOLDER_TITLE
+from .bates.volume import DAT_FIELDS, INDEX_FIELDS
+
+MAX_FINDINGS_SHOWN = 5
+# A search typed as a pattern is not a string to look for; one with none of these characters is.
+_PATTERN_CHARACTERS = re.compile(r"[\\^$.|?*+()\[\]{}]")
+
+
+class LeakFound(Exception):
+    """Something that must not leave is in a production's files; the message names each place for the
+    attorney."""
+
+
+def _centre_in(word, rect: pymupdf.Rect, page: pymupdf.Page) -> bool:
+    centre = pymupdf.Point((word[0] + word[2]) / 2, (word[1] + word[3]) / 2) * page.rotation_matrix
+    return centre in rect
+
+
+def production_secrets(production: Production) -> Secrets:
+    """What ``production`` must not hold, less what it rightly holds elsewhere.
+
+    Looked for: each withheld document's text (:meth:`Secrets.add_document`); the words under each redaction box
+    of the original page (from its text layer: the run of words, and each word that holds a digit or begins with a
+    capital, as names and numbers do), and the words a box was found by when they are words and not a pattern.
+    Allowed (not looked for): the text of every page produced without a box, the words clear of every box on a
+    redacted page, each produced document's title and label, and what the production writes itself (the matter's
+    name, client and case number, designations, reason codes and privilege bases, placeholder wording, the
+    headings of the load files, the index and the log). A box on a page without a text layer (a scan read by OCR)
+    gives only the words it was found by."""
+    secrets = Secrets()
+    matter = production.matter
+    allowed: list[str] = [
+        matter.name, matter.client, matter.case_number, production.prefix, production.volume, PLACEHOLDER_TITLE,
+        "Privilege basis Withheld Production index Label Begin End Pages Title EXHIBIT", *RedactionReason.labels,
+        *PrivilegeBasis.labels, " ".join(DAT_FIELDS + INDEX_FIELDS + log.FIELDS + log.HEADINGS)]
+    documents = production.documents.select_related("exhibit", "privilege_entry")
+    for document in documents:
+        exhibit, entry = document.exhibit, entry_of(document)
+        pages = list(exhibit.pages.order_by("number").prefetch_related("redactions"))
+        if entry is not None and entry.withheld:
+            secrets.add_document("\n".join(p.text for p in pages), f"text of the withheld {exhibit.display_label}")
+            continue
+        allowed += [produced_title(document), exhibit.label, document.confidentiality]
+        if entry is not None:
+            allowed.append(entry.basis_text)
+        redacted = [p for p in pages if p.redactions.all()]
+        allowed += [p.text for p in pages if not p.redactions.all()]
+        if not redacted:
+            continue
+        with pymupdf.open(storage.display_pdf(exhibit)) as pdf:
+            for page in redacted:
+                what = f"redacted on {exhibit.display_label}, page {page.number}"
+                rects = [pymupdf.Rect(r.rect) for r in page.redactions.all()]
+                for redaction in page.redactions.all():
+                    if redaction.found_by and not _PATTERN_CHARACTERS.search(redaction.found_by):
+                        secrets.add(redaction.found_by, what)
+                if page.source == Page.Source.OCR:
+                    continue
+                pdf_page = pdf[page.number - 1]
+                words = pdf_page.get_text("words", sort=True)
+                for rect in rects:
+                    under = [w[4] for w in words if _centre_in(w, rect, pdf_page)]
+                    secrets.add(" ".join(under), what)
+                    for word in under:
+                        if word[:1].isupper() or any(c.isdigit() for c in word):
+                            secrets.add(word, what)
+                allowed.append(" ".join(w[4] for w in words
+                                        if not any(_centre_in(w, rect, pdf_page) for rect in rects)))
+    for text in allowed:
+        secrets.allow(text)
+    return secrets
+
+
+def _ocr(data: bytes) -> str:
+    from matters.exhibits.ingest.ocr import ocr_page_image
+
+    with tempfile.TemporaryDirectory(prefix="lawdesk-leaks-") as work:
+        path = Path(work) / "page.tif"
+        path.write_bytes(data)
+        return ocr_page_image(path, lang=settings.LAWDESK_OCR_LANG, dpi=300).text
+
+
+def scan_production(production: Production, secrets: Secrets, zip_path: Path, pdf_path: Path,
+                    read_images: set[str] = frozenset()) -> list[Finding]:
+    """Scan every member of the volume ZIP and the combined PDF for ``secrets``; return the findings (empty when
+    clean). ``read_images``: the volume's page images (member names) to read through OCR (the pages a redaction
+    or a placeholder changed); other page images show pages whose text was allowed and are not read."""
+    scanner = Scanner(secrets, ocr=_ocr)
+    with zipfile.ZipFile(zip_path) as volume:
+        for name in volume.namelist():
+            scanner.scan_file(volume.read(name), name, read_image=name in read_images)
+    scanner.scan_pdf(pdf_path.read_bytes(), f"the combined PDF {pdf_path.name.removesuffix('.part')}")
+    return scanner.findings
+
+
+def log_findings(rows: list[dict], secrets: Secrets) -> list[Finding]:
+    """The privilege log's fields (rows as :func:`matters.privilege.log.log_rows` gives them) that hold a
+    secret."""
+    findings = []
+    for row in rows:
+        for name, value in row.items():
+            findings += [Finding(f"the privilege log, {row.get('bates_begin') or 'a row'}, {name}", found, what)
+                         for found, what in secrets.find(str(value or ""))]
+    return findings
+
+
+def leak_message(findings: list[Finding]) -> str:
+    shown = "; ".join(str(f) for f in findings[:MAX_FINDINGS_SHOWN])
+    more = f" and {len(findings) - MAX_FINDINGS_SHOWN} more" if len(findings) > MAX_FINDINGS_SHOWN else ""
+    return (f"what must not leave is in the production's files: {shown}{more}. Nothing of this production was "
+            "kept; remove it at its source (redact it, or withhold the document) and produce again.")
