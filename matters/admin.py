@@ -26,6 +26,9 @@ class MatterAdmin(AuditedAdmin):
     list_filter = ["status"]
     search_fields = ["name", "case_number", "client"]
     filter_horizontal = ["members"]
+    # The hold changes only on the matter's hold panel (matters.retention.services: attorney, reason, audit);
+    # a matter is purged only by the purge.
+    readonly_fields = ["legal_hold", "purged_at"]
 
     def get_queryset(self, request):
         return matters_for_user(request.user)

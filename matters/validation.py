@@ -4,6 +4,8 @@ A form or a page may check the same things first; the service checks again, sinc
 action and a hand-made request all reach it.
 """
 
+import unicodedata
+
 from django.core.exceptions import ValidationError
 from django.db.models import TextChoices
 
@@ -12,13 +14,40 @@ from .invisible import is_invisible
 # A reason goes into the audit log and the verification report: it must say something a reader can see.
 MIN_REASON_PRINTABLE = 10
 
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15.1): characters a renderer shows
+# as nothing, among them zero-width joiners, variation selectors, the Hangul fillers and the tag characters.
+DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+# Printable characters that draw a blank like a space without being one (Braille pattern blank).
+BLANKS = frozenset({0x2800})
+
+
+def shows_nothing(char: str) -> bool:
+    """Whether ``char`` (one character) leaves nothing a reader can see: a space, a control, a format or
+    bidirectional character, a default-ignorable code point, a blank, or a combining mark on its own (it only
+    changes the character before it)."""
+    code = ord(char)
+    if char.isspace() or not char.isprintable() or is_invisible(char) or code in BLANKS:
+        return True
+    if unicodedata.category(char) in ("Mn", "Me"):
+        return True
+    return any(low <= code <= high for low, high in DEFAULT_IGNORABLE)
+
+
+def visible_count(text: str) -> int:
+    """How many characters of ``text`` a reader can see (:func:`shows_nothing` for the others)."""
+    return sum(1 for char in text if not shows_nothing(char))
+
 
 def clean_reason(reason: str | None, *, field: str = "reason", what: str = "the reason") -> str:
-    """Return ``reason`` stripped, if it holds at least MIN_REASON_PRINTABLE printable characters (spaces,
-    zero-width, bidi and control characters do not count). Raises ValidationError({field: ...}) otherwise."""
+    """Return ``reason`` stripped, if it holds at least MIN_REASON_PRINTABLE visible characters (spaces,
+    zero-width, bidi, default-ignorable, combining and control characters do not count,
+    :func:`shows_nothing`). Raises ValidationError({field: ...}) otherwise."""
     reason = (reason or "").strip()
-    printable = sum(1 for char in reason if char.isprintable() and not char.isspace() and not is_invisible(char))
-    if printable < MIN_REASON_PRINTABLE:
+    if visible_count(reason) < MIN_REASON_PRINTABLE:
         raise ValidationError({field: f"Write {what} (at least {MIN_REASON_PRINTABLE} characters, not counting "
                                       "spaces or invisible ones): it goes into the audit log."})
     return reason

@@ -4,6 +4,7 @@ Vocabulary (origins, statuses, permissions) is the one in docs/glossary.md; chan
 """
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 
@@ -88,6 +89,21 @@ class Matter(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        """Save the matter; raise ValidationError when the save would set or clear the legal hold. The hold
+        changes only through ``matters.retention.services.matter_hold`` / ``matter_hold_lift`` (the hold panel,
+        the ``legal_hold`` command), which check the attorney, take the reason and audit it; a form, the admin
+        or an instance read before the hold changed cannot flip it by saving."""
+        if self._state.adding:
+            held_now = False
+        else:
+            held_now = Matter.objects.filter(pk=self.pk).values_list("legal_hold", flat=True).first()
+        if held_now is not None and bool(held_now) != bool(self.legal_hold):
+            change = "lifted" if held_now else "set"
+            raise ValidationError({"legal_hold": f"The legal hold of {self.name} can only be {change} by an attorney "
+                                                 "of the matter on its hold panel, with a reason (audited)."})
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("matters:detail", args=[self.pk])

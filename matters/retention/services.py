@@ -23,6 +23,7 @@ from django.db.models.signals import pre_delete
 from matters.audit.services import audit_record
 from matters.models import DraftVersion, Matter
 from matters.permissions import require
+from matters.validation import visible_count
 
 REASON_MAX_CHARS = 500
 
@@ -39,7 +40,8 @@ def hold_refusal(matter: Matter, what: str) -> MatterOnHold:
 
 def _reason(reason: str) -> str:
     reason = (reason or "").strip()
-    if not reason:
+    # Zero-width, bidirectional and other characters that show nothing are not a reason (matters.validation).
+    if not visible_count(reason):
         raise ValidationError("Say why (a litigation hold notice, a preservation letter, a court order).")
     return reason[:REASON_MAX_CHARS]
 
