@@ -14,6 +14,8 @@ approve drafts         approve_draft      yes        no         no
 waive / confirm        approve_draft      yes        no         no
 set "cites as"         approve_draft      yes        no         no
 serve productions      serve_production   yes        no         no
+withhold; remove a     serve_production   yes        no         no
+redaction box
 hold, lift, purge      hold_matter        yes        no         no
 =====================  =================  =========  =========  ========
 
@@ -32,6 +34,9 @@ ACTS: dict[str, tuple[str, str]] = {
     "approve_draft": ("approve_draft", "approve drafts, waive or confirm findings"),
     "set_cites_as": ("approve_draft", "set how an exhibit is cited (an attorney's act)"),
     "serve_production": ("serve_production", "serve productions (an attorney's act)"),
+    # A removed box lets its words into the next production: the same decision as withholding a document.
+    "remove_redaction": ("serve_production", "remove a redaction box (an attorney's act: its words would reach "
+                                             "the next production)"),
     "hold_matter": ("hold_matter", "put the matter on legal hold, lift the hold or purge it (an attorney's act)"),
 }
 

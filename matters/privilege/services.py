@@ -133,8 +133,12 @@ def redaction_add(*, page: Page, rect, reason: str, user, found_by: str = "") ->
 
 
 def redaction_delete(*, redaction: Redaction, user) -> None:
-    """Remove a redaction box (productions already made keep theirs)."""
+    """Remove a redaction box (productions already made keep theirs). Removing a box lets its words reach the
+    next production, so it needs what withholding a document needs: an attorney of the matter
+    (``remove_redaction``, :mod:`matters.permissions`); PermissionDenied for anyone else, assistants included,
+    whoever drew the box."""
     page = redaction.page
+    require(user, "remove_redaction", page.exhibit.matter)
     with transaction.atomic():
         audit_record(action="redaction.delete", actor=user, matter=page.exhibit.matter, obj=redaction,
                      detail={"exhibit": page.exhibit_id, "page": page.number, "rect": list(redaction.rect),

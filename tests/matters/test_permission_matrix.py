@@ -14,9 +14,11 @@ from matters.drafts.services import draft_approve, draft_create, draft_verify, d
 from matters.exhibits.services import exhibit_create, exhibit_update
 from matters.incoming.services import incoming_receive
 from matters.models import AuditEntry, Exhibit, Production
+from matters.privilege.services import redaction_add, redaction_delete
 from matters.productions.delivery import production_serve
 from matters.productions.reservation import production_create
 from pipeline.stages.control import job_start
+from tests.factories import ExhibitFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -31,6 +33,11 @@ def upload(matter, user):
 
 def an_exhibit(matter, attorney):
     return upload(matter, attorney)
+
+
+def a_redaction(matter, attorney):
+    page = ExhibitFactory(matter=matter, pages=["Call Dana Whitfield at 555-0142."]).pages.get()
+    return redaction_add(page=page, rect=(72, 72, 300, 90), reason="PII", user=attorney)
 
 
 def a_draft_version(matter, attorney):
@@ -69,6 +76,7 @@ ACTS = {
     "waive_finding": lambda m, a, u: finding_waive(finding=a_finding(m, a), user=u, reason="x"),
     "serve_production": lambda m, a, u: production_serve(production=a_done_production(m, a), user=u,
                                                          served_to="Counsel for defendant"),
+    "remove_redaction": lambda m, a, u: redaction_delete(redaction=a_redaction(m, a), user=u),
 }
 ASSISTANT_MAY = {"upload", "edit_exhibit", "start_job", "start_production", "receive_production", "edit_draft"}
 ROLES = {
