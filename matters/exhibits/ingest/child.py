@@ -43,7 +43,7 @@ from .assemble import assemble_images, read_stamps
 from .document import display_source, open_document
 from .docx_revisions import WordChanges
 from .ocr import OcrResult, ocr_page_image
-from .redaction_check import find_hidden_text, read_text
+from .redaction_check import find_hidden_text, read_page
 from .spec import Emit, IngestFailure, Spec, print_event
 
 # A text layer counts as usable when, after removing court ECF stamps, it holds at least this many letters or digits.
@@ -213,8 +213,9 @@ def extract(spec: Spec, emit: Emit) -> None:
             number = index + 1
             try:
                 page = doc.load_page(index)
-                # One reading gives the text and whether the page fills a dark area the redaction check must see.
-                raw_text, dark_fills = read_text(page)
+                # One reading gives the text and whether the redaction check must read the drawings (a dark fill,
+                # or a dark stroke across text).
+                raw_text, drawings = read_page(page)
                 text = usable_text(raw_text)
             except Exception as exc:
                 raise IngestFailure(f"Page {number} could not be read ({exc}).") from exc
@@ -229,7 +230,7 @@ def extract(spec: Spec, emit: Emit) -> None:
                 "width_pt": round(size.width, 2),
                 "height_pt": round(size.height, 2),
                 # Even a few characters (one account number under a box) are worth the check.
-                "improper_redaction": (_improper_redactions(page, number, notes, dark_fills)
+                "improper_redaction": (_improper_redactions(page, number, notes, drawings)
                                        if raw_text and not raw_text.isspace() else []),
                 # Marks on the page that no text came from: a dropped text layer, or an image OCR is run on.
                 "ink": not text and garbled_layer(raw_text),
