@@ -1,11 +1,16 @@
 """How an audit entry's hash is computed, and the one-time sealing of entries written before the key existed.
 
-Two schemes, named in ``AuditEntry.scheme`` (see docs/glossary.md, "Audit log"):
+Three schemes, named in ``AuditEntry.scheme`` (see docs/glossary.md, "Audit log"):
 
 - ``sha256`` (*unkeyed*): the SHA-256 of the entry's canonical JSON. Every entry written before the audit log was
   keyed used it. It is only ever accepted for the leading part of a chain that was sealed at upgrade.
 - ``hmac-sha256`` (*keyed*): the HMAC-SHA256 (RFC 2104) of the same canonical JSON under the audit key
-  (:mod:`matters.audit.seal`). Every entry written since.
+  (:mod:`matters.audit.seal`). Entries written before the detail was sealed apart.
+- ``hmac-sha256-v2`` (*keyed, detail sealed apart*): every entry written since. Its canonical JSON holds the
+  entry's matter (so moving an entry to another matter breaks it) and, instead of the detail, the detail's own
+  keyed digest, taken with a random salt kept beside the detail. A purge can then erase the detail (the case
+  text it may hold: search words, titles, instructions) and the salt, and the chain still verifies; without the
+  salt, nobody, even with the key, can test a guess against the digest left behind.
 
 This module imports no models, so the migration that introduced the scheme column can use it.
 """
@@ -13,18 +18,47 @@ This module imports no models, so the migration that introduced the scheme colum
 import hashlib
 import json
 
-from matters.audit.seal import checkpoint_append
+from matters.audit.seal import checkpoint_append, seal
 
 SCHEME_UNKEYED = "sha256"
 SCHEME_KEYED = "hmac-sha256"
-SCHEMES = ((SCHEME_UNKEYED, "SHA-256, unkeyed (before sealing)"), (SCHEME_KEYED, "HMAC-SHA256, keyed"))
+SCHEME_SEALED = "hmac-sha256-v2"
+SCHEMES = ((SCHEME_UNKEYED, "SHA-256, unkeyed (before sealing)"), (SCHEME_KEYED, "HMAC-SHA256, keyed"),
+           (SCHEME_SEALED, "HMAC-SHA256, keyed, matter bound, detail sealed apart"))
+DETAIL_SALT_BYTES = 16
+
+
+def _canonical_json(payload) -> bytes:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def detail_digest(salt_hex: str, detail) -> str:
+    """Return the keyed digest (HMAC-SHA256 hex under the audit key) of ``detail`` with its salt (hex), which the
+    ``hmac-sha256-v2`` entry's hash covers in place of the detail itself."""
+    return seal(b"lawdesk-audit-detail\0" + bytes.fromhex(salt_hex) + _canonical_json(detail))
 
 
 def entry_canonical(entry) -> bytes:
     """Return the entry's canonical JSON (UTF-8): every recorded field, ``prev_hash`` included, keys sorted.
 
     ``entry`` is an ``AuditEntry`` (or the migration's historical one). The scheme itself is not part of it: the
-    unkeyed hashes were computed over exactly these fields, and must still be reproducible."""
+    unkeyed hashes were computed over exactly these fields, and must still be reproducible. An ``hmac-sha256-v2``
+    entry's canonical JSON also holds its matter (its id, or null for the system chain) and holds the detail's
+    digest (:func:`detail_digest`) instead of the detail."""
+    if getattr(entry, "scheme", None) == SCHEME_SEALED:
+        return _canonical_json({
+            "chain": entry.chain,
+            "seq": entry.seq,
+            "matter": entry.matter_id,
+            "at": entry.at.isoformat(),
+            "actor": entry.actor,
+            "action": entry.action,
+            "object_type": entry.object_type,
+            "object_id": entry.object_id,
+            "file_sha256": entry.file_sha256,
+            "detail_digest": entry.detail_digest,
+            "prev_hash": entry.prev_hash,
+        })
     payload = {
         "chain": entry.chain,
         "seq": entry.seq,
@@ -37,7 +71,7 @@ def entry_canonical(entry) -> bytes:
         "detail": entry.detail,
         "prev_hash": entry.prev_hash,
     }
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _canonical_json(payload)
 
 
 def unkeyed_hash(entry) -> str:

@@ -10,14 +10,23 @@ a chain sealed at upgrade.
 """
 
 import json
+import os
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from matters.audit.schemes import SCHEME_KEYED, SCHEME_UNKEYED, entry_canonical, unkeyed_hash
-from matters.audit.seal import checkpoint_append, checkpoints_of, legacy_head_of, seal
+from matters.audit.schemes import (
+    DETAIL_SALT_BYTES,
+    SCHEME_KEYED,
+    SCHEME_SEALED,
+    SCHEME_UNKEYED,
+    detail_digest,
+    entry_canonical,
+    unkeyed_hash,
+)
+from matters.audit.seal import checkpoint_append, checkpoint_file_problem, checkpoints_of, legacy_head_of, seal
 from matters.models import AuditEntry, Matter
 
 GENESIS_HASH = "0" * 64
@@ -54,6 +63,7 @@ def audit_record(
         try:
             with transaction.atomic():
                 head = AuditEntry.objects.filter(chain=chain).order_by("-seq").first()
+                salt = os.urandom(DETAIL_SALT_BYTES).hex()
                 entry = AuditEntry(
                     chain=chain,
                     seq=(head.seq + 1) if head else 1,
@@ -66,7 +76,10 @@ def audit_record(
                     file_sha256=file_sha256,
                     detail=json.loads(json.dumps(detail or {})),
                     prev_hash=head.hash if head else GENESIS_HASH,
+                    scheme=SCHEME_SEALED,
+                    detail_salt=salt,
                 )
+                entry.detail_digest = detail_digest(salt, entry.detail)
                 entry.hash = _entry_hash(entry)
                 entry.save()
                 # Only a committed entry is a checkpoint: one rolled back with its transaction never existed.
@@ -91,6 +104,7 @@ class ChainCheck:
     broken_seq: int | None = None
     problem: str = ""
     legacy_entries: int = 0  # unkeyed entries from before sealing, verified the old way
+    erased_entries: int = 0  # entries whose detail a purge of the matter erased
 
     @property
     def legacy_note(self) -> str:
@@ -114,18 +128,36 @@ def audit_verify(*, matter: Matter | None) -> ChainCheck:
     accepted only up to the chain's last legacy entry checkpointed at upgrade and never after a keyed entry.
     """
     chain = _chain_for(matter)
+    if problem := checkpoint_file_problem():
+        return ChainCheck(False, 0, GENESIS_HASH, None, problem)
+    if matter is not None:
+        moved = AuditEntry.objects.filter(matter=matter).exclude(chain=chain).order_by("chain", "seq").first()
+        if moved is not None:
+            return ChainCheck(False, 0, GENESIS_HASH, None, f"entry {moved.seq} of chain {moved.chain} was moved into "
+                              "this matter (its matter was changed; the chain it was written in says otherwise)")
     checkpoints = checkpoints_of(chain)
     legacy_head = legacy_head_of(chain)
+    purge_seq = AuditEntry.objects.filter(chain=chain, action="matter.purge").order_by("seq").values_list(
+        "seq", flat=True).first()
     prev = GENESIS_HASH
-    count = legacy = 0
+    count = legacy = erased = 0
     first_keyed = None
     expected_seq = 1
     for entry in AuditEntry.objects.filter(chain=chain).order_by("seq").iterator():
         count += 1
 
         def broken(problem: str, entry=entry) -> ChainCheck:
-            return ChainCheck(False, count, prev, entry.seq, problem, legacy)
+            return ChainCheck(False, count, prev, entry.seq, problem, legacy, erased)
 
+        if entry.matter_id != (matter.pk if matter is not None else None):
+            return broken(f"the entry's matter was changed (to {entry.matter_id}); its chain is {chain}")
+        if entry.detail_erased:
+            # Only a purge erases, and only what came before it; an erased entry holds nothing again.
+            if purge_seq is None or entry.seq >= purge_seq:
+                return broken("the entry's detail was erased, but not by a purge of the matter")
+            if entry.detail or entry.detail_salt:
+                return broken("the entry's detail was erased at the purge but holds something again")
+            erased += 1
         if entry.seq != expected_seq:
             return broken(f"sequence gap: expected entry {expected_seq}, found {entry.seq} (entries deleted)")
         if entry.prev_hash != prev:
@@ -141,13 +173,21 @@ def audit_verify(*, matter: Matter | None) -> ChainCheck:
             if entry.seq > legacy_head:
                 return broken(f"unkeyed (legacy-scheme) entry after the last legacy entry {legacy_head} sealed at "
                               "upgrade: legacy entries cannot be added after sealing")
-            if unkeyed_hash(entry) != entry.hash:
+            # An entry written before the detail was sealed apart cannot be hashed once a purge erased its detail:
+            # its links (prev_hash) and checkpoint still hold it in place.
+            if not entry.detail_erased and unkeyed_hash(entry) != entry.hash:
                 return broken("legacy entry content does not match its unkeyed hash (edited)")
             legacy += 1
         elif entry.scheme == SCHEME_KEYED:
             first_keyed = first_keyed or entry.seq
+            if not entry.detail_erased and _entry_hash(entry) != entry.hash:
+                return broken("entry content does not match its keyed hash (edited, or recomputed without the key)")
+        elif entry.scheme == SCHEME_SEALED:
+            first_keyed = first_keyed or entry.seq
             if _entry_hash(entry) != entry.hash:
                 return broken("entry content does not match its keyed hash (edited, or recomputed without the key)")
+            if not entry.detail_erased and detail_digest(entry.detail_salt, entry.detail) != entry.detail_digest:
+                return broken("entry detail does not match its keyed hash (the detail was edited)")
         else:
             return broken(f"unknown hash scheme {entry.scheme!r}")
         checkpoint = checkpoints.get(entry.seq)
@@ -160,8 +200,17 @@ def audit_verify(*, matter: Matter | None) -> ChainCheck:
         last = max(beyond)
         return ChainCheck(False, count, prev, expected_seq,
                           f"entries {expected_seq} to {last} are checkpointed outside the database but missing "
-                          "from it (the chain was truncated)", legacy)
-    return ChainCheck(True, count, prev, legacy_entries=legacy)
+                          "from it (the chain was truncated)", legacy, erased)
+    return ChainCheck(True, count, prev, legacy_entries=legacy, erased_entries=erased)
+
+
+def audit_erase_details(*, matter: Matter, before_seq: int) -> int:
+    """Erase the detail (and its salt) of every entry of ``matter``'s chain before ``before_seq`` (the
+    ``matter.purge`` entry) and return how many: the case text an entry's detail may hold (search words, titles,
+    instructions, reasons) leaves the database while the chain still verifies (:mod:`matters.audit.schemes`).
+    Only :func:`matters.retention.purge.matter_purge` calls it."""
+    return AuditEntry.objects.filter(chain=_chain_for(matter), seq__lt=before_seq, detail_erased=False).update(
+        detail={}, detail_salt="", detail_erased=True)
 
 
 def audit_record_once_per(*, window_s: int, action: str, actor, matter: Matter, obj, file_sha256: str = "",

@@ -13,8 +13,9 @@ class AuditEntry(models.Model):
     Entries form hash chains: one per matter (``chain='matter:<id>'``) and one for events outside any matter
     (``chain='system'``, logins). ``hash`` is computed over the entry's canonical JSON, which includes
     ``prev_hash``, so rewriting any entry breaks every hash after it (``manage.py audit_verify``). ``scheme`` says
-    how: ``hmac-sha256`` (keyed, every new entry) or ``sha256`` (unkeyed, entries written before the audit log was
-    keyed; see :mod:`matters.audit.schemes`).
+    how: ``hmac-sha256-v2`` (keyed, matter bound, detail sealed apart so a purge can erase it: every new entry),
+    ``hmac-sha256`` (keyed, before that) or ``sha256`` (unkeyed, entries written before the audit log was keyed;
+    see :mod:`matters.audit.schemes`).
     """
 
     chain = models.CharField(max_length=40)
@@ -30,6 +31,11 @@ class AuditEntry(models.Model):
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
     scheme = models.CharField(max_length=16, choices=SCHEMES, default=SCHEME_KEYED)
+    # hmac-sha256-v2: the detail's salt (hex) and keyed digest, which the hash covers instead of the detail; a purge
+    # empties the detail and the salt and sets detail_erased (matters.audit.schemes).
+    detail_salt = models.CharField(max_length=32, blank=True)
+    detail_digest = models.CharField(max_length=64, blank=True)
+    detail_erased = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["chain", "seq"]

@@ -7,6 +7,9 @@ not only the first), quarantined uploads likewise, derived files, production fil
 productions received. What stays: the matter's row, marked ``purged_at``, and its audit chain, which ends with a
 ``matter.purge`` entry holding the row counts per model and the SHA-256 of every file the matter held (one digest
 over the sorted list, and each original's own), so the purge itself can be proved and the chain still verifies.
+Every entry before that one loses its detail (the case text an entry may hold: redaction search words, exhibit and
+draft titles, job instructions, reasons) and keeps who, what and when; its hash covers only the detail's salted
+keyed digest, so the chain verifies without it (:mod:`matters.audit.schemes`).
 
 Whether an original stays because another matter uses it is told only to the system chain (``original.remove``),
 never to the matter's chain or to the attorney purging: the other matter may lie behind another ethical wall, and
@@ -43,7 +46,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from matters import storage
-from matters.audit.services import audit_record
+from matters.audit.services import audit_erase_details, audit_record
 from matters.models import AuditEntry, Exhibit, IncomingProduction, Matter
 from matters.permissions import require
 from matters.retention.services import hold_refusal
@@ -65,6 +68,7 @@ class PurgeReport:
     bytes: int = 0
     originals_removed: list[str] = field(default_factory=list)
     originals_kept_shared: list[str] = field(default_factory=list)
+    audit_details_erased: int = 0  # entries of the matter's chain whose detail the purge erased
 
     @property
     def files_sha256(self) -> str:
@@ -359,9 +363,14 @@ def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
                     # together; the database's deferred foreign-key checks at commit still refuse the purge if
                     # anything outside the matter points at a deleted row.
                     rows._raw_delete(rows.db)
-            overwritten()
             Matter.objects.filter(pk=matter.pk).update(purged_at=timezone.now())
-            audit_record(action="matter.purge", actor=user, matter=matter, obj=matter, detail=report.as_detail())
+            purge_entry = audit_record(action="matter.purge", actor=user, matter=matter, obj=matter,
+                                       detail=report.as_detail())
+            # The entries before it may hold the matter's text (search words, titles, instructions, reasons):
+            # their detail goes (overwritten where it lay, on SQLite), their sealed digests stay, and the chain
+            # still verifies.
+            report.audit_details_erased = audit_erase_details(matter=matter, before_seq=purge_entry.seq)
+            overwritten()
             audit_record(action="original.remove", actor=user, obj=matter, detail=report.as_system_detail())
             transaction.on_commit(lambda: (_remove(targets), _remove_originals(matter, originals),
                                            _checkpoint(using)))

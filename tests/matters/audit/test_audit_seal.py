@@ -13,6 +13,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.urls import reverse
 
+from matters.audit.schemes import detail_digest
 from matters.audit.seal import checkpoint_path, key_path
 from matters.audit.services import audit_record, audit_verify, entry_canonical
 from matters.models import AuditEntry
@@ -67,16 +68,19 @@ def test_deleting_a_middle_entry_fails(matter, attorney):
     assert not check.ok and check.broken_seq == 4 and "sequence gap" in check.problem
 
 
-def _recompute_from(matter, seq: int, digest) -> None:
-    """Rewrite entry ``seq`` and recompute every later hash with ``digest(entry) -> hex``."""
+def _recompute_from(matter, seq: int, digest, sealed_detail=None) -> None:
+    """Rewrite entry ``seq`` and recompute every later hash with ``digest(entry) -> hex``; with the key,
+    ``sealed_detail(salt, detail) -> hex`` seals the rewritten detail as well."""
     prev = AuditEntry.objects.get(chain=f"matter:{matter.pk}", seq=seq - 1).hash
     for entry in AuditEntry.objects.filter(chain=f"matter:{matter.pk}", seq__gte=seq).order_by("seq"):
         if entry.seq == seq:
             entry.detail = {"n": "rewritten"}
+            if sealed_detail is not None:
+                entry.detail_digest = sealed_detail(entry.detail_salt, entry.detail)
         entry.prev_hash = prev
         entry.hash = digest(entry)
-        sql("UPDATE matters_auditentry SET detail = %s, prev_hash = %s, hash = %s WHERE id = %s",
-            [json.dumps(entry.detail), entry.prev_hash, entry.hash, entry.pk])
+        sql("UPDATE matters_auditentry SET detail = %s, detail_digest = %s, prev_hash = %s, hash = %s WHERE id = %s",
+            [json.dumps(entry.detail), entry.detail_digest, entry.prev_hash, entry.hash, entry.pk])
         prev = entry.hash
 
 
@@ -98,7 +102,7 @@ def test_recomputed_chain_even_with_the_key_fails_on_the_checkpoints(matter, att
     def keyed(entry):
         return hmac.new(key, entry_canonical(entry), hashlib.sha256).hexdigest()
 
-    _recompute_from(matter, 3, keyed)
+    _recompute_from(matter, 3, keyed, detail_digest)
     check = audit_verify(matter=matter)
     assert not check.ok and check.broken_seq == 3 and "checkpoint" in check.problem
 

@@ -13,7 +13,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 from django.utils import timezone
 
-from matters.audit.schemes import SCHEME_KEYED, SCHEME_UNKEYED
+from matters.audit.schemes import SCHEME_KEYED, SCHEME_SEALED, SCHEME_UNKEYED
 from matters.audit.seal import checkpoint_append, checkpoint_path, key_path, seal
 from matters.audit.services import GENESIS_HASH, audit_record, audit_verify, entry_canonical
 from matters.models import AuditEntry
@@ -123,7 +123,7 @@ def test_upgraded_legacy_chain_verifies_and_says_how_many(client, legacy_matter,
     # The first keyed entry continues the chain from the last unkeyed one.
     audit_record(action="matter.after_upgrade", actor=attorney, matter=matter)
     entries = chain(matter)
-    assert entries[3].scheme == SCHEME_KEYED and entries[3].prev_hash == entries[2].hash
+    assert entries[3].scheme == SCHEME_SEALED and entries[3].prev_hash == entries[2].hash
     check = audit_verify(matter=matter)
     assert check.ok and check.entries == 4 and check.legacy_entries == 3
 
@@ -135,7 +135,7 @@ def test_upgraded_legacy_chain_verifies_and_says_how_many(client, legacy_matter,
 def test_a_chain_hashed_the_keyed_way_has_no_legacy_entries(matter, attorney):
     audit_record(action="test.keyed", actor=attorney, matter=matter)
     check = audit_verify(matter=matter)
-    assert check.ok and check.legacy_entries == 0 and all(e.scheme == SCHEME_KEYED for e in chain(matter))
+    assert check.ok and check.legacy_entries == 0 and all(e.scheme == SCHEME_SEALED for e in chain(matter))
     assert verify_command(matter)["note"] == ""
 
 
@@ -185,7 +185,7 @@ def _append_legacy_row(matter_id, chain_name: str) -> None:
 def test_legacy_row_after_keyed_ones_fails(legacy_matter, attorney):
     audit_record(action="matter.after_upgrade", actor=attorney, matter=legacy_matter)
     _append_legacy_row(legacy_matter.pk, f"matter:{legacy_matter.pk}")
-    assert [e.scheme for e in chain(legacy_matter)][-2:] == [SCHEME_KEYED, SCHEME_UNKEYED]
+    assert [e.scheme for e in chain(legacy_matter)][-2:] == [SCHEME_SEALED, SCHEME_UNKEYED]
     check = audit_verify(matter=legacy_matter)
     assert not check.ok and check.broken_seq == 5
     assert "after the first keyed entry 4" in check.problem and "cannot be added after sealing" in check.problem
