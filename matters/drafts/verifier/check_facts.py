@@ -6,7 +6,7 @@ from typing import Any
 from .authorities import AuthorityDoc
 from .dates import DateMention, display, find_dates
 from .finding import Kind, Status, Support
-from .money import AmountMention, find_amounts
+from .money import PERCENT, AmountMention, find_amounts
 
 
 class FactChecks:
@@ -178,6 +178,9 @@ class FactChecks:
                       readings=list(mention.days), unsupported=bad)
 
     def _check_amount(self, mention: AmountMention, support: Support) -> None:
+        if mention.currency == PERCENT:
+            self._check_percent(mention, support)
+            return
         what = f"{mention.currency} {mention.value:,.2f}"
         if mention.words_disagree:
             self._finding(Kind.AMOUNT, Status.UNGROUNDED, mention.start, mention.end,
@@ -194,6 +197,16 @@ class FactChecks:
 
         status, message, sources = self._judge(what, found, support,
                                                self._authority_holds(support, in_doc))
+        self._finding(Kind.AMOUNT, status, mention.start, mention.end, message, sources, value=mention.key)
+
+    def _check_percent(self, mention: AmountMention, support: Support) -> None:
+        """A percentage is grounded by the same percentage on a page (``12.5%``, ``12.50 percent``), never by a
+        bare figure: ``12.50`` on a ledger is not a rate."""
+        what = f"{mention.value.normalize():f}%"
+        found = self.evidence.pages_with(["amount"], [mention.key]).get(mention.key, set())
+        status, message, sources = self._judge(
+            what, found, support,
+            self._authority_holds(support, lambda doc: mention.key in self._facts_of(doc, "amount")))
         self._finding(Kind.AMOUNT, status, mention.start, mention.end, message, sources, value=mention.key)
 
     def _unreadable_amount(self, start: int, end: int, text: str) -> None:

@@ -2,7 +2,10 @@
 
 Forms: ``$1,250.00``, ``$1,250``, ``$1.2 million``, ``USD 1,250``, ``1,250 USD``, ``€1.250,00`` / ``1.250,00 €``
 (where the matter writes numbers the continental way, ``Matter.number_format == "de"``), and written amounts
-``five hundred dollars ($500)`` whose words and digits must agree (words read with text2num). Figures without a
+``five hundred dollars ($500)`` whose words and digits must agree (words read with text2num; ``seven dollars and
+twenty cents`` is 7.20). An amount written only in words (``three hundred thousand dollars``) is an amount too, and
+so is a percentage (``12.5%``, ``12.5 percent``, ``twenty per cent``: currency ``PCT``, four decimals). Figures
+without a
 currency (``1,250.00`` in a ledger) are read from evidence pages only, as ``number``: a draft's ``$1,250.00`` is
 grounded by a bank statement's ``1,250.00``.
 
@@ -79,25 +82,65 @@ def _patterns(number_format: str) -> list[re.Pattern]:
 
 
 _WRITTEN = re.compile(
-    rf"\b(?P<words>{_WORD_NUMBER})\s*(?:and\s+(?P<cents>\d{{1,2}})/100\s+)?(?P<unit>dollars|euros|pounds)"
-    r"(?:\s+and\s+(?P<centwords>[a-z\s-]+?)\s+cents)?"
+    rf"\b(?P<words>{_WORD_NUMBER})\s*(?:and\s+(?P<cents>\d{{1,2}})/100\s+)?(?P<unit>dollars?|euros?|pounds?)"
+    rf"(?:\s+and\s+(?P<centwords>{_WORD_NUMBER})\s*cents?\b)?"
     r"\s*\(\s*(?P<digits>[^)]{1,30})\)",
     re.IGNORECASE,
 )
-_UNIT = {"dollars": "USD", "euros": "EUR", "pounds": "GBP"}
-_UNIT_WORD = re.compile(r"\b(?:dollars|euros|pounds)\b", re.IGNORECASE)
+# An amount written only in words ("three hundred thousand dollars", "seven dollars and twenty cents"): a claim
+# like any figure, checked against the evidence (an evidence page's words are indexed the same way).
+_WORDS_ONLY = re.compile(
+    rf"\b(?P<words>{_WORD_NUMBER})\s*(?:and\s+(?P<cents>\d{{1,2}})/100\s+)?(?P<unit>dollars?|euros?|pounds?)\b"
+    rf"(?:\s+and\s+(?P<centwords>{_WORD_NUMBER})\s*cents?\b)?",
+    re.IGNORECASE,
+)
+_UNIT = {"dollar": "USD", "euro": "EUR", "pound": "GBP"}
+_UNIT_WORD = re.compile(r"\b(?:dollars?|euros?|pounds?)\b", re.IGNORECASE)
+# Percentages: "12.5%", "12.5 percent", "twenty per cent". Kept as amounts with the currency ``PCT``.
+_PERCENT = {
+    "en": re.compile(r"(?<![\w.,])(?P<num>\d{1,3}(?:\.\d{1,4})?)\s?(?:%|per\s?cent\b)", re.IGNORECASE),
+    "de": re.compile(r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{1,4})?)\s?(?:%|per\s?cent\b)", re.IGNORECASE),
+}
+_PERCENT_WORDS = re.compile(rf"\b(?P<words>{_WORD_NUMBER})\s*per\s?cent\b", re.IGNORECASE)
+PERCENT = "PCT"
+
+
+def _number_words(words: str) -> Decimal | None:
+    """``three hundred thousand`` -> 300000 (text2num); None when the words are not one number."""
+    words = " ".join(words.replace("-", " ").split())
+    words = re.sub(r"\band\b", "", words).strip()
+    try:
+        return Decimal(text2num(" ".join(words.split()), "en"))
+    except ValueError:
+        return None
 
 
 def _words_value(match: re.Match) -> Decimal | None:
-    words = " ".join(match.group("words").replace("-", " ").split())
-    words = re.sub(r"\band\b", "", words).strip()
-    try:
-        value = Decimal(text2num(" ".join(words.split()), "en"))
-    except ValueError:
+    """The value the words of a written amount say, cents included (``seven dollars and twenty cents`` is
+    7.20, whether the cents are written ``and 20/100`` or in words)."""
+    value = _number_words(match.group("words"))
+    if value is None:
         return None
     if match.group("cents"):
         value += Decimal(match.group("cents")) / 100
+    if match.groupdict().get("centwords"):
+        cents = _number_words(match.group("centwords"))
+        if cents is None or cents >= 100:
+            return None
+        value += cents / 100
     return value.quantize(Decimal("0.01"))
+
+
+def _percent_value(text: str, number_format: str) -> Decimal | None:
+    """``12.5`` (en) or ``12,5`` (de) as Decimal('12.50'); a percentage may have more decimals than money."""
+    try:
+        return Decimal(text.replace(",", ".") if number_format == "de" else text)
+    except InvalidOperation:
+        return None
+
+
+def _unit(word: str) -> str:
+    return _UNIT[word.lower().rstrip("s")]
 
 
 def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
@@ -135,6 +178,29 @@ def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
                 words_value, (start, end) = written[i][2], written[i][0]
             taken.add(match.start(), match.end())
             found.append(AmountMention(start, end, text[start:end], currency, value, words_value))
+    covered = Spans((w[0] for w in written))
+    for unit in _UNIT_WORD.finditer(text):
+        if covered.overlaps(unit.start(), unit.end()):
+            continue
+        for m in _WORDS_ONLY.finditer(text, max(0, unit.start() - 200), min(len(text), unit.end() + 60)):
+            if m.start("unit") != unit.start() or taken.overlaps(m.start(), m.end()):
+                continue
+            value = _words_value(m)
+            if value is not None:
+                taken.add(m.start(), m.end())
+                found.append(AmountMention(m.start(), m.end(), m.group(0), _unit(m.group("unit")), value))
+    for pattern in (_PERCENT[number_format], _PERCENT_WORDS):
+        for m in pattern.finditer(text):
+            if taken.overlaps(m.start(), m.end()):
+                continue
+            if "num" in m.groupdict():
+                value = _percent_value(m.group("num"), number_format)
+            else:
+                value = _number_words(m.group("words"))
+            if value is not None:
+                taken.add(m.start(), m.end())
+                found.append(AmountMention(m.start(), m.end(), m.group(0), PERCENT,
+                                           Decimal(value).quantize(Decimal("0.0001"))))
     found.sort(key=lambda a: a.start)
     return found
 
