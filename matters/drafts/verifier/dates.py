@@ -163,6 +163,7 @@ def find_dates(text: str, order: str = "mdy", yearless: bool = False) -> list[Da
         written = "" if (month_first and day_first) or not (month_first or day_first) else (
             "mdy" if month_first else "dmy")
         add(match, [month_first, day_first] if order == "mdy" else [day_first, month_first], written_order=written)
+    found = _join_ranges(text, found)
     if yearless:
         full = sorted((d for d in found if not d.problem), key=lambda d: d.start)
         starts = [d.start for d in full]
@@ -182,7 +183,42 @@ def find_dates(text: str, order: str = "mdy", yearless: bool = False) -> list[Da
             year = int(source.readings[0][:4])
             add(match, [_iso(year, month, day)], year_from=source.text)
     found.sort(key=lambda d: d.start)
-    return found
+    return _join_ranges(text, found)
+
+
+# Two full dates joined as a period: "Aug 1, 2024 - Aug 31, 2024", "from 08/01/2024 to 08/31/2024",
+# "between May 1, 2019 and May 3, 2019". A statement period is printed this way, and it states every day of it.
+_RANGE_JOIN = re.compile(r"^\s*(?:[-–—]|to|through|thru|until)\s*$", re.IGNORECASE)
+_AND_JOIN = re.compile(r"^\s*and\s*$", re.IGNORECASE)
+
+
+def _join_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
+    """``found`` (in order of position) with every two single dates joined by a range word or dash read as one
+    range of every day between them (up to a year long, first before last); the rest as they were."""
+    found = sorted(found, key=lambda d: d.start)
+    out: list[DateMention] = []
+    i = 0
+    while i < len(found):
+        first = found[i]
+        second = found[i + 1] if i + 1 < len(found) else None
+        # A numeric date with two readings is read in the matter's order (its first reading) as a range's end.
+        if (second is not None and not first.days and not second.days and not first.problem and not second.problem
+                and first.readings and second.readings):
+            between = text[first.end:second.start]
+            joined = _RANGE_JOIN.match(between) or (
+                _AND_JOIN.match(between) and _BETWEEN.search(text[max(0, first.start - 12):first.start]))
+            low, high = first.readings[0], second.readings[0]
+            span = (dt.date.fromisoformat(high) - dt.date.fromisoformat(low)).days
+            if joined and 0 < span <= 366:
+                days = tuple((dt.date.fromisoformat(low) + dt.timedelta(days=k)).isoformat() for k in range(span + 1))
+                out.append(DateMention(first.start, second.end, text[first.start:second.end], (low,), days,
+                                       qualifier=first.qualifier, written_order=first.written_order or
+                                       second.written_order, year_from=first.year_from or second.year_from))
+                i += 2
+                continue
+        out.append(first)
+        i += 1
+    return out
 
 
 def display(iso: str) -> str:
