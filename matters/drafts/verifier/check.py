@@ -74,7 +74,7 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         flat = self.flat
         citations = eyecite_citations(flat)
         cases = find_case_citations(flat, citations)
-        statutes, unreadable_cites = read_statutes(flat, citations)
+        statutes, unreadable_cites = read_statutes(flat, citations, self.matter.court)
         quotes = find_quotations(flat)
         # A citation inside a quotation is part of what is quoted (checked with the quotation), not the draft's.
         # Quoted words too few to be a quotation (a term in quotation marks) keep their cites as the draft's own.
@@ -186,6 +186,21 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         def support_of(mention) -> Support:
             return support[sentence_of(mention.start)] if spans else Support()
 
+        def quote_support(mention) -> Support:
+            """What a quotation's sentences cite: a quotation of several sentences is followed by its cite,
+            which stands in the sentence where the quotation ends, not where it starts."""
+            if not spans:
+                return Support()
+            first, last = sentence_of(mention.start), sentence_of(max(mention.start, mention.end - 1))
+            if first == last:
+                return support[first]
+            merged_support = Support()
+            for k in range(first, last + 1):
+                merged_support.record_cites.extend(support[k].record_cites)
+                merged_support.pages.extend(support[k].pages)
+                merged_support.authorities.extend(support[k].authorities)
+            return merged_support
+
         self._near: list[tuple[FindingData, str, set[int]]] = []
         for mention in dates:
             self._check_date(mention, support_of(mention))
@@ -195,7 +210,7 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         searches = {id(q): prepare(q.inner) for q in quotes}
         wanted: set[int] = set()
         for mention in quotes:
-            sup = support_of(mention)
+            sup = quote_support(mention)
             if sup.pages:
                 wanted.update(sup.pages)
             elif not sup.authorities and searches[id(mention)].segments:
@@ -203,7 +218,7 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
                 wanted.update(self._candidates[id(mention)])
         self.evidence.prefetch_texts(wanted)
         for mention in quotes:
-            self._check_quote(mention, support_of(mention), searches[id(mention)])
+            self._check_quote(mention, quote_support(mention), searches[id(mention)])
 
         if checks and spans:
             narrow_to_lines(self.findings, checks, supported_facts(self.findings, checks, sentence_of, merged),

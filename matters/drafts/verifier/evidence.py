@@ -189,23 +189,48 @@ class Evidence:
         hits: list[QuoteHit] = []
         best: QuoteHit | None = None
         plain = " ".join(search.plain)
-        for i, page_id in enumerate(pages):
+        following: dict[int, int] | None = None
+        for page_id in pages:
             if page_id not in texts:
                 continue
             words, source = texts[page_id]
             if search.find(words) is not None:
                 hits.append(QuoteHit(page_id, 100.0))
                 continue
-            if within is not None and i + 1 < len(pages) and pages[i + 1] in texts:
-                if search.find(words + " " + texts[pages[i + 1]][0]) is not None:
-                    hits.append(QuoteHit(page_id, 100.0))
-                    continue
+            if within is not None:
+                # A quotation cited to a page may run onto the next one (cited to both, to a range, or to its
+                # first page only), with the page's furniture between its halves.
+                if following is None:
+                    following = self.next_pages(pages)
+                nxt = following.get(page_id)
+                if nxt is not None:
+                    nxt_words = self._page_text({nxt}).get(nxt, ("", ""))[0]
+                    # It must start on the cited page: one wholly on the next page is not on the page cited.
+                    joined = search.find(words + " " + nxt_words)
+                    if (joined is not None and joined[0] < len(words)) or search.find_across(words, nxt_words):
+                        hits.append(QuoteHit(page_id, 100.0))
+                        continue
             score = fuzz.partial_ratio(plain, words) if plain else 0.0
             if source == Page.Source.OCR and score >= OCR_SIMILARITY:
                 hits.append(QuoteHit(page_id, round(score, 1)))
             elif best is None or score > best.similarity:
                 best = QuoteHit(page_id, round(score, 1))
         return hits, best
+
+    def next_pages(self, page_ids: list[int]) -> dict[int, int]:
+        """For each of ``page_ids``, the evidence page after it in its exhibit (one query each way)."""
+        rows = list(Page.objects.filter(pk__in=page_ids).values_list("id", "exhibit_id", "number"))
+        if not rows:
+            return {}
+        after = {(exhibit_id, number + 1): page_id for page_id, exhibit_id, number in rows}
+        found: dict[int, int] = {}
+        query = Page.objects.filter(exhibit_id__in={e for _, e, _ in rows},
+                                    number__in={n + 1 for _, _, n in rows})
+        for page_id, exhibit_id, number in query.values_list("id", "exhibit_id", "number"):
+            if (exhibit_id, number) in after and exhibit_id in self.exhibit_ids:
+                self.note(page_id, exhibit_id)
+                found[after[(exhibit_id, number)]] = page_id
+        return found
 
     def closest_passage(self, search: QuoteSearch, page_id: int) -> str:
         words, _ = self._page_text({page_id}).get(page_id, ("", ""))

@@ -119,6 +119,7 @@ class QuoteSearch:
 
     segments: list[list[re.Pattern]]
     plain: list[str]
+    inner: str = ""
 
     @property
     def words(self) -> list[str]:
@@ -140,6 +141,38 @@ class QuoteSearch:
             position = best.end()
         return (first or 0, position)
 
+    def find_across(self, before: str, after: str) -> bool:
+        """Whether the quotation runs from the end of page text ``before`` into the start of ``after`` (match
+        words of two consecutive pages), with page furniture between its halves: after its first half, at most
+        :data:`FOOT_WORDS` words close the first page (footer, page number, footnotes); before its second half,
+        at most :data:`HEAD_WORDS` open the next (running head, page number, a court's filing header). Each half
+        must match as quoted, with the same alterations allowed."""
+        tokens = [m.start() for m in re.finditer(r"\S+", self.inner)]
+        if len(tokens) < 2:
+            return False
+        before_words, after_words = before.split(), after.split()
+        for cut in tokens[1:]:
+            head, tail = prepare(self.inner[:cut]), prepare(self.inner[cut:])
+            if not head.segments or not tail.segments:
+                continue
+            reach = FOOT_WORDS + 2 * len(head.words)
+            end_of_page = " ".join(before_words[-reach:])
+            found = head.find(end_of_page)
+            if found is None or len(end_of_page[found[1]:].split()) > FOOT_WORDS:
+                continue
+            start_of_page = " ".join(after_words[:HEAD_WORDS + 2 * len(tail.words)])
+            found = tail.find(start_of_page)
+            if found is not None and len(start_of_page[:found[0]].split()) <= HEAD_WORDS:
+                return True
+        return False
+
+
+# Page furniture between the halves of a quotation that runs over a page break, in match words: a footer, a page
+# number and footnotes close a page (a long footnote runs to a few hundred words); a running head, a page number
+# and a CM/ECF filing header open the next.
+FOOT_WORDS = 300
+HEAD_WORDS = 40
+
 
 def prepare(inner: str) -> QuoteSearch:
     """Prepare the quoted text ``inner`` for :meth:`QuoteSearch.find`."""
@@ -151,4 +184,4 @@ def prepare(inner: str) -> QuoteSearch:
         if patterns and words:
             segments.append(patterns)
             plain.append(" ".join(words))
-    return QuoteSearch(segments, plain)
+    return QuoteSearch(segments, plain, inner)
