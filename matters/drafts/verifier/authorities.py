@@ -26,7 +26,7 @@ from functools import cached_property
 from matters.models import Exhibit, Matter, Origin, Page
 
 from .citations import CaseMention
-from .quotes import QuoteSearch
+from .quotes import FOOT_WORDS, QuoteSearch
 from .statutes import StatuteMention, code_key, find_statutes
 from .text import flatten, match_words
 
@@ -50,6 +50,12 @@ _CAPTION_END = re.compile(r"\s+(?:CERTIORARI|ON\s+(?:WRIT|PETITION|APPEAL)|APPEA
 _OPINION_MARKS = re.compile(
     r"\b(?:opinion of the court|delivered the opinion|per curiam|syllabus|slip opinion|cite as|certiorari|"
     r"appeal from|affirmed|reversed|circuit judge|district judge|justice)\b", re.IGNORECASE)
+
+
+# A public-domain citation standing on a line of its own (``2022-NCSC-1``, ``2019 WI 12``, ``2020 IL 124112``), in
+# the first lines of a page.
+_NEUTRAL_OWN = re.compile(r"(?m)^\s*(?:19|20)\d\d[- ][A-Z][A-Za-z]{1,9}[- ]\d{1,6}\s*$")
+_NEUTRAL_HEAD_LINES = 4
 
 
 def _top(text: str) -> str:
@@ -83,6 +89,10 @@ class AuthorityDoc:
         for _, _, text in self.pages[:_HEAD_PAGES]:
             parts.append(_top(text))
             parts.extend(m.group(0) for m in _CITE_AS.finditer(text))
+            # A public-domain citation printed in the head block (``2022-NCSC-1`` under the court's name, or
+            # under the running head) is the opinion's own: the opinion's body starts further down.
+            head = "\n".join(text.strip().splitlines()[:_NEUTRAL_HEAD_LINES])
+            parts.extend(m.group(0) for m in _NEUTRAL_OWN.finditer(head))
         if self.pages:
             first = " ".join(self.pages[0][2].split())
             parts.extend(m.group(0) for m in _CAPS_CAPTION.finditer(first))
@@ -120,9 +130,21 @@ class AuthorityDoc:
 
     def find_quote(self, search: QuoteSearch) -> int | None:
         """The page id where the quotation appears in this authority, or None."""
-        words, _ = self.words
+        words, offsets = self.words
         span = search.find(words)
-        return None if span is None else self.page_at(span[0])
+        if span is not None:
+            return self.page_at(span[0])
+        # A quotation running over a page break with the running head, page number or footnotes between its
+        # halves: tried only where the page's last words hold the quotation's first words.
+        first = " ".join(search.words[:3])
+        if not first:
+            return None
+        bounds = [start for start, _ in offsets] + [len(words) + 1]
+        for i in range(len(offsets) - 1):
+            page = words[bounds[i]:bounds[i + 1] - 1]
+            if first in page[-(FOOT_WORDS * 12):] and search.find_across(page, words[bounds[i + 1]:bounds[i + 2] - 1]):
+                return offsets[i][1]
+        return None
 
     @cached_property
     def flat_pages(self) -> list[tuple[int, str]]:

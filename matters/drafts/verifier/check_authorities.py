@@ -54,7 +54,19 @@ class AuthorityChecks:
                     matched[i] = None
                     name = f"{case.name}, " if case.name else ""
                     within = case_cited_within(case, self.authorities)
-                    if within:
+                    outer = next((matched.get(j) for j in range(i - 1, -1, -1)
+                                  if cases[j].form == "full" and not cases[j].in_parenthetical), None)
+                    if within and case.in_parenthetical and outer is not None and within[0] is outer:
+                        # "(quoting X)" after an authority the matter holds: that the authority quotes or cites X
+                        # is the claim, and its text shows it.
+                        doc, number = within
+                        self._finding(kind, Status.GROUNDED, case.start, case.end,
+                                      f"{name}{case.reporter_cite} is cited within Exhibit {doc.label} ({doc.title}), "
+                                      f"p. {number}, the authority this parenthetical follows: that opinion quotes "
+                                      "or cites it as said. The opinion itself is not in the matter, so a pin cite "
+                                      "or quotation of it is checked only as the citing opinion gives it.",
+                                      [doc.pages[number - 1][0]] if 0 < number <= len(doc.pages) else [])
+                    elif within:
                         doc, number = within
                         self._finding(kind, Status.UNVERIFIED_AUTHORITY, case.start, case.end,
                                       f"{name}{case.reporter_cite} is cited within Exhibit {doc.label} ({doc.title}), "
@@ -107,6 +119,7 @@ class AuthorityChecks:
 
     def _check_statute(self, statute: StatuteMention) -> AuthorityDoc | None:
         cite = _full_cite(statute)
+        note = f" {statute.note}" if statute.note else ""
         hit = match_statute(statute, self.authorities)
         if hit is None:
             within = statute_cited_within(statute, self.authorities)
@@ -115,15 +128,15 @@ class AuthorityChecks:
                 self._finding(Kind.STATUTE_CITATION, Status.UNVERIFIED_AUTHORITY, statute.start, statute.end,
                               f"{cite} is cited within Exhibit {doc.label} ({doc.title}), p. {number}, which is not "
                               "its text. Add the section itself (or the code or rules holding it) as an authority, "
-                              "or confirm this citation with a reason.", cite=cite)
+                              "or confirm this citation with a reason." + note, cite=cite)
                 return None
             self._finding(Kind.STATUTE_CITATION, Status.UNVERIFIED_AUTHORITY, statute.start, statute.end,
                           f"No authority in this matter holds {cite}. Add the statute, regulation or rule to "
-                          "the matter as an authority, or confirm this citation with a reason.", cite=cite)
+                          "the matter as an authority, or confirm this citation with a reason." + note, cite=cite)
             return None
         doc, page_id = hit
         self._finding(Kind.STATUTE_CITATION, Status.GROUNDED, statute.start, statute.end,
-                      f"{cite} is in authority Exhibit {doc.label} ({doc.title}).", [page_id], cite=cite)
+                      f"{cite} is in authority Exhibit {doc.label} ({doc.title})." + note, [page_id], cite=cite)
         return doc
 
     def _unreadable_statute(self, cite: UnreadableCite) -> None:

@@ -76,9 +76,17 @@ _BLANK_PAGE = re.compile(
     r"\s*\([^()]{0,60}?(?P<year>1[6-9]\d\d|20\d\d)\)"
 )
 _CAPTION_BEFORE = re.compile(
-    r"([A-Z][\w.'’&]*(?:\s+[\w.'’&]+){0,6}"
-    r"\s+v\.\s+[A-Z][\w.'’&]*(?:\s+[A-Z][\w.'’&]*){0,5}),\s*$"
+    r"([A-Z][\w.'’&]*(?:,?\s+[\w.'’&]+){0,6}"
+    r"\s+v\.\s+[A-Z][\w.'’&]*(?:,?\s+(?:[A-Z][\w.'’&]*|ex\s+rel\.|of|the|for|and|&)){0,6}),\s*$"
 )
+# Where a sentence ends inside what eyecite took for a case name: after a word of three or more lower-case
+# letters or a digit (not after "Inc." or "U.S.", which a name holds).
+_SENTENCE_END = re.compile(r"([A-Za-z]*[a-z]{3,}|\d)[.;:!?]\s+(?=[A-Z])")
+# Abbreviations a case name holds before a capital ("State ex rel. Perdue", "Techs. Inc.", "Bros. Co.").
+NAME_ABBREVIATIONS = {"rel", "inc", "techs", "tech", "bros", "corp", "assn", "ass'n", "dept", "dist", "cnty", "twp",
+                      "mfg", "ins", "mut", "nat", "natl", "int", "intl", "bhd", "univ", "sch", "hosp", "auth",
+                      "comm'n", "comm", "sys", "servs", "serv", "prods", "indus", "elec", "equip", "fin", "gen",
+                      "gov't", "grp", "hldgs", "invs", "mgmt", "mktg", "pharms", "ret", "sec", "trans", "util"}
 # A parenthetical whose citations are the cited authority's, not the draft's: "Id." never refers to them.
 _CITING = re.compile(r"\(\s*(?:citing|quoting|cited\s+in|quoted\s+in|(?:internal\s+)?(?:quotation\s+marks\s+and\s+)?"
                      r"citations?\s+omitted[;,]?\s*(?:citing|quoting))\b", re.IGNORECASE)
@@ -190,13 +198,21 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
         if isinstance(citation, FullCaseCitation):
             year, pin, end = _year_and_end(flat, end)
             name_start = start
+            plaintiff, defendant = _party(citation.metadata.plaintiff), _party(citation.metadata.defendant)
             if citation.full_span_start is not None and start - citation.full_span_start <= _NAME_SPAN:
                 name_start = citation.full_span_start
+                # eyecite's case name can reach back over the sentence before and a citation it does not read
+                # ("Cooper, 2022-NCSC-1, ¶ 29. Also 2019 WI 12"): the name starts after the last sentence end.
+                ends = [m for m in _SENTENCE_END.finditer(flat, name_start, start)
+                        if m.group(1).lower() not in NAME_ABBREVIATIONS]
+                if ends:
+                    name_start = ends[-1].end()
+                    parties = re.split(r"\s+v\.?\s+", flat[name_start:start].strip().rstrip(","), maxsplit=1)
+                    plaintiff, defendant = (_party(parties[0]), parties[1]) if len(parties) == 2 else ("", "")
             mention = CaseMention(
                 name_start, end, flat[name_start:end], "full", citation.groups.get("volume") or "",
                 citation.groups.get("reporter") or "", citation.groups.get("page") or "",
-                pin or (citation.metadata.pin_cite or ""), year, _party(citation.metadata.plaintiff),
-                _party(citation.metadata.defendant),
+                pin or (citation.metadata.pin_cite or ""), year, plaintiff, defendant,
             )
             mention.problem = _edition_problem(citation, year)
             # Messages quote the name as the draft writes it: eyecite's plaintiff and defendant are normalised
@@ -278,7 +294,7 @@ def _caption_before(flat: str, start: int) -> tuple[int, list[str]]:
     if not name:
         return start, ["", ""]
     # The window can reach back past the end of the sentence before ("Appeal. State v. Doe").
-    cut = list(re.finditer(r"[a-z]{3,}[.;:!?]\s+", name.group(1).split(" v. ", 1)[0]))
+    cut = list(re.finditer(r"(?:\b[a-z]{2,}|[a-z]{3,}|\d)[.;:!?]\s+", name.group(1).split(" v. ", 1)[0]))
     caption = name.group(1)[cut[-1].end():] if cut else name.group(1)
     return start - len(name.group(0)) + (len(name.group(1)) - len(caption)), caption.split(" v. ", 1)
 

@@ -11,9 +11,10 @@ against what the authority exhibit shows of its own pagination:
 - a slip opinion (``Cite as: 569 U. S. ____``) has only its own page numbers (1 to N); a pin to the reporter's
   pages cannot be checked against it, and the finding says so.
 
-Whatever the pagination, a pin before the opinion's first page is outside it; so is, for a slip opinion (a
-complete opinion by nature, unlike an excerpt an attorney may have added), a pin further past the first page
-than twice the slip's page count.
+Whatever the pagination, a pin before the opinion's first page is outside it. Where the exhibit shows no reporter
+pagination (a slip opinion, an opinion printed from a court's site), a pin to the reporter's pages cannot be
+checked: the finding says so, with the reason, and does not block. A page span guessed from the PDF's page
+count is no measure of the reporter's pages (a slip opinion of 30 pages can run 40 reporter pages, or 20).
 """
 
 import re
@@ -117,11 +118,10 @@ def check_pin(pin: str, first_page: str, doc: AuthorityDoc, cite: str) -> PinChe
         if start is not None and low < start:
             return PinCheck("outside", f"Pin cite {low} is before the opinion's first page ({cite} starts at "
                                        f"{start}).")
-        if slip and start is not None and high > start + 2 * max(count, 1):
-            return PinCheck("outside", f"Pin cite {high} is outside the opinion: {cite} starts at page {start} "
-                                       f"and the slip opinion, {where}, has {count} page(s).")
     shown = " ".join(f"{low}–{high}" if high != low else str(low) for _, low, high in pages)
-    stars = _stars(doc)
+    # Star pages are the reporter's only from the first page on: an asterisk before a smaller number is a
+    # footnote mark or the like ("*8" in a slip opinion), not a page of the reporter.
+    stars = frozenset(n for n in _stars(doc) if start is not None and n >= start)
     if stars and start is not None:
         last = max(stars)
         for _, low, high in pages:

@@ -48,6 +48,7 @@ class StatuteMention:
     form: str = "federal"
     sign: str = "§"
     chapter: str = ""
+    note: str = ""  # how a bare rule number was read (the set of rules of the matter's court)
 
     @property
     def cite(self) -> str:
@@ -175,8 +176,36 @@ def find_statutes(flat: str, citations: list | None = None) -> list[StatuteMenti
     return read_statutes(flat, citations)[0]
 
 
-def read_statutes(flat: str, citations: list | None = None) -> tuple[list[StatuteMention], list[UnreadableCite]]:
-    """:func:`find_statutes`, and the citation-shaped text none of its readings could read."""
+_APPEALS = re.compile(
+    r"court\s+of\s+appeals\b.*\bcircuit\b|\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"eleventh|federal|d\.\s?c\.)\s+circuit\b|\b\d{1,2}(?:st|nd|rd|th|d)\s+cir\b|\bfed\.\s?cir\b", re.IGNORECASE)
+_DISTRICT = re.compile(
+    r"\b(?:united\s+states|u\.\s?s\.|federal)\s+district\s+court\b|^\s*(?:[NSEWMC]\.\s?)?D\.\s?[A-Z]",
+    re.IGNORECASE)
+_BANKRUPTCY = re.compile(r"\bbankruptcy\s+court\b|\bbankr\.", re.IGNORECASE)
+
+
+def rules_of_court(court: str) -> tuple[str, str] | None:
+    """The set of rules a bare ``Rule 56`` means before ``court`` (``Matter.court``), as ``(code, name)``:
+    a federal court of appeals ``("Fed. R. App. P.", "Federal Rules of Appellate Procedure")``, a federal
+    district court the Federal Rules of Civil Procedure, a bankruptcy court the Federal Rules of Bankruptcy
+    Procedure; None when the court does not make it plain (a state court, or none named). The rules' own scope
+    is the source: Fed. R. Civ. P. 1, Fed. R. App. P. 1(a), Fed. R. Bankr. P. 1001."""
+    court = court or ""
+    if _BANKRUPTCY.search(court):
+        return "Fed. R. Bankr. P.", "Federal Rules of Bankruptcy Procedure"
+    if _APPEALS.search(court):
+        return "Fed. R. App. P.", "Federal Rules of Appellate Procedure"
+    if _DISTRICT.search(court):
+        return "Fed. R. Civ. P.", "Federal Rules of Civil Procedure"
+    return None
+
+
+def read_statutes(flat: str, citations: list | None = None,
+                  court: str = "") -> tuple[list[StatuteMention], list[UnreadableCite]]:
+    """:func:`find_statutes`, and the citation-shaped text none of its readings could read. ``court``: the
+    matter's court, whose set of rules a bare ``Rule 56`` means when no set is cited before it
+    (:func:`rules_of_court`)."""
     if citations is None:
         citations = eyecite_citations(flat)
     found: list[StatuteMention] = []
@@ -243,6 +272,14 @@ def read_statutes(flat: str, citations: list | None = None) -> tuple[list[Statut
                     # it; with none named, it is reported as unreadable, never dropped.
                     named = [s for s in found if s.form == "rule" and s.start < match.start()
                              and not s.code.endswith("L.R.")]
+                    plain = rules_of_court(court) if not named else None
+                    if plain:
+                        end = _trim(flat, match.start(), match.end())
+                        add(StatuteMention(match.start(), end, flat[match.start():end], "", plain[0], section, subs,
+                                           "rule", note=(f"“{flat[match.start():end]}” names no set of rules; read "
+                                                         f"as the {plain[1]}, the rules of the matter's court "
+                                                         f"({' '.join(court.split())}).")))
+                        continue
                     if not named:
                         end = _trim(flat, match.start(), match.end())
                         unreadable.append(UnreadableCite(

@@ -152,7 +152,7 @@ SLIP = ["1\n(Slip Opinion) OCTOBER TERM, 2012\nSUPREME COURT OF THE UNITED STATE
         "3\nCite as: 570 U. S. ____ (2013)\nOpinion of the Court\nSo ordered."]
 
 
-def test_a_slip_opinion_checks_slip_pins_and_bounds_reporter_pins(matter, record, ingest, tmp_path):
+def test_a_slip_opinion_checks_slip_pins_and_cannot_check_reporter_pins(matter, record, ingest, tmp_path):
     ingest(matter, pdf_pages(SLIP, tmp_path / "slip.pdf"), origin="authority")
     cases = {f.text: f for f in verify_text(matter=matter, text=(
         "Reversed. Roe v. Landlord Co., 570 U.S. ___, slip op. at 2 (2013). "
@@ -163,6 +163,11 @@ def test_a_slip_opinion_checks_slip_pins_and_bounds_reporter_pins(matter, record
     assert cases["Roe v. Landlord Co., 570 U.S. ___, slip op. at 9 (2013)"].status == "ungrounded"
     near = cases["Roe v. Landlord Co., 570 U.S. 100, 101 (2013)"]
     assert near.status == "grounded" and "slip opinion" in near.message and "not checked" in near.message
+    # The slip opinion shows no reporter pages: a far pin cannot be checked, which blocks nothing (issue 27); a pin
+    # before the first page is outside the opinion whatever its pagination.
     [far] = [f for f in verify_text(matter=matter, text="Far. Roe v. Landlord Co., 570 U.S. 100, 702 (2013).")
              if f.kind == "case_citation"]
-    assert far.status == "ungrounded" and "702 is outside" in far.message
+    assert far.status == "grounded" and "not checked" in far.message and "slip opinion" in far.message
+    [before] = [f for f in verify_text(matter=matter, text="Far. Roe v. Landlord Co., 570 U.S. 100, 99 (2013).")
+                if f.kind == "case_citation"]
+    assert before.status == "ungrounded" and "before the opinion's first page" in before.message

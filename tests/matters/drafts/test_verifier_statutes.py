@@ -59,6 +59,8 @@ def test_a_section_sign_with_no_code_is_unreadable_and_blocks(matter, record):
 
 
 def test_a_rule_named_without_its_set_reads_the_set_named_before_it_or_is_unreadable(matter, record):
+    # The matter names no court: nothing says which rules a bare "Rule 12(b)(6)" means.
+    matter.court = ""
     lone = by_text(verify_text(matter=matter, text="The complaint fails under Rule 12(b)(6)."), "Rule 12(b)(6)")
     assert lone.status == "unreadable" and lone.blocking and "names no set of rules" in lone.message
     findings = verify_text(matter=matter, text="Fed. R. Civ. P. 12(b)(6) applies. Rule 12(c) does too. "
