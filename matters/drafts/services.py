@@ -20,6 +20,7 @@ from matters.permissions import require
 from matters.provenance import generated_record
 from matters.validation import clean_reason
 
+from .verifier.assertions import uncited_assertions
 from .verifier.check import verify_text
 
 # A title made from a job's instructions: long enough to tell drafts apart in a list.
@@ -111,6 +112,9 @@ def draft_verify(*, version: DraftVersion, results: list | None = None) -> list[
     matter = version.draft.matter
     if results is None:
         results = verify_text(matter=matter, text=version.text)
+    if version.author_kind == DraftVersion.AuthorKind.MODEL:
+        # A model's sentence stating a fact with nothing to check it against is a finding too (issue 27).
+        results = sorted([*results, *uncited_assertions(version.text, results)], key=lambda f: (f.start, f.end))
     resolved: dict[str, Finding] = {}
     previous = version.draft.versions.filter(number__lt=version.number).order_by("-number").first()
     for source in ([previous] if previous else []) + [version]:
@@ -201,12 +205,14 @@ PROMPT_ECHO_APPROVAL_SHARE = 0.2
 
 
 def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict | None = None,
-                  override_reason: str = "") -> DraftVersion:
+                  override_reason: str = "", read_confirmed: bool = False) -> DraftVersion:
     """Approve ``version``: verify it again (the evidence may have changed), refuse while a blocking finding is
     open, and refuse a model's version that largely repeats its prompt (``provenance["prompt_echo_share"]`` at
     least PROMPT_ECHO_APPROVAL_SHARE) unless ``override_reason`` says why it is the document; then record the
     approval (user, time, the version's SHA-256, ``record`` such as the job's stage records, the override) in
-    the audit log. Raises PermissionDenied or ValidationError."""
+    the audit log. A model's version in which the verifier could check nothing (no grounded finding) is approved
+    only with ``read_confirmed``: the attorney confirms having read it, and the approval records that. Raises
+    PermissionDenied or ValidationError."""
     matter = version.draft.matter
     _require_attorney(user, matter)
     if version.approved_at is not None:
@@ -231,6 +237,13 @@ def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict
         )
     if override_reason:
         record = {**(record or {}), "prompt_echo_override": override_reason, "prompt_echo_share": echo}
+    if (version.author_kind == DraftVersion.AuthorKind.MODEL
+            and not version.findings.filter(verdict=Finding.Status.GROUNDED).exists()):
+        if not read_confirmed:
+            raise ValidationError(
+                f"Nothing in version {version.number} could be checked against the record or the authorities: "
+                "the verifier grounded none of it. Read it in full, and approve only confirming you have.")
+        record = {**(record or {}), "read_confirmed": True, "nothing_checked": True}
     with transaction.atomic():
         DraftVersion.objects.filter(pk=version.pk).update(approved_at=timezone.now(), approved_by=user)
         version.refresh_from_db()

@@ -275,7 +275,8 @@ def draft_rename_view(request: HttpRequest, matter_id: int, draft_id: int) -> Ht
 def draft_approve_view(request: HttpRequest, matter_id: int, draft_id: int, number: int) -> HttpResponse:
     version = _version_for(request.user, matter_id, draft_id, number)
     try:
-        draft_approve(version=version, user=request.user, override_reason=request.POST.get("override_reason", ""))
+        draft_approve(version=version, user=request.user, override_reason=request.POST.get("override_reason", ""),
+                      read_confirmed=request.POST.get("read_confirmed") == "on")
         messages.success(request, f"Version {version.number} approved; the approval is in the audit log.")
     except ValidationError as problem:
         messages.error(request, "Not approved. " + " ".join(problem.messages))
