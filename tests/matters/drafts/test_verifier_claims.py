@@ -1,0 +1,249 @@
+"""The team's set of correct and fabricated claims: true and false twins of every kind that has blocked true
+claims or let a fabrication through (issue 27), written from real corpus pages, with the page text that grounds
+each true one quoted beside it. Every true draft must pass with a finding for its claim, every false one must
+block; the rates over all drafts are printed (``-s``) and held to the targets: false blocks at most 2%, every
+fabrication caught."""
+
+import pymupdf
+import pytest
+
+from matters.drafts.services import draft_approve, draft_create, draft_verify
+from matters.drafts.verifier.check import verify_text
+from matters.models import AuditEntry
+from tests.support.record import pdf_pages
+
+pytestmark = pytest.mark.django_db
+
+DISTRICT = "United States District Court for the District of Massachusetts"
+APPEALS = "United States Court of Appeals for the Eighth Circuit"
+
+
+def subset(source, pages: list[int], path):
+    """Pages (1-based) of the PDF ``source`` as a new PDF at ``path``: part of a filing, as a record holds it."""
+    with pymupdf.open(source) as whole, pymupdf.open() as part:
+        for number in pages:
+            part.insert_pdf(whole, from_page=number - 1, to_page=number - 1)
+        part.save(path)
+    return path
+
+
+@pytest.fixture
+def claims_matter(matter, ingest, corpus, tmp_path):
+    """The matter's record: nc-gift-surplus pp. 1-9 as filed (Ex. G), the Google invoice of odd/invalid_pdf.pdf
+    as its text layer reads (Ex. I), ca5 p. 2 (Ex. C), the ca8 Rule 28(j) letter (Ex. X); authorities: the Gift
+    Surplus opinion (2022-NCSC-1) to ¶ 33, the head of the Tarrant slip opinion, and Rules 28 and 56 of the
+    federal rules."""
+    gift = corpus("court/nc-gift-surplus.pdf")
+    with pymupdf.open(corpus("odd/invalid_pdf.pdf")) as damaged:
+        invoice_text = damaged[0].get_text()
+    labels = {
+        "G": ingest(matter, subset(gift, list(range(1, 10)), tmp_path / "gift-record.pdf"), origin="court"),
+        "I": ingest(matter, pdf_pages([invoice_text], tmp_path / "invoice.pdf"), origin="opposing_party"),
+        "C": ingest(matter, subset(corpus("court/ca5_00516242060.pdf"), [2], tmp_path / "ca5.pdf"), origin="court"),
+        "X": ingest(matter, subset(corpus("court/ca8_.pdf"), [1], tmp_path / "ca8.pdf"), origin="court"),
+    }
+    authorities = [
+        ingest(matter, subset(gift, list(range(1, 21)), tmp_path / "gift.pdf"), origin="authority"),
+        ingest(matter, subset(corpus("court/scotus-slip-2012.pdf"), list(range(1, 7)), tmp_path / "tarrant.pdf"),
+               origin="authority"),
+        ingest(matter, pdf_pages(["FEDERAL RULES OF CIVIL PROCEDURE\nRule 56. Summary Judgment\n(a) Motion for "
+                                  "Summary Judgment or Partial Summary Judgment."], tmp_path / "frcp56.pdf"),
+               origin="authority"),
+        ingest(matter, pdf_pages(["FEDERAL RULES OF APPELLATE PROCEDURE\nRule 28. Briefs\n(j) Citation of "
+                                  "Supplemental Authorities."], tmp_path / "frap28.pdf"), origin="authority"),
+    ]
+    assert all(e.status == "ready" for e in [*labels.values(), *authorities])
+    return {key: exhibit.label for key, exhibit in labels.items()}
+
+
+# (kind, draft, the claim that must have a finding, court). Each draft is verified alone. ``{G}`` etc. are the
+# record's exhibit labels. The page text grounding each true claim is quoted in the comment above it.
+TRUE = [
+    # Ex. G pp. 7-8 (nc-gift-surplus), the running head "GIFT SURPLUS, LLC V. STATE EX REL. COOPER / 2022-NCSC-1 /
+    # Opinion of the Court" between the halves: "held that “the games at issue do not amount to games whose
+    # outcomes are determined \n" | "by skill and dexterity, but rather, chance.” Id. at 13"
+    ("page break", "Judge Bryant reasoned that “the games at issue do not amount to games whose outcomes are "
+                   "determined by skill and dexterity, but rather, chance.” Ex. {G} at 7–8.", "“the games"),
+    ("page break", "Judge Bryant reasoned that “the games at issue do not amount to games whose outcomes are "
+                   "determined by skill and dexterity, but rather, chance.” Ex. {G} at 7, 8.", "“the games"),
+    ("page break", "Judge Bryant reasoned that “the games at issue do not amount to games whose outcomes are "
+                   "determined by skill and dexterity, but rather, chance.” Ex. {G} at 7.", "“the games"),
+    # Ex. G pp. 2-3: "The Court will inquire, not into the \n" | (running head) "name, but into the game, however
+    # skillfully disguised, in \norder to ascertain if it is prohibited."
+    ("page break", "As the court put it, “[t]he Court will inquire, not into the name, but into the game, however "
+                   "skillfully disguised, in order to ascertain if it is prohibited.” Ex. {G} at 2–3.", "“[t]he"),
+    # Ex. G pp. 4-5, footnote 1 and the running head between: "necessary to fill orders as a drop shipping
+    # business. \n 1 A fuller history of the General Assembly’s efforts ... at 289–92." | "¶ 5 In its business
+    # arrangement with Sandhill, Gift Surplus designs sweepstakes \nkiosks"
+    ("page break", "Gift Surplus buys products “as necessary to fill orders as a drop shipping business. In its "
+                   "business arrangement with Sandhill, Gift Surplus designs sweepstakes kiosks.” Ex. {G} at 4–5.",
+     "“as necessary"),
+    # Ex. I (the invoice): "Summary for Aug 1, 2024 - Aug 31, 2024"
+    ("range", "The invoice covers August 1 through August 31, 2024. Ex. {I} at 1.", "August 1 through"),
+    ("range", "The invoice covers the period from 08/01/2024 to 08/31/2024. Ex. {I} at 1.", "08/01/2024"),
+    # Ex. I: "Total in USD\n$7.20"
+    ("amount in words", "The invoice totals seven dollars and twenty cents. Ex. {I} at 1.", "seven dollars"),
+    ("amount in words", "The invoice totals seven dollars and twenty cents ($7.20). Ex. {I} at 1.", "seven dollars"),
+    # Ex. C (ca5 p. 2): "a guaranteed issue \namount of $200,000 for its voluntary life insurance policies"
+    ("amount in words", "Standard guaranteed an issue amount of two hundred thousand dollars. Ex. {C} at 1.",
+     "two hundred thousand dollars"),
+    # Ex. G p. 5: "On 75% of turns, the player will never be able to play for the largest prize of $2400"
+    ("percentage", "On 75% of turns the player can never play for the largest prize. Ex. {G} at 5.", "75%"),
+    ("percentage", "On seventy-five percent of turns the player can never play for the largest prize. "
+                   "Ex. {G} at 5.", "seventy-five percent"),
+    # Ex. I: "Tax (0%)"
+    ("percentage", "The invoice charged tax at 0%. Ex. {I} at 1.", "0%"),
+    # The Tarrant slip opinion ("Cite as: 569 U. S. ____ (2013)") has only its own pages 1-30: a pin far into the
+    # reporter's pages cannot be checked against it, which blocks nothing.
+    ("pin cite", "The Compact allocates water among the States. Tarrant Regional Water Dist. v. Herrmann, "
+                 "569 U.S. 614, 690 (2013).", "Tarrant"),
+    # The Gift Surplus opinion prints "2022-NCSC-1" on every page and numbers its paragraphs "¶ 1" ... "¶ 41";
+    # ¶ 29: "We first consider the change plaintiffs call a “ ‘winner-every-time’ feature.”"
+    ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
+                         "rel. Cooper, 2022-NCSC-1, ¶ 29.", "Gift Surplus"),
+    ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
+                         "rel. Cooper, 2022-NCSC-1, ¶ 29. It then turned to double nudging. Id. ¶ 32.", "Id. ¶ 32"),
+    # ¶ 1 (p. 2) ends with the block quote of Hest Techs. (quoting State v. Lipkin); ¶ 29 as above.
+    ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
+                                  "2022-NCSC-1, ¶ 1 (quoting Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, "
+                                  "289 (2012)). The court then considered the new feature. Id. ¶ 29.", "Id. ¶ 29"),
+    ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
+                                  "2022-NCSC-1, ¶ 1 (citing Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, "
+                                  "289 (2012)). The court then considered the new feature. Id. ¶ 29.", "Id. ¶ 29"),
+    # Ex. G p. 5: "Sandhill places the \nkiosks into operation in convenience stores and retail establishments
+    # across North \nCarolina. The establishments are predominantly patronized by low-income \ncustomers, who Gift
+    # Surplus has identified as its target demographic."
+    ("quotation with its cite", "The opinion found that “Sandhill places the kiosks into operation in convenience "
+                                "stores and retail establishments across North Carolina. The establishments are "
+                                "predominantly patronized by low-income customers.” Ex. {G} at 5.", "“Sandhill"),
+    # Ex. X (ca8 letter): "Dr. Xiang submits this letter under Federal Rule of \nAppellate Procedure 28(j) to
+    # respond to the government’s \nsupplemental notice"
+    ("citation inside a record quotation", "The letter says Dr. Xiang “submits this letter under Federal Rule of "
+                                           "Appellate Procedure 28(j) to respond to the government’s supplemental "
+                                           "notice.” Ex. {X} at 1.", "“submits"),
+    # Ex. G p. 9: "defendants abandoned the argument \non appeal under Appellate Rule 28(b)(6)"
+    ("citation inside a record quotation", "The plaintiffs argued that defendants “abandoned the argument on appeal "
+                                           "under Appellate Rule 28(b)(6).” Ex. {G} at 9.", "“abandoned"),
+    # A district court's matter: a bare "Rule 56(a)" is the Federal Rules of Civil Procedure's (the authority
+    # "Rule 56. Summary Judgment (a) Motion for Summary Judgment").
+    ("rule of the matter's court", "Summary judgment is proper on this record. Rule 56(a).", "Rule 56(a)",
+     DISTRICT),
+    # A court of appeals' matter: "Rule 28(j)" is the Federal Rules of Appellate Procedure's.
+    ("rule of the matter's court", "Dr. Xiang may answer a supplemental notice by letter. Rule 28(j).",
+     "Rule 28(j)", APPEALS),
+]
+
+FALSE = [
+    ("page break", "Judge Bryant reasoned that “the games at issue do not amount to games whose outcomes are "
+                   "determined by skill and dexterity, and not by chance.” Ex. {G} at 7–8."),
+    ("page break", "Judge Bryant reasoned that “the games at issue do not amount to games whose outcomes are "
+                   "determined by skill and dexterity, but rather, chance.” Ex. {G} at 6."),
+    ("page break", "As the court put it, “[t]he Court will inquire, not into the name, but into the players, "
+                   "however skillfully disguised, in order to ascertain if it is prohibited.” Ex. {G} at 2–3."),
+    ("page break", "Gift Surplus buys products “as necessary to fill orders as a drop shipping business. In its "
+                   "business arrangement with Sandhill, Gift Surplus builds sweepstakes kiosks.” Ex. {G} at 4–5."),
+    ("range", "The invoice covers August 1 through September 30, 2024. Ex. {I} at 1."),
+    ("range", "The invoice covers the period from 07/01/2024 to 07/31/2024. Ex. {I} at 1."),
+    ("amount in words", "The invoice totals seven dollars and fifty cents. Ex. {I} at 1."),
+    ("amount in words", "The invoice totals seven dollars and twenty cents ($7.50). Ex. {I} at 1."),
+    ("amount in words", "Standard guaranteed an issue amount of three hundred thousand dollars. Ex. {C} at 1."),
+    ("amount in words", "Standard guaranteed an issue amount of three hundred thousand dollars."),
+    ("percentage", "On 60% of turns the player can never play for the largest prize. Ex. {G} at 5."),
+    ("percentage", "On sixty percent of turns the player can never play for the largest prize. Ex. {G} at 5."),
+    ("percentage", "The invoice charged tax at 8%. Ex. {I} at 1."),
+    ("pin cite", "The Compact allocates water among the States. Tarrant Regional Water Dist. v. Herrmann, "
+                 "569 U.S. 614, 600 (2013)."),
+    ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
+                         "rel. Cooper, 2022-NCSC-1, ¶ 99."),
+    ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
+                         "rel. Cooper, 2022-NCSC-1, ¶ 29. It then turned to double nudging. Id. ¶ 97."),
+    ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
+                                  "2022-NCSC-1, ¶ 1 (quoting Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, "
+                                  "289 (2012)). The court then considered the new feature. Id. ¶ 98."),
+    ("quotation with its cite", "The opinion found that “Sandhill places the kiosks into operation in convenience "
+                                "stores and retail establishments across North Carolina. The establishments are "
+                                "predominantly patronized by high-income customers.” Ex. {G} at 5."),
+    ("citation inside a record quotation", "The letter says Dr. Xiang “submits this letter under Federal Rule of "
+                                           "Appellate Procedure 28(k) to respond to the government’s supplemental "
+                                           "notice.” Ex. {X} at 1."),
+    ("citation inside a record quotation", "The plaintiffs argued that defendants “abandoned the argument on appeal "
+                                           "under Appellate Rule 28(b)(7).” Ex. {G} at 9."),
+    ("rule of the matter's court", "Summary judgment is proper on this record. Rule 57(a).", None, DISTRICT),
+]
+
+
+def run(matter, labels, draft: str, court: str = DISTRICT):
+    matter.court = court
+    text = draft.format(**labels)
+    return text, verify_text(matter=matter, text=text)
+
+
+def test_true_claims_pass_and_fabrications_block(claims_matter, matter):
+    false_blocks, silent, missed = [], [], []
+    for kind, draft, claim, *court in TRUE:
+        text, findings = run(matter, claims_matter, draft, *court)
+        blocking = [(f.text, f.message) for f in findings if f.blocking]
+        if blocking:
+            false_blocks.append((kind, text, blocking))
+        start = text.index(claim)
+        if not any(f.start <= start < f.end for f in findings):
+            silent.append((kind, text, [(f.text, f.status) for f in findings]))
+    for kind, draft, *court in FALSE:
+        text, findings = run(matter, claims_matter, draft, *court[1:])
+        if not any(f.blocking for f in findings):
+            missed.append((kind, text, [(f.text, f.status, f.message) for f in findings]))
+    false_block_rate = len(false_blocks) / len(TRUE)
+    catch_rate = 1 - len(missed) / len(FALSE)
+    print(f"\nverifier claims: {len(TRUE)} true, {len(FALSE)} fabricated; false blocks {false_block_rate:.1%} "
+          f"({len(false_blocks)}), caught {catch_rate:.1%} ({len(FALSE) - len(missed)}), true claims without a "
+          f"finding {len(silent)}")
+    assert false_block_rate <= 0.02, false_blocks
+    assert not missed, missed
+    assert not silent, silent
+
+    # What the findings say, beyond passing: how a bare rule was read, and why a pin was not checked.
+    _, findings = run(matter, claims_matter, "Summary judgment is proper on this record. Rule 56(a).")
+    [rule] = [f for f in findings if f.text == "Rule 56(a)"]
+    assert "Federal Rules of Civil Procedure" in rule.message and "the rules of the matter's court" in rule.message
+    _, findings = run(matter, claims_matter, "Dr. Xiang may answer by letter. Rule 28(j).", APPEALS)
+    [rule] = [f for f in findings if f.text == "Rule 28(j)"]
+    assert rule.status == "grounded" and "Federal Rules of Appellate Procedure" in rule.message
+    _, findings = run(matter, claims_matter, "Dr. Xiang may answer by letter. Rule 28(j).",
+                      "Circuit Court of Cook County")
+    [rule] = [f for f in findings if f.text == "Rule 28(j)"]
+    assert rule.status == "unreadable" and "say which" in rule.message
+    _, findings = run(matter, claims_matter, TRUE[13][1])
+    [case] = [f for f in findings if f.kind == "case_citation"]
+    assert case.status == "grounded" and "not checked" in case.message and "slip opinion" in case.message
+
+
+MODEL_TEXT = ("Judge Alsup presided over the hearing. The rule comes from 346 Fictitious 12. From 2015 to 2019 "
+              "the tenant paid late. A hearing is set in the next 2 days.")
+
+
+def test_a_models_uncited_facts_get_findings_and_approval_asks_it_was_read(matter, attorney):
+    from django.core.exceptions import ValidationError
+
+    version = draft_create(matter=matter, title="Summary", text=MODEL_TEXT, author_kind="model",
+                           model_name="test-model")
+    findings = draft_verify(version=version)
+    for sentence in ("Judge Alsup", "346 Fictitious 12", "2015 to 2019", "next 2 days"):
+        start = MODEL_TEXT.index(sentence)
+        assert any(f.start <= start < f.end or start <= f.start < start + len(sentence) for f in findings), (
+            sentence, [(f.text, f.status) for f in findings])
+    fictitious = next(f for f in findings if "Fictitious" in f.text)
+    assert fictitious.blocking and fictitious.status == "unreadable"
+    judge = next(f for f in findings if "Judge Alsup" in f.text)
+    assert judge.status == "needs_record_cite" and "a person" in judge.message
+    # An attorney's own sentence stating the parties needs no cite: only a model's text is read this way.
+    person = draft_create(matter=matter, title="Own", text="Judge Alsup presided.", author_kind="person",
+                          author=attorney)
+    assert draft_verify(version=person) == []
+
+    clean = draft_create(matter=matter, title="Plain", text="Judge Alsup presided over the hearing.",
+                         author_kind="model", model_name="test-model")
+    with pytest.raises(ValidationError, match="could be checked"):
+        draft_approve(version=clean, user=attorney)
+    draft_approve(version=clean, user=attorney, read_confirmed=True)
+    entry = AuditEntry.objects.filter(action="draft.approve").latest("seq")
+    assert entry.detail["read_confirmed"] is True and entry.detail["nothing_checked"] is True
