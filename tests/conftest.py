@@ -23,6 +23,7 @@ from tests.support.record import INVOICE, LEASE_P1, LEASE_P2, OPINION, STATUTE, 
 from tests.support.retention import furnished_matter
 
 TEST_MODEL_HOSTS = "127.0.0.1 localhost [::1]"
+TEST_BACKUP_KEY = "the office's backup key, kept in its safe: 4f1c9a"
 REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
 
 
@@ -37,6 +38,9 @@ def data_dir(settings, tmp_path, monkeypatch) -> Path:
     # them. Tests of the allowlist set their own (tests/pipeline/test_model_hosts.py).
     settings.LAWDESK_MODEL_HOSTS = TEST_MODEL_HOSTS
     monkeypatch.setenv("LAWDESK_MODEL_HOSTS", TEST_MODEL_HOSTS)
+    # The office's backup key, for this process and for another installation's manage.py restoring its backups.
+    settings.LAWDESK_BACKUP_KEY = TEST_BACKUP_KEY
+    monkeypatch.setenv("LAWDESK_BACKUP_KEY", TEST_BACKUP_KEY)
     return path
 
 

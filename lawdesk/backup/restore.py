@@ -25,6 +25,7 @@ from matters.models import AuditEntry, Exhibit, IncomingProduction, Matter
 
 from . import database
 from .paths import BY_CONTENT, data_dir_target, database_file, manifest_entries, manifest_path, open_backup_file
+from .signature import manifest_check
 from .snapshot import RESTORING, SECRET_KEY_FILE, SECRETS, STORES
 from .store import CHUNK_BYTES, BackupError, ObjectStore, file_sha256, read_manifest
 
@@ -150,11 +151,13 @@ def backup_restore(*, source: Path, snapshot: str | None = None) -> RestoreResul
     """Restore snapshot ``snapshot`` (the newest when None) of the backup at ``source`` into the configured data
     directory and database, both empty, and return what was restored.
 
-    Raises BackupError, with nothing written, when the data directory or database is not empty or of the wrong
-    kind, a manifest path is not one a backup writes, or any hash does not match (naming the file); and, with
+    Raises BackupError, with nothing written, when the manifest's signature is missing or does not match under
+    ``LAWDESK_BACKUP_KEY`` (:mod:`lawdesk.backup.signature`), the data directory or database is not empty or of
+    the wrong kind, a manifest path is not one a backup writes, or any hash does not match (naming the file); and, with
     everything written taken back, when row counts or an audit chain do not verify."""
     source = Path(source).resolve()
     folder, manifest = read_manifest(source, snapshot)
+    manifest_check(manifest, folder.name)  # before any field of it is believed
     entries = manifest_entries(manifest)
     dump, vendor = database_file(manifest, folder)
     root = Path(settings.DATA_DIR).resolve()

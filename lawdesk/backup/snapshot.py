@@ -31,6 +31,7 @@ from django.conf import settings
 
 from . import database
 from .paths import BY_CONTENT, SECRET_KEY_FILE, SECRETS, SHA256, TRANSIENT
+from .signature import backup_key, manifest_sign
 from .store import FORMAT, BackupError, ObjectStore, backup_dir, file_sha256, private_dir, write_manifest
 
 STORES = ("originals", "quarantine", "derived", "productions", "incoming")
@@ -117,11 +118,13 @@ def backup_create(*, destination: Path) -> BackupResult:
     """Write a snapshot of the database and the data directory's files into ``destination`` (created 0700) and
     return what was written. Files whose content the destination holds already, intact (any earlier snapshot),
     are not copied again. Raises BackupError when the destination is in, around or beside other things than
-    backups (see :func:`_destination`), a restore into the data directory did not finish, or the database cannot
-    be snapshotted (pg_dump missing or too old)."""
+    backups (see :func:`_destination`), a restore into the data directory did not finish, ``LAWDESK_BACKUP_KEY``
+    is not set (the manifest is signed with it: :mod:`lawdesk.backup.signature`), or the database cannot be
+    snapshotted (pg_dump missing or too old)."""
     root = Path(settings.DATA_DIR).resolve()
     if (root / RESTORING).exists():
         raise BackupError(f"A restore into {root} did not finish ({RESTORING}): there is nothing whole to back up.")
+    backup_key()  # refused before anything is copied when the office has set no key to sign the manifest with
     destination = _destination(destination, root)
     store = ObjectStore(destination / "objects")
     name, folder = _new_snapshot_folder(destination)
@@ -164,9 +167,9 @@ def backup_create(*, destination: Path) -> BackupResult:
             result.missing.append(relative)
     result.files = len(entries)
     result.repaired = len(store.repaired)
-    write_manifest(folder, {
+    write_manifest(folder, manifest_sign({
         "format": FORMAT, "name": name, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "database": db, "files": sorted(entries.values(), key=lambda e: e["path"]),
         "damaged": result.damaged, "missing": result.missing,
-    })
+    }))
     return result
