@@ -29,7 +29,6 @@ from .docx_fields import VOLATILE_FIELDS, freeze_fields
 from .docx_revisions import WordChanges, accept_package, hidden_styles, is_story_part
 
 _RELATIONSHIPS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
-_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _AFCHUNK_TYPE = "/afchunk"
 # Fields whose result comes from the document and its properties only (ECMA-376 Part 1, 17.16.5).
@@ -45,7 +44,7 @@ _SAFE_FIELDS = frozenset(
 # compute, but its stored result is only text).
 _FROZEN_FIELDS = _SAFE_FIELDS | VOLATILE_FIELDS
 _URLISH = re.compile(r"^\s*(?:[a-z][a-z0-9+.\-]*:|[/\\]{2})", re.IGNORECASE)
-_VML_LINK_ATTRIBUTES = ("src", "href")
+_VML_LINK_ATTRIBUTES = ("src", "href", "althref")
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
 
 
@@ -90,23 +89,31 @@ def _field_name(instruction: str) -> str:
     return words[0].upper().lstrip("=") if words else ""
 
 
+def _own(element: etree._Element, name: str) -> str:
+    """The attribute ``name`` in the element's own namespace: ``w:instr`` in the transitional namespace or in
+    ISO/IEC 29500 Strict's (``http://purl.oclc.org/ooxml/wordprocessingml/main``), which Word opens alike."""
+    return f"{{{etree.QName(element).namespace}}}{name}"
+
+
 def _clean_fields(root: etree._Element) -> int:
     """Blank every field instruction not on the safe list; return how many fields were cut. A complex field's
-    instruction may be split over several ``w:instrText`` runs, so runs are joined before the name is read."""
+    instruction may be split over several ``w:instrText`` runs, so runs are joined before the name is read.
+    Elements are matched by local name, in either WordprocessingML namespace (transitional or Strict)."""
     cut = 0
     stack: list[list[etree._Element]] = []
-    for element in root.iter(f"{_W}fldChar", f"{_W}instrText", f"{_W}fldSimple"):
-        if element.tag == f"{_W}fldSimple":
-            if _field_name(element.get(f"{_W}instr", "")) not in _SAFE_FIELDS:
-                element.set(f"{_W}instr", "")
+    for element in root.iter("{*}fldChar", "{*}instrText", "{*}fldSimple"):
+        local = etree.QName(element).localname
+        if local == "fldSimple":
+            if _field_name(element.get(_own(element, "instr"), "")) not in _SAFE_FIELDS:
+                element.set(_own(element, "instr"), "")
                 cut += 1
-        elif element.tag == f"{_W}instrText":
+        elif local == "instrText":
             if stack:
                 stack[-1].append(element)
             else:  # an instruction outside any field is still read by some converters
                 element.text = ""
         else:
-            kind = element.get(f"{_W}fldCharType")
+            kind = element.get(_own(element, "fldCharType"))
             if kind == "begin":
                 stack.append([])
             elif kind == "end" and stack:
@@ -146,7 +153,7 @@ def _clean_part(data: bytes) -> tuple[bytes, int]:
     # An XML part that does not parse here is not passed on: LibreOffice's own parser might still read it.
     root = etree.fromstring(data, _PARSER)
     cut = _clean_fields(root)
-    for chunk in root.iter(f"{_W}altChunk"):
+    for chunk in list(root.iter("{*}altChunk")):
         chunk.getparent().remove(chunk)
         cut += 1
     for element in root.iter():
@@ -154,7 +161,9 @@ def _clean_part(data: bytes) -> tuple[bytes, int]:
             continue
         for attribute, value in element.attrib.items():
             local = etree.QName(attribute).localname.lower()
-            if local in _VML_LINK_ATTRIBUTES and _URLISH.match(value):
+            # Anything but a reference inside the document (#name) points out of it: a URL, a UNC path, or an
+            # absolute or relative file path LibreOffice would resolve against the file system.
+            if local in _VML_LINK_ATTRIBUTES and value.strip() and not value.strip().startswith("#"):
                 element.set(attribute, "")
                 cut += 1
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True), cut
