@@ -7,9 +7,16 @@ foot). In the text, ``<w:footnoteReference w:id="n"/>`` in a superscript run is 
 part with python-docx's own XML classes and relates it to the document part; the package writer then lists it
 in ``[Content_Types].xml`` from the part's content type. Word and LibreOffice both show the notes at the foot of
 the page.
+
+The document holds no character that shows nothing yet changes what a reader sees: zero-width and bidirectional
+controls, the soft hyphen, the byte-order mark, other format characters (Unicode category Cf, tag characters
+included) and control characters are removed from the text, the title and the footer (:func:`without_invisible`).
+The review page shows each of them as a ``U+XXXX`` mark (:mod:`matters.invisible`), so what the attorney approved
+is what the exported words say; a Persian zero-width non-joiner or an emoji's joiner goes too.
 """
 
 import io
+import unicodedata
 
 from docx import Document
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
@@ -22,6 +29,7 @@ from docx.shared import Pt
 from docx.text.paragraph import Paragraph
 
 from matters.drafts.markdown import Block, Run, blocks
+from matters.invisible import is_invisible
 
 FOOTNOTES_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml"
 _SEPARATORS = (
@@ -99,10 +107,17 @@ def _add_block(document, block: Block) -> None:
     _add_runs(paragraph, block.runs)
 
 
+def without_invisible(text: str) -> str:
+    """``text`` without the characters :func:`matters.invisible.is_invisible` marks and without any other format
+    character (Unicode category Cf); newlines and tabs stay."""
+    return "".join(char for char in text if not is_invisible(char) and unicodedata.category(char) != "Cf")
+
+
 def docx_bytes(*, text: str, title: str, footer: str) -> bytes:
     """Return a .docx of ``text`` (a draft, read as Markdown: headings, paragraphs, lists, block quotes, code,
     footnotes ``[^n]``). ``title`` goes into the document's properties, ``footer`` (the version's SHA-256 and the
     audit log's head hash) into every page's footer."""
+    text, title, footer = without_invisible(text), without_invisible(title), without_invisible(footer)
     document = Document()
     document.core_properties.title = title[:255]
     document.core_properties.comments = footer
