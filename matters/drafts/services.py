@@ -10,12 +10,12 @@ import re
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from matters.audit.services import audit_record
-from matters.models import Draft, DraftVersion, Finding, Matter, Origin, ReviewAttack
+from matters.models import Draft, DraftVersion, Exhibit, Finding, Matter, Origin, Production, ReviewAttack
 from matters.permissions import require
 from matters.provenance import generated_record
 from matters.validation import clean_reason
@@ -149,6 +149,34 @@ def draft_verify(*, version: DraftVersion, results: list | None = None) -> list[
         audit_record(action="draft.verify", matter=matter, obj=version, file_sha256=version.sha256,
                      detail={"findings": counts, "blocking": sum(r.status in Finding.BLOCKING_STATUSES for r in rows)})
     return list(version.findings.all())
+
+
+def draft_stale_reason(*, version: DraftVersion) -> str:
+    """Why ``version``'s findings may no longer hold, or '' when they do: an exhibit of the matter (evidence or
+    authority) added or changed, or a production finished or served, after the version was last verified.
+    A version never verified, or approved, is not stale (approval verified it again)."""
+    if version.verified_at is None or version.approved_at is not None:
+        return ""
+    matter = version.draft.matter
+    changed = (Exhibit.objects.filter(matter=matter, updated_at__gt=version.verified_at)
+               .exclude(origin__in=[Origin.DRAFT, Origin.REVIEW]).order_by("label_seq", "id").first())
+    if changed is not None:
+        return (f"Exhibit {changed.label} ({changed.title or changed.original_name}) was added or changed after "
+                "this version was verified")
+    production = Production.objects.filter(matter=matter).filter(
+        models.Q(finished_at__gt=version.verified_at) | models.Q(served_at__gt=version.verified_at)).first()
+    if production is not None:
+        return f"Production {production} was made or served after this version was verified"
+    return ""
+
+
+def draft_reverify_if_stale(*, version: DraftVersion) -> str:
+    """Verify ``version`` again when :func:`draft_stale_reason` says its findings may no longer hold; return
+    the reason ('' when nothing changed). Waivers and confirmations carry over as in :func:`draft_verify`."""
+    reason = draft_stale_reason(version=version)
+    if reason:
+        draft_verify(version=version)
+    return reason
 
 
 def _require_attorney(user: AbstractBaseUser, matter: Matter) -> None:

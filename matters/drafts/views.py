@@ -25,6 +25,7 @@ from matters.drafts.services import (
     attacks_carry,
     draft_approve,
     draft_rename,
+    draft_reverify_if_stale,
     draft_verify,
     draft_version_create,
     finding_confirm,
@@ -171,6 +172,11 @@ def draft_review(request: HttpRequest, matter_id: int, draft_id: int, number: in
     """The review page. ``?kind=`` and ``?status=`` (repeatable) filter it; ``?item=f12&open=1`` opens an item's
     panel with its source page (the page works without script that way)."""
     version = _version_for(request.user, matter_id, draft_id, number)
+    # Evidence added or a production served since the last verification: the findings are checked again first.
+    stale = draft_reverify_if_stale(version=version)
+    if stale:
+        messages.info(request, f"{stale}; version {version.number} was verified again against the matter as it is "
+                               "now.")
     item = request.GET.get("item", "")
     panel = _panel(request, version, item, open_source=request.GET.get("open") == "1") if item else None
     return _render_review(request, version, ReviewFilter.from_query(request.GET), panel)

@@ -1,0 +1,33 @@
+"""A draft verified before the evidence changed says so and is verified again: an exhibit added after the last
+verification can ground what was ungrounded (and a production served can change what a Bates cite names)."""
+
+import pytest
+from django.urls import reverse
+
+from matters.drafts.services import draft_create, draft_stale_reason, draft_verify
+from tests.support.record import pdf_pages
+
+pytestmark = pytest.mark.django_db
+
+TEXT = "The repair invoice was for $9,999.00. Ex. 1 at 1."
+
+
+def test_evidence_added_after_verification_makes_the_draft_stale_and_it_is_verified_again(
+        client, matter, attorney, ingest, tmp_path):
+    version = draft_create(matter=matter, title="Motion", text=TEXT, author_kind="person", author=attorney)
+    [amount] = [f for f in draft_verify(version=version) if f.kind == "amount"]
+    assert amount.status == "ungrounded"  # Exhibit 1 does not exist yet
+    version.refresh_from_db()
+    assert draft_stale_reason(version=version) == ""
+
+    ingest(matter, pdf_pages(["INVOICE 2021-117. Roof repair. Amount due: USD 9,999.00."],
+                             tmp_path / "invoice.pdf"), origin="opposing_party")
+    assert "Exhibit 1" in draft_stale_reason(version=version)
+
+    client.force_login(attorney)
+    page = client.get(reverse("matters:draft", args=[matter.pk, version.draft_id]), follow=True)
+    assert "was verified again" in page.content.decode()
+    [amount] = [f for f in version.findings.all() if f.kind == "amount"]
+    assert amount.status == "grounded"
+    version.refresh_from_db()
+    assert draft_stale_reason(version=version) == ""
