@@ -19,12 +19,19 @@ into the corpus.
    ``OMP_THREAD_LIMIT=1``. Target: ours / bare >= 0.9.
 3. The one-off cost of ``import pymupdf`` in a fresh interpreter, paid once per worker by the fork server.
 
+``--sandbox-compare`` measures what the readers' sandbox costs (matters.exhibits.ingest.reader_sandbox): it runs
+parts 1 and 2 (``--quick`` sizes) in fresh processes, in turns, with the pool's children in the sandbox and without
+it (``LAWDESK_READERS_UNSANDBOXED``'s path, ``--unsandboxed``), ROUNDS_SANDBOX times each, and prints our pages
+per second of each side and their ratio (the fork server serves one process, so each side needs its own).
+Target: sandboxed / unsandboxed >= 0.9 for both parts.
+
 Each side gets one untimed warm-up on one file so that neither pays for a cold disk cache alone (ours: it also
 starts the fork server and the first pooled child, as a worker does once). The load average is printed first:
 on a machine shared with other work, every figure is slower and the ratios move with the load.
 """
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -54,6 +61,9 @@ TARGET_DIGITAL = 0.8
 TARGET_OCR = 0.9
 ROUNDS = 5  # born-digital rounds, each side in turn; the medians are compared
 CORES = os.cpu_count() or 1
+ROUNDS_SANDBOX = 3
+TARGET_SANDBOX = 0.9
+UNSANDBOXED = "--unsandboxed" in sys.argv  # read before the first file: the pool's mode is fixed by it
 
 
 def copy_files(sources: list[Path], dest: Path) -> list[Path]:
@@ -75,7 +85,8 @@ def run_ours(
 
     def one(index_path: tuple[int, Path]) -> list[dict]:
         index, path = index_path
-        spec = Spec(source=str(path), kind="pdf", out_dir=str(out_root / f"{index:03d}"), ocr_workers=ocr_workers)
+        spec = Spec(source=str(path), kind="pdf", out_dir=str(out_root / f"{index:03d}"), ocr_workers=ocr_workers,
+                    readers_unsandboxed=UNSANDBOXED)
         events = list(run_child(spec, memory_mb=2048, timeout_s=600, job=job))
         if events[-1]["event"] == "error":
             raise RuntimeError(f"{path.name}: {events[-1]['reason']}")
@@ -229,12 +240,41 @@ def bench_ocr(files: list[Path], work: Path) -> tuple[float, float]:
     return ours_pages / ours_s, bare_pages / bare_s
 
 
+def compare_sandbox() -> int:
+    """Run ``--quick`` in fresh processes, sandboxed and not, in turns; print each side's pages/s and the ratios."""
+    speeds: dict[str, dict[str, list[float]]] = {"sandboxed": {}, "unsandboxed": {}}
+    for round_number in range(ROUNDS_SANDBOX):
+        for side in ("unsandboxed", "sandboxed") if round_number % 2 == 0 else ("sandboxed", "unsandboxed"):
+            command = [sys.executable, str(Path(__file__).resolve()), "--quick", "--json"]
+            if side == "unsandboxed":
+                command.append("--unsandboxed")
+            result = json.loads(subprocess.check_output(command, text=True).strip().splitlines()[-1])
+            for part, value in result.items():
+                speeds[side].setdefault(part, []).append(value)
+            print(f"  round {round_number + 1} {side:<12} digital {result['digital']:7.2f} pages/s, "
+                  f"OCR {result['ocr']:6.2f} pages/s", flush=True)
+    print()
+    print(f"{'part':<12}{'sandboxed':>11}{'unsandboxed':>13}{'ratio':>8}{'target':>8}  met  (medians, pages/s)")
+    for part in ("digital", "ocr"):
+        sandboxed = statistics.median(speeds["sandboxed"][part])
+        unsandboxed = statistics.median(speeds["unsandboxed"][part])
+        ratio = sandboxed / unsandboxed
+        print(f"{part:<12}{sandboxed:>11.2f}{unsandboxed:>13.2f}{ratio:>8.2f}{TARGET_SANDBOX:>8.2f}  "
+              f"{'met' if ratio >= TARGET_SANDBOX else 'NOT MET'}")
+    return 0
+
+
 def main() -> int:
     """Parse arguments, run the three measurements and print the summary table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer files, for a smoke run")
     parser.add_argument("--digital-only", action="store_true", help="part 1 alone (born-digital PDFs)")
+    parser.add_argument("--sandbox-compare", action="store_true", help="the readers' sandbox against none")
+    parser.add_argument("--unsandboxed", action="store_true", help="pool children outside the readers' sandbox")
+    parser.add_argument("--json", action="store_true", help="end with our pages/s of parts 1 and 2 as JSON")
     args = parser.parse_args()
+    if args.sandbox_compare:
+        return compare_sandbox()
 
     court = sorted((CORPUS / "court").glob("*.pdf"))
     if args.quick:
@@ -251,6 +291,9 @@ def main() -> int:
             return 0
         ocr_files = copy_files([CORPUS / "odd" / name for name in ocr_names], work / "odd")
         ocr = bench_ocr(ocr_files, work)
+    if args.json:
+        print(json.dumps({"digital": digital[1], "ocr": ocr[0]}))
+        return 0
     imports = import_pymupdf_seconds()
     print(f"[import pymupdf] fresh interpreter: {', '.join(f'{s * 1000:.0f} ms' for s in imports)}")
 

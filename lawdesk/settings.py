@@ -206,6 +206,9 @@ LAWDESK_RECOVERY_MAX_TAKEOVERS = _env_int("LAWDESK_RECOVERY_MAX_TAKEOVERS", 3)
 LAWDESK_OCR_DPI = _env_int("LAWDESK_OCR_DPI", 300)
 LAWDESK_OCR_WORKERS = _env_int("LAWDESK_OCR_WORKERS", os.cpu_count() or 1)
 LAWDESK_OCR_LANG = os.environ.get("LAWDESK_OCR_LANG", "eng")
+# PDFs, images and OCR are read inside the readers' bubblewrap sandbox; where it cannot start, a file fails with the
+# reason. Only LAWDESK_READERS_UNSANDBOXED=1 reads without it, each exhibit so read saying it (docs/security.md).
+LAWDESK_READERS_UNSANDBOXED = os.environ.get("LAWDESK_READERS_UNSANDBOXED", "") == "1"
 # A page whose OCR mean word confidence (Tesseract, 0-100) is below this is flagged, and so is a finding grounded
 # only on such pages (docs/reading.md).
 LAWDESK_OCR_LOW_CONFIDENCE = float(os.environ.get("LAWDESK_OCR_LOW_CONFIDENCE", "60"))

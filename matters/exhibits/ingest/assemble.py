@@ -30,35 +30,36 @@ OCR_TEXTS_NAME = "ocr_texts.json"
 HEAD_BYTES = 8192
 
 
-def _judge(path: Path, spec: Spec) -> str:
-    """Return "pdf" or "image" for a page file, or raise IngestFailure naming what it really is."""
+def _judge(path: Path, spec: Spec, label: str) -> str:
+    """Return "pdf" or "image" for a page file (``label``: its name in messages), or raise IngestFailure naming
+    what it really is."""
     with open(path, "rb") as stream:
         head = stream.read(HEAD_BYTES)
     if not head:
-        raise IngestFailure(f"The page image {path.name} is empty (0 bytes).")
+        raise IngestFailure(f"The page image {label} is empty (0 bytes).")
     found = sniff(path, head)
     if found.kind not in ("pdf", "image"):
         raise IngestFailure(
-            f"The file {path.name} is listed as a page image but its content is a {found.description} "
+            f"The file {label} is listed as a page image but its content is a {found.description} "
             f"({found.mime_type}), not a PDF, TIFF, JPEG or PNG; the document was not imported."
         )
     if found.kind == "image":
         try:
             _check_image_pixels(str(path), spec.max_image_pixels)
         except IngestFailure as failure:
-            raise IngestFailure(f"The page image {path.name}: {failure.reason}") from failure
+            raise IngestFailure(f"The page image {label}: {failure.reason}") from failure
     return found.kind
 
 
-def _open_as_pdf(path: Path, spec: Spec) -> pymupdf.Document:
-    kind = _judge(path, spec)
+def _open_as_pdf(path: Path, spec: Spec, label: str) -> pymupdf.Document:
+    kind = _judge(path, spec, label)
     try:
         if kind == "image":  # every frame as it shows over white (.images)
             return pymupdf.open("pdf", image_pdf_bytes(path))
         with pymupdf.open(path, filetype="pdf") as opened:
             return pymupdf.open("pdf", opened.tobytes())
     except Exception as exc:  # PyMuPDF raises several types for damaged files
-        raise IngestFailure(f"The page image {path.name} could not be read: it is damaged ({exc}).") from exc
+        raise IngestFailure(f"The page image {label} could not be read: it is damaged ({exc}).") from exc
 
 
 def assemble_images(spec: Spec, emit: Emit) -> None:
@@ -71,10 +72,12 @@ def assemble_images(spec: Spec, emit: Emit) -> None:
     opened: dict[str, pymupdf.Document] = {}
     used: dict[str, set[int]] = {}
     found = []
+    # Results are keyed by the files the worker named; the child may read them as descriptors (reader_sandbox).
+    sources = dict(zip(spec.images, spec.image_sources or spec.images))
     try:
         for name, index in zip(spec.images, spec.image_pages):
             if name not in opened:
-                opened[name] = _open_as_pdf(Path(name), spec)
+                opened[name] = _open_as_pdf(Path(name), spec, Path(sources[name]).name)
             source = opened[name]
             if index >= source.page_count:
                 found.append(False)
@@ -83,12 +86,12 @@ def assemble_images(spec: Spec, emit: Emit) -> None:
             used.setdefault(name, set()).add(index)
             found.append(True)
         combined.save(out_dir / ASSEMBLED_NAME, garbage=2, deflate=True)
-        page_counts = {name: source.page_count for name, source in opened.items()}
+        page_counts = {sources[name]: source.page_count for name, source in opened.items()}
     finally:
         for source in opened.values():
             source.close()
     emit({"event": "assembled", "found": found, "page_counts": page_counts,
-          "used": {name: len(used.get(name, ())) for name in opened}})
+          "used": {sources[name]: len(used.get(name, ())) for name in opened}})
 
 
 def read_stamps(spec: Spec, emit: Emit) -> None:

@@ -44,6 +44,7 @@ from .document import display_source, open_document
 from .docx_revisions import WordChanges
 from .ocr import OcrResult, ocr_page_image
 from .redaction_check import find_hidden_text, read_page
+from .sandbox import SandboxUnavailable
 from .spec import Emit, IngestFailure, Spec, print_event
 
 # A text layer counts as usable when, after removing court ECF stamps, it holds at least this many letters or digits.
@@ -165,6 +166,9 @@ def extract(spec: Spec, emit: Emit) -> None:
     """Open the file and emit its pages' text in order (OCR where the text layer is not usable)."""
     out_dir = Path(spec.out_dir)  # made only if something is written there (open_document): most PDFs need none
     notes: list[str] = []
+    if spec.readers_unsandboxed:
+        notes.append("This file was read without the readers' sandbox: the operator set "
+                     "LAWDESK_READERS_UNSANDBOXED (docs/security.md).")
     changes = WordChanges()
     doc = open_document(spec, out_dir, notes, changes)
     try:
@@ -195,7 +199,13 @@ def extract(spec: Spec, emit: Emit) -> None:
             while len(pending) > keep:
                 record, future, image_path = pending.pop(0)
                 if future is not None:
-                    result: OcrResult = future.result()
+                    try:
+                        result: OcrResult = future.result()
+                    except SandboxUnavailable as exc:
+                        raise IngestFailure(
+                            f"Page {record['number']} needs OCR, which runs only inside a sandbox that keeps "
+                            f"Tesseract away from other matters' files and the network, and {exc}. Ask the operator "
+                            "to fix this, then reprocess.") from exc
                     record.update(
                         text=result.text,
                         source="ocr" if result.text.strip() else "none",
@@ -243,7 +253,9 @@ def extract(spec: Spec, emit: Emit) -> None:
                 image_path = _render_for_ocr(page, dpi, work, number)
                 if image_path is not None:
                     record["ink"] = True
-                    future = pool.submit(ocr_page_image, image_path, lang=spec.ocr_lang, dpi=dpi)
+                    future = pool.submit(ocr_page_image, image_path, lang=spec.ocr_lang, dpi=dpi,
+                                         sandboxed=not spec.readers_unsandboxed,
+                                         hidden=(spec.data_dir,) if spec.data_dir else ())
             pending.append((record, future, image_path))
             flush(keep=max(1, spec.ocr_workers))
         flush(keep=0)

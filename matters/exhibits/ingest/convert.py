@@ -44,7 +44,8 @@ def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, 
             "Ask the operator to install it (Debian package libreoffice-writer-nogui), then reprocess."
         )
     try:
-        sandbox.probe()
+        if not sandbox.inside():
+            sandbox.probe()
     except sandbox.SandboxUnavailable as exc:
         raise ConversionRefused(
             f"The {description} was not converted: LibreOffice runs only inside a sandbox that keeps it away from "
@@ -76,7 +77,8 @@ def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, 
             mounts.sandbox_input,
         ]
         try:
-            argv = sandbox.sandboxed(command, mounts, hidden=hidden)
+            argv = sandbox.sandboxed(command, mounts, hidden=hidden) if not sandbox.inside() else \
+                sandbox.inside_command(command, mounts)
         except sandbox.SandboxUnavailable as exc:
             raise ConversionRefused(f"The {description} was not converted: {exc}.") from exc
         try:

@@ -33,8 +33,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
+from . import reader_sandbox, sandbox
 from .child import _share_one_malloc_arena, limit_process, run
+from .sandbox import SandboxUnavailable
 from .spec import Spec
 
 FINAL_EVENTS = ("done", "previews", "assembled", "stamps", "error")
@@ -50,6 +53,12 @@ BATCH_PAGES = 32
 BATCH_S = 0.1
 # The largest message a worker reads from a child: 32 pages of text with their bounds are a few MiB at most.
 MESSAGE_MAX_BYTES = 64 * 1024 * 1024
+# How long a new child has to say who it is (reader_sandbox.say_pid) before it counts as not started.
+HELLO_TIMEOUT_S = 60
+
+# The fork server is one per process, so whether children are sandboxed is decided once, by the first file read.
+_mode: dict[str, bool] = {}
+_mode_lock = threading.Lock()
 
 
 @cache
@@ -57,6 +66,38 @@ def _context() -> multiprocessing.context.BaseContext:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["matters.exhibits.ingest.child", "matters.exhibits.ingest.pool"])
     return context
+
+
+def sandbox_problem(*, sandboxed: bool, data_dir: str) -> str:
+    """'' when this process's children may read a file with ``sandboxed`` (False: the operator's explicit
+    LAWDESK_READERS_UNSANDBOXED) and the data directory ``data_dir``; else the reason, for an attorney. The first
+    call fixes the mode: the fork server, inside the sandbox or not, serves the whole process."""
+    with _mode_lock:
+        if "sandboxed" not in _mode:
+            if sandboxed:
+                try:
+                    reader_sandbox.prepare(_context(), hidden=(data_dir,) if data_dir else ())
+                except SandboxUnavailable as exc:
+                    return sandbox_reason(str(exc))
+            _mode["sandboxed"] = sandboxed
+        if _mode["sandboxed"] != sandboxed:
+            return ("The file could not be processed: this worker reads files "
+                    f"{'inside' if _mode['sandboxed'] else 'outside'} the readers' sandbox and was asked otherwise; "
+                    "restart the worker after changing LAWDESK_READERS_UNSANDBOXED.")
+    if sandboxed and data_dir:
+        resolved = Path(data_dir).resolve()
+        for root in reader_sandbox.readonly_roots():
+            if resolved == root or root in resolved.parents:
+                return sandbox_reason(f"the data directory {data_dir} lies inside {root}, which the sandbox shares "
+                                      "read-only; move it elsewhere")
+    return ""
+
+
+def sandbox_reason(problem: str) -> str:
+    """The reason of a file not read because the readers' sandbox cannot start (``problem``: why)."""
+    return (f"The file was not read: PDFs, images and OCR are read only inside a sandbox that keeps the readers away "
+            f"from other matters' files and the network, and {problem}. Ask the operator to fix this (or to set "
+            "LAWDESK_READERS_UNSANDBOXED=1, which reads files without it: docs/security.md), then reprocess.")
 
 
 def _error(reason: str) -> dict:
@@ -207,15 +248,22 @@ class _EventBatch:
 
 
 def serve(connection, memory_mb: int, owner_pid: int, taken) -> None:
-    """Entry point of a pooled child: limit itself once, then run each ``(spec, job)`` received on ``connection``
-    and send its events there, until ``None``, the pool's end closes or ``owner_pid`` exits. ``taken`` (a shared
-    unsigned integer) counts the files it has taken, each counted before it is read."""
+    """Entry point of a pooled child: say who it is, limit itself once, then run each ``(spec, job, fields)``
+    received on ``connection`` (the files of ``fields`` arriving as descriptors: reader_sandbox) and send its events
+    there, until ``None``, the pool's end closes or ``owner_pid`` exits (0: inside the readers' sandbox, which ends
+    with the owner). ``taken`` (a shared unsigned integer) counts the files it has taken, each counted before it is
+    read."""
+    reader_sandbox.say_pid(connection)
+    reader_sandbox.make_undumpable()
     # The watching thread starts before the address-space limit, which a child of a low limit has almost reached
     # with PyMuPDF loaded (no thread could start under 700 MiB), and shares the one malloc arena and small stacks
     # that limit_process sets, so its reservation stays small.
     _share_one_malloc_arena()
     threading.stack_size(1024 * 1024)
-    _end_with_owner(owner_pid)
+    if owner_pid:
+        _end_with_owner(owner_pid)
+    else:
+        sandbox.enter_reader_sandbox()  # converters and OCR run here as they are, not in a sandbox of their own
     limit_process(memory_mb)
     # What the fork server imported (PyMuPDF's bindings: tens of thousands of objects) lives as long as the child;
     # frozen, it is left out of every collection, and a full one after each file costs well under a millisecond
@@ -230,12 +278,17 @@ def serve(connection, memory_mb: int, owner_pid: int, taken) -> None:
                 return
             if task is None:
                 return
-            spec, job = task
+            spec, job, fields = task
+            spec, fds = reader_sandbox.receive_spec(connection, spec, fields)
             # Shared memory, not a message: a message woke the worker once more per file, for nothing but this.
             taken.value += 1
             batch = _EventBatch(connection)
-            run(spec, job, batch)
-            batch.flush()
+            try:
+                run(spec, job, batch)
+                batch.flush()
+            finally:
+                for fd in fds:
+                    os.close(fd)
             _release_memory(started_bytes)
     finally:
         # However it ends (told to, its parent gone, an event that could not be sent), nothing it started may
@@ -296,13 +349,39 @@ class IngestPool:
         with self._lock:
             return [child.pid for child in [*self._idle, *self._busy] if not child.stopped]
 
-    def run(self, spec: Spec, *, memory_mb: int, timeout_s: int, job: str = "ingest") -> Iterator[dict]:
+    def run(self, spec: Spec, *, memory_mb: int, timeout_s: int, job: str = "ingest",
+            sandboxed: bool = True) -> Iterator[dict]:
         """Yield the events of ``job`` on ``spec`` from a pooled child; the last is a final event (``done``,
         ``previews``, ``assembled``, ``stamps`` or ``error``). Limits: ``memory_mb`` MiB of address space (RLIMIT_AS,
-        for the child and every program it starts), ``timeout_s`` seconds of wall clock for this file."""
+        for the child and every program it starts), ``timeout_s`` seconds of wall clock for this file. The child
+        runs in the readers' sandbox (:mod:`.reader_sandbox`) unless ``sandboxed`` is False, which the operator
+        asks for explicitly; a file the sandbox cannot take fails with the reason."""
+        if problem := sandbox_problem(sandboxed=sandboxed, data_dir=spec.data_dir):
+            yield _error(problem)
+            return
+        made_out_dir = not os.path.isdir(spec.out_dir)
+        try:
+            fields, fds = reader_sandbox.open_files(spec)
+        except OSError as exc:
+            yield _error(f"The file could not be processed: the stored file or its output folder could not be opened "
+                         f"({exc.strerror}).")
+            return
+        try:
+            yield from self._run(spec, job, (fields, fds), memory_mb, timeout_s)
+        finally:
+            for fd in fds:
+                os.close(fd)
+            if made_out_dir:
+                try:
+                    os.rmdir(spec.out_dir)  # nothing was written there (most PDFs): no empty folder left
+                except OSError:
+                    pass
+
+    def _run(self, spec: Spec, job: str, files: tuple[list[str], list[int]], memory_mb: int,
+             timeout_s: int) -> Iterator[dict]:
         deadline = time.monotonic() + timeout_s
         for attempt in range(2):
-            child = self._checkout(spec, job, memory_mb)
+            child = self._checkout(spec, job, files, memory_mb)
             if child is None:
                 yield _error("The file could not be processed: no reader process could be started.")
                 return
@@ -344,8 +423,9 @@ class IngestPool:
                 # Also reached when the caller stops reading mid-file: that child is still busy, never reused.
                 self._checkin(child, reusable)
 
-    def _checkout(self, spec: Spec, job: str, memory_mb: int) -> _Child | None:
-        task = (spec, job)
+    def _checkout(self, spec: Spec, job: str, files: tuple[list[str], list[int]], memory_mb: int) -> _Child | None:
+        fields, fds = files
+        task = (spec, job, fields)
         for _ in range(2):  # an idle child may have died since its last file
             with self._lock:
                 child = next((c for c in self._idle if c.memory_mb == memory_mb), None)
@@ -353,8 +433,11 @@ class IngestPool:
                     self._idle.remove(child)
             if child is None:
                 child = self._start(memory_mb)
+                if child is None:
+                    continue
             try:
                 child.connection.send(task)
+                reader_sandbox.send_fds(child.connection, fds)
             except (OSError, ValueError):
                 child.stop()
                 continue
@@ -364,13 +447,29 @@ class IngestPool:
             return child
         return None
 
-    def _start(self, memory_mb: int) -> _Child:
+    def _start(self, memory_mb: int) -> _Child | None:
         context = _context()
         parent_end, child_end = context.Pipe(duplex=True)
+        reader_sandbox.listen_for_pid(parent_end)
         taken = context.RawValue(ctypes.c_uint64, 0)
-        process = context.Process(target=serve, args=(child_end, memory_mb, os.getpid(), taken), daemon=True)
+        owner_pid = 0 if _mode.get("sandboxed") else os.getpid()  # a sandboxed child cannot see its owner
+        process = reader_sandbox.SandboxProcess(target=serve, args=(child_end, memory_mb, owner_pid, taken),
+                                                daemon=True)
         process.start()
         child_end.close()  # the child holds the only other end, so its death closes the pipe
+        try:
+            host_pid = reader_sandbox.hear_pid(parent_end, HELLO_TIMEOUT_S)
+        except OSError:
+            host_pid = None
+        if host_pid is None:
+            # Its id is unknown here (the fork server reports the one inside the sandbox): nothing may be killed by
+            # it, not even by multiprocessing's own clean-up at exit. It ends with the sandbox, with this process.
+            parent_end.close()
+            multiprocessing.process._children.discard(process)
+            return None
+        # Every kill of this child (stop(), multiprocessing's clean-up at exit) goes by process.pid: the id the fork
+        # server reported is the one inside the sandbox, which names another process here.
+        process._popen.pid = host_pid
         return _Child(process, parent_end, memory_mb, self.files_per_child, taken)
 
     def _checkin(self, child: _Child, reusable: bool) -> None:

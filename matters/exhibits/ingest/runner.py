@@ -19,6 +19,8 @@ def run_child(spec: Spec, *, memory_mb: int, timeout_s: int, job: str = "ingest"
 
     Limits: ``memory_mb`` of address space for the child and each program it starts (RLIMIT_AS), ``timeout_s``
     seconds of wall clock for the whole job. On either, the child's process group is killed and the child
-    replaced; see :mod:`matters.exhibits.ingest.pool`.
+    replaced; see :mod:`matters.exhibits.ingest.pool`. The child runs in the readers' sandbox
+    (:mod:`matters.exhibits.ingest.reader_sandbox`) unless ``spec.readers_unsandboxed``.
     """
-    return shared_pool().run(spec, memory_mb=memory_mb, timeout_s=timeout_s, job=job)
+    return shared_pool().run(spec, memory_mb=memory_mb, timeout_s=timeout_s, job=job,
+                             sandboxed=not spec.readers_unsandboxed)

@@ -114,6 +114,59 @@ def sandboxed(command: Sequence[str], mounts: Mounts, *, hidden: Sequence[str] =
     ]
 
 
+# Whether this process runs inside the readers' sandbox (a pooled ingest child: reader_sandbox). A sandbox
+# cannot be started inside it (bubblewrap cannot mount a process filesystem under the one it made), and a program
+# it runs is already as walled in as a sandbox of its own would make it, bar a private /tmp.
+_inside = False
+
+
+def enter_reader_sandbox() -> None:
+    """Mark this process as one running inside the readers' sandbox."""
+    global _inside
+    _inside = True
+
+
+def inside() -> bool:
+    """Whether this process runs inside the readers' sandbox."""
+    return _inside
+
+
+def inside_command(command: Sequence[str], mounts: Mounts) -> list[str]:
+    """``command`` as :func:`sandboxed` would run it, for a process already inside the readers' sandbox: the
+    paths it names as seen in a sandbox of its own (``mounts.sandbox_input``, ``/sandbox/out``, the sandbox's
+    home) become the real ones, and the home a folder beside the output, private to this command."""
+    home = mounts.output_dir.parent / "home"
+    home.mkdir(exist_ok=True)
+    real = {mounts.sandbox_input: str(mounts.input_file), SANDBOX_OUTPUT_DIR: str(mounts.output_dir)}
+    argv = []
+    for arg in command:
+        for seen, path in real.items():
+            arg = arg.replace(seen, path)
+        argv.append(arg.replace(SANDBOX_HOME, str(home)))
+    return ["env", f"HOME={home}", *argv]
+
+
+def reader_argv(readonly: Sequence[Path], *, hidden: Sequence[str] = ()) -> list[str]:
+    """Return the start of an argv that runs a program in the readers' sandbox
+    (:mod:`matters.exhibits.ingest.reader_sandbox`): the system as for a conversion, plus the folders ``readonly``
+    (the Python environment, LawDesk's ``matters`` package) read-only at their own paths, and no input or output
+    folder: files come as descriptors. The program's argv follows. ``hidden``: host folders (the data directory)
+    that must not be visible; raises SandboxUnavailable if one lies inside a folder the sandbox shares."""
+    bwrap = bwrap_path()
+    if bwrap is None:
+        sandboxed(["true"], Mounts(Path("/dev/null"), Path("/tmp")))  # raises with the install advice
+    args = _base_args(bwrap)
+    for folder in readonly:
+        args += ["--ro-bind", str(folder), str(folder)]
+    shared = [Path(args[i + 1]).resolve() for i, arg in enumerate(args) if arg == "--ro-bind"]
+    for folder in hidden:
+        resolved = Path(folder).resolve()
+        if any(resolved == root or root in resolved.parents for root in shared):
+            raise SandboxUnavailable(f"the data directory {folder} lies inside {', '.join(map(str, shared))}, "
+                                     "which the readers' sandbox shares read-only; move it elsewhere")
+    return [*args, "--chdir", "/", "--"]
+
+
 def probe() -> None:
     """Start an empty sandbox once; raise SandboxUnavailable with bubblewrap's own words if it cannot start
     (no bwrap, user namespaces disabled by the kernel or a container's seccomp policy)."""

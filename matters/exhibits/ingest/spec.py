@@ -36,8 +36,10 @@ class Spec:
     ocr_lang: str = "eng"
     max_image_pixels: int = 0
     data_dir: str = ""  # hidden from converters' sandbox
+    readers_unsandboxed: bool = False  # LAWDESK_READERS_UNSANDBOXED: Tesseract without its sandbox (docs/security.md)
     images: tuple[str, ...] = ()  # page files of a received volume, for the "assemble" job,
     image_pages: tuple[int, ...] = ()  # and which page (0-based) of each to take
+    image_sources: tuple[str, ...] = ()  # where images are descriptors (reader_sandbox): the files they stand for
 
 
 def print_event(event: dict) -> None:

@@ -1,0 +1,101 @@
+"""The readers' sandbox: a process forked where the ingest pool's children are forked (what a file that took one
+over would run as) cannot open a file of the data directory or reach a socket; where bubblewrap cannot start,
+files fail with the reason instead of being read unsandboxed."""
+
+import os
+import socket
+import sys
+
+from matters.exhibits.ingest import pool as pool_module
+from matters.exhibits.ingest import reader_sandbox, sandbox
+from matters.exhibits.ingest.pool import IngestPool, sandbox_problem
+from matters.exhibits.ingest.spec import Spec
+
+COULD_NOT = 3  # the exit status of a probe whose attempt failed with OSError
+
+
+def in_a_reader(code: str) -> int:
+    """Run Python ``code`` in a process forked inside the readers' sandbox, as the pool's children are; return its
+    exit status (COULD_NOT when the code raised OSError)."""
+    wrapped = f"import sys\ntry:\n{''.join('    ' + line + chr(10) for line in code.splitlines())}" \
+              f"except OSError:\n    sys.exit({COULD_NOT})\n"
+    process = reader_sandbox.SandboxProcess(target=os.execv, args=(sys.executable, [sys.executable, "-c", wrapped]))
+    process.start()
+    process.join(timeout=60)
+    return process.exitcode
+
+
+def test_a_reader_cannot_open_the_data_directory_or_a_socket(data_dir, tmp_path):
+    assert sandbox_problem(sandboxed=True, data_dir=str(data_dir)) == ""
+    secret = data_dir / "blobs" / "ab" / "another-matters-file.pdf"
+    secret.parent.mkdir(parents=True)
+    secret.write_bytes(b"%PDF-1.7 privileged")
+    listener = socket.create_server(("127.0.0.1", 0))
+    unix_path = tmp_path / "worker.sock"
+    unix_listener = socket.socket(socket.AF_UNIX)
+    unix_listener.bind(str(unix_path))
+    unix_listener.listen()
+    try:
+        # What the reader needs is there: its own code, read-only.
+        assert in_a_reader(f"open({reader_sandbox.__file__!r}).read()") == 0
+        assert in_a_reader(f"open({reader_sandbox.__file__!r}, 'a')") == COULD_NOT
+        # The data directory is not.
+        assert in_a_reader(f"open({str(secret)!r}, 'rb').read()") == COULD_NOT
+        assert in_a_reader(f"import os; os.listdir({str(data_dir)!r})") == COULD_NOT
+        # Nor the network (a listener on the host's loopback) or a local socket of the host.
+        port = listener.getsockname()[1]
+        assert in_a_reader(f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)") == COULD_NOT
+        assert in_a_reader("import socket; socket.create_connection(('1.1.1.1', 443), timeout=5)") == COULD_NOT
+        assert in_a_reader(f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(unix_path)!r})") \
+            == COULD_NOT
+    finally:
+        listener.close()
+        unix_listener.close()
+
+
+def test_a_pooled_child_reads_its_file_and_writes_its_folder_only_through_what_it_was_given(data_dir, tmp_path):
+    """The file's path never reaches the child: it reads the original and writes its output through descriptors."""
+    import pymupdf
+
+    source = data_dir / "blobs" / "original.pdf"
+    source.parent.mkdir(parents=True)
+    with pymupdf.open() as doc:
+        doc.new_page().insert_text((72, 72), "Deposition of the records custodian, taken March 3, 2021.")
+        doc.save(source)
+    out_dir = data_dir / "derived" / "7"
+    pool = IngestPool(idle_children=1)
+    try:
+        spec = Spec(source=str(source), kind="pdf", out_dir=str(out_dir), data_dir=str(data_dir))
+        events = list(pool.run(spec, memory_mb=1536, timeout_s=120))
+        assert events[-1]["event"] == "done", events[-1]
+        assert "records custodian" in events[1]["text"]
+        assert not out_dir.exists()  # nothing written there: the folder made for the child is not left behind
+        previews = list(pool.run(spec, memory_mb=1536, timeout_s=120, job="previews"))
+        assert previews[-1]["event"] == "previews", previews[-1]
+        assert (out_dir / "pages" / "0001.jpg").is_file()
+    finally:
+        pool.shutdown()
+
+
+def test_without_bubblewrap_a_file_fails_with_the_reason(monkeypatch, data_dir, tmp_path):
+    monkeypatch.setattr(pool_module, "_mode", {})  # as in a worker that has read nothing yet
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    pool = IngestPool(idle_children=0)
+    spec = Spec(source=str(tmp_path / "any.pdf"), kind="pdf", out_dir=str(tmp_path / "out"), data_dir=str(data_dir))
+    [event] = list(pool.run(spec, memory_mb=1536, timeout_s=60))
+    assert event["event"] == "error" and event["status"] == "failed"
+    assert "read only inside a sandbox" in event["reason"]
+    assert "bubblewrap (bwrap) is not installed" in event["reason"]
+    assert "LAWDESK_READERS_UNSANDBOXED=1" in event["reason"]
+    assert pool.pids() == []
+
+
+def test_a_data_directory_inside_what_the_sandbox_shares_is_refused(data_dir):
+    assert sandbox_problem(sandboxed=True, data_dir=str(data_dir)) == ""
+    inside = reader_sandbox.readonly_roots()[0] / "var"
+    assert "lies inside" in sandbox_problem(sandboxed=True, data_dir=str(inside))
+
+
+def test_a_worker_does_not_mix_sandboxed_and_unsandboxed_reading(data_dir):
+    assert sandbox_problem(sandboxed=True, data_dir=str(data_dir)) == ""
+    assert "restart the worker" in sandbox_problem(sandboxed=False, data_dir=str(data_dir))
