@@ -1,25 +1,25 @@
-"""Find what must not leave in what a production wrote: every redacted string and every withheld document's
-distinctive text, in every file of the volume and the combined PDF (PyMuPDF and the standard library; nothing from
-Django).
+"""Find what must not leave in what a production wrote: every redacted string and every withheld document's distinctive
+text, in every file of the volume and the combined PDF (PyMuPDF and the standard library; nothing from Django).
 
-What is looked for (:class:`Secrets`) is text cut into words (``\\w+`` runs, case folded): a redacted string is the
-run of words under one box; a withheld document is every run of SHINGLE_WORDS words of its text (a shorter
-document, its whole text). A run that the production rightly holds anyway (the same words on a page that was not
-redacted, a title, the placeholder wording) is allowed with :meth:`Secrets.allow` and not looked for, so that what
-is true never fails a production. A run of fewer than MIN_SECRET_CHARS letters and digits is not looked for (a
-two-letter word under a box is found everywhere); :attr:`Secrets.too_short` counts those.
+What is looked for (:class:`Secrets`) is text cut into words (runs of letters and digits, case folded): a redacted
+string is a run of words under one box (or one word of it); a withheld document is every run of SHINGLE_WORDS words
+of its text (a shorter document, its whole text). A run that the production rightly holds anyway (the same words on
+a page that was not redacted, a title, the placeholder wording) is allowed with :meth:`Secrets.allow` and not looked
+for, so that what is true never fails a production. A run of fewer than MIN_SECRET_CHARS letters and digits is not
+looked for (a two-letter word under a box is found everywhere); :attr:`Secrets.too_short` counts those.
 
-Where it is looked for (:func:`pdf_texts`, :func:`file_texts`): in a PDF, every page's text as a viewer extracts
-it (MuPDF: fonts' encodings and ToUnicode maps applied, a word split across ``TJ`` strings joined); every object's
-strings (literal strings with their escapes and octal codes, hex strings; PDFDocEncoding, UTF-16BE or UTF-8 by
-their byte-order mark; ISO 32000-1, 7.3.4 and 7.9.2) and names (``#xx`` escapes, 7.3.5), which holds outlines,
-named destinations, page labels, structure-tree /Alt and /ActualText, optional-content group names, link URIs,
-field names and tooltips, annotation titles, JavaScript names and the information dictionary; every stream,
-decompressed, that is not an image or a font program: its strings, the strings of each ``TJ`` array joined, and
-its bytes as text (XMP, JavaScript, content streams); an embedded PDF read the same way. A page thumbnail or an
-embedded file is a finding of its own: a production carries none, and a thumbnail's pixels are not read. Text
-files (TEXT, DAT, OPT, the index) are read in their encoding; page images through OCR where the caller gives an
-``ocr`` function (:func:`file_texts`).
+Where it is looked for (:class:`Scanner`): in a PDF, every page's text as a viewer extracts it (MuPDF: fonts'
+encodings and ToUnicode maps applied, a word split across ``TJ`` strings joined); every object's strings (literal
+strings with their escapes and octal codes, hex strings; PDFDocEncoding, UTF-16BE or UTF-8 by their byte-order mark;
+ISO 32000-1, 7.3.4 and 7.9.2) and names (``#xx`` escapes, 7.3.5), which holds outlines, named destinations, page
+labels, structure-tree /Alt and /ActualText, optional-content group names, link URIs, field names and tooltips,
+annotation titles, JavaScript names and the information dictionary; every stream, decompressed, that is not an image
+or a font program: its strings (the pieces of a ``TJ`` array joined; a content stream's hex strings only with a
+byte-order mark, the others being glyph codes the page text already reads), and, when it is not a content stream,
+its bytes as text (XMP, JavaScript); an embedded PDF read the same way. A page thumbnail or an embedded file is a
+finding of its own: a production carries none, and a thumbnail's pixels are not read. Text files (TEXT, DAT, OPT,
+the index) are read in their encoding; page images through OCR where the caller gives an ``ocr`` function
+(:meth:`Scanner.scan_file`).
 """
 
 import hashlib
@@ -44,7 +44,9 @@ _PDFDOC = str.maketrans(dict(zip(map(chr, range(0x80, 0xA1)), "•†‡…—�
 _LITERAL = re.compile(rb"\((?:[^()\\]|\\.|\((?:[^()\\]|\\.|\((?:[^()\\]|\\.)*\))*\))*\)", re.S)
 _HEX = re.compile(rb"(?<!<)<(?!<)([0-9A-Fa-f\s]*)>")
 _NAME = re.compile(rb"/([^\s/\[\]()<>{}%]+)")
-_TJ_ARRAY = re.compile(rb"\[((?:[^\]\\]|\\.)*)\]\s*TJ", re.S)
+_BOM_HEX = re.compile(rb"<((?:FE\s*FF|EF\s*BB\s*BF)[0-9A-Fa-f\s]*)>", re.I)
+# The end of one literal string and the start of the next with only a number or spaces between them.
+_ADJACENT = re.compile(rb"(?<!\\)\)\s*-?[0-9.]*\s*\(")
 _ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f", b"(": b"(", b")": b")", b"\\": b"\\"}
 _ESCAPE = re.compile(rb"\\([0-7]{1,3}|\r\n|[\r\n]|.)", re.S)
 
@@ -156,15 +158,25 @@ def _name(raw: bytes) -> str:
     return decode_string(raw)
 
 
-def syntax_texts(data: bytes) -> list[str]:
-    """The strings (literal and hex, decoded) and names of PDF syntax ``data``, and each ``TJ`` array's strings
-    joined into one (a word split across them becomes one word again)."""
-    parts = [" ".join(map(_literal, _LITERAL.findall(data))), " ".join(map(_hex, _HEX.findall(data))),
-             " ".join(map(_name, _NAME.findall(data)))]
-    if b"TJ" in data:
-        for inner in _TJ_ARRAY.findall(data):
-            parts.append("".join(map(_literal, _LITERAL.findall(inner))) + " "
-                         + "".join(map(_hex, _HEX.findall(inner))))
+def syntax_texts(data: bytes, stream: bool = False) -> list[str]:
+    """The strings (literal and hex, decoded) and names of PDF syntax ``data``, with the strings of a ``TJ`` array
+    joined into one (a word split across them becomes one word again). ``stream``: ``data`` is a stream's content,
+    whose hex strings are read only when they begin with a byte-order mark (the others are glyph codes of a
+    font's own encoding, read by page text extraction instead)."""
+    # Strings that follow each other with only a number or spaces between them (a TJ array's pieces and their
+    # kerning) are joined before the strings are read: one pass of the regex engine instead of one per array.
+    joined = _ADJACENT.sub(b"", data) if b"TJ" in data else data
+    literals = _LITERAL.findall(joined)
+    inner = b"\n".join(literal[1:-1] for literal in literals)
+    if b"\\" in inner:
+        inner = _unescape(inner)
+    if b"\xfe\xff" in inner or b"\xef\xbb\xbf" in inner:  # a string in UTF-16 or UTF-8: each read on its own
+        parts = [" ".join(map(_literal, literals))]
+    else:
+        parts = [inner.decode("latin-1").translate(_PDFDOC)]
+    parts.append(" ".join(map(_hex, (_BOM_HEX if stream else _HEX).findall(data))))
+    names = b" ".join(_NAME.findall(data))
+    parts.append(_name(names))
     return parts
 
 
@@ -198,14 +210,15 @@ class Finding:
 
 _KEY = re.compile(r"/(Type|Subtype)\s*/(\w+)")
 _FONT_PROGRAM = re.compile(r"/Length[123]\b")
+_CONTENT = re.compile(rb"(?:^|\s)BT\s.*?\sET(?:\s|$)", re.S)
 _THUMB = re.compile(r"/Thumb\s*(\d+\s+\d+\s+R|<<)")
 
 
 class Scanner:
-    """Scans the files of one production for ``secrets``, keeping what it has read: a stream whose bytes it has
-    read in another file (the combined PDF repeats every native's pages) is not read again, nor the extracted
-    text of a page whose content streams are all ones it has extracted before. ``ocr``: a function of a page
-    image's bytes returning its text, for the page images to read (others are not read: see
+    """Scans the files of one production for ``secrets``, keeping what it has read: an object or a stream whose
+    bytes it has read in another file (the combined PDF repeats every native's pages) is not read again, nor the
+    extracted text of a page whose content streams are all ones it has extracted before. ``ocr``: a function of a
+    page image's bytes returning its text, for the page images to read (others are not read: see
     :meth:`scan_file`)."""
 
     def __init__(self, secrets: Secrets, ocr=None):
@@ -213,6 +226,7 @@ class Scanner:
         self.ocr = ocr
         self.findings: list[Finding] = []
         self._streams: set[bytes] = set()
+        self._objects: set[bytes] = set()
         self._pages: set[tuple[bytes, ...]] = set()
 
     def _find(self, where: str, text: str | None, carrier: str = "") -> None:
@@ -259,7 +273,7 @@ class Scanner:
             source = doc.xref_object(xref, compressed=True)
         except Exception:  # a damaged or free object holds nothing readable
             return
-        if self.secrets:
+        if self.secrets and not self._seen(source.encode("latin-1", "replace"), self._objects):
             self._find(where, "\n".join(syntax_texts(source.encode("latin-1", "replace"))))
         keys = dict(_KEY.findall(source))
         if keys.get("Type") == "Page" and _THUMB.search(source):
@@ -283,7 +297,9 @@ class Scanner:
             except Exception:  # not a PDF after all: read as bytes below
                 pass
         if _is_text(data) or data[:2] in (b"\xfe\xff", b"\xff\xfe"):
-            self._find(where, _bytes_as_text(data) + "\n" + "\n".join(syntax_texts(data)))
+            # A content stream's text is in its strings; anything else (XMP, JavaScript, a text file) is read whole.
+            raw = "" if _CONTENT.search(data) else _bytes_as_text(data)
+            self._find(where, raw + "\n" + "\n".join(syntax_texts(data, stream=True)))
 
     def scan_file(self, data: bytes, name: str, read_image: bool = False) -> None:
         """Scan one file of a volume: a PDF (:meth:`scan_pdf`), a page image (through ``ocr`` when

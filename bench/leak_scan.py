@@ -1,0 +1,129 @@
+"""The production leak scan's cost beside the production's own time, in one run.
+
+Run from the repository root as ``.venv/bin/python bench/leak_scan.py [--pages 10000]``.
+
+A production of about ``--pages`` pages is made from the court filings in ``corpus/court``, repeated; each copy's
+page content streams get a comment of their own (``% copy N``), so no two copies share a stream and the scan
+cannot skip a repeated filing (a real production's documents are distinct; only the combined PDF repeats the
+natives). The production step does what the worker does per document without Django: active content removed
+(:mod:`matters.productions.bates.active`), stamped, checked and appended (:func:`stamp_and_append`), the native
+written into a volume ZIP with its TEXT file, then the combined PDF saved (garbage=4, deflate). The scan then reads
+every member of the ZIP and the combined PDF (:class:`matters.productions.bates.leaks.Scanner`) for 25 redacted
+strings and one withheld filing's text (its 6-word runs), as a production with redactions and a withheld
+document does; and once more with nothing to look for (a production without privilege: only the carriers a
+production never has are looked for). Target: the scan under a quarter of the production's time.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from bench.corpus import corpus_dir  # noqa: E402
+
+CORPUS = corpus_dir() / "court"
+REDACTED = ["Margaret Holloway", "4417-1234-5567", "123-45-6789", "Dana Whitfield", "Jonas Everly", "Ashford Trust",
+            "Rivera Holdings LLC", "Beatrix Lindqvist", "Pemberton Street", "555-0199", "Oakhurst Clinic",
+            "Tobias Renner", "DX-44127", "Quinlan Partners", "Elsworth Medical", "Harriet Voss", "Calder Bank",
+            "Westbrook 2291", "Imogen Clarke", "Sorensen", "Fairweather", "Lockridge", "Nightingale Ward",
+            "Account 0098812", "Policy PX-7781"]
+
+
+def sources(pages: int, work: Path) -> list[Path]:
+    import pymupdf
+
+    originals = sorted(CORPUS.glob("*.pdf"))
+    chosen, total = [], 0
+    while total < pages:
+        path = originals[len(chosen) % len(originals)]
+        doc = pymupdf.open(path)
+        for page in doc:
+            for xref in page.get_contents():
+                doc.update_stream(xref, f"% copy {len(chosen)}\n".encode() + (doc.xref_stream(xref) or b""))
+        target = work / f"{len(chosen):05d}-{path.name}"
+        doc.save(target, garbage=1, deflate=True)
+        chosen.append(target)
+        total += doc.page_count
+    return chosen
+
+
+def produce(files: list[Path], work: Path) -> tuple[Path, Path, int]:
+    import pymupdf
+
+    from matters.productions.bates.active import remove_active_content
+    from matters.productions.bates.stamp import StampSpec, stamp_and_append
+
+    spec, combined, toc, number = StampSpec(), pymupdf.open(), [], 1
+    zip_path, pdf_path = work / "VOL001.zip", work / "combined.pdf"
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as volume:
+        for path in files:
+            source = pymupdf.open(path)
+            remove_active_content(source)
+            texts = [page.get_text() for page in source]
+            bates = [f"SMITH{n:06d}" for n in range(number, number + source.page_count)]
+            toc.append([1, path.stem, combined.page_count + 1])
+            stamp_and_append(combined, source, bates, spec)
+            volume.writestr(f"VOL001/NATIVES/{bates[0]}.pdf", source.tobytes(garbage=2, deflate=True))
+            volume.writestr(f"VOL001/TEXT/{bates[0]}.txt", "\f".join(texts).encode())
+            number += source.page_count
+            source.close()
+    combined.set_toc(toc)
+    combined.save(pdf_path, garbage=4, deflate=True)
+    return zip_path, pdf_path, number - 1
+
+
+def scan(zip_path: Path, pdf_path: Path, secrets) -> int:
+    from matters.productions.bates.leaks import Scanner
+
+    scanner = Scanner(secrets)
+    with zipfile.ZipFile(zip_path) as volume:
+        for name in volume.namelist():
+            scanner.scan_file(volume.read(name), name)
+    scanner.scan_pdf(pdf_path.read_bytes(), pdf_path.name)
+    return len(scanner.findings)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=10000)
+    args = parser.parse_args()
+    import pymupdf
+
+    from matters.productions.bates.leaks import Secrets
+
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="lawdesk-leaks-") as tmp:
+        work = Path(tmp)
+        files = sources(args.pages, work)
+        withheld = sorted(CORPUS.glob("*.pdf"))[0]
+        secrets = Secrets()
+        for text in REDACTED:
+            secrets.add(text, "redacted")
+        with pymupdf.open(withheld) as doc:
+            secrets.add_document("\n".join(page.get_text() for page in doc), "withheld")
+        started = time.perf_counter()
+        zip_path, pdf_path, pages = produce(files, work)
+        produced_s = time.perf_counter() - started
+        started = time.perf_counter()
+        found = scan(zip_path, pdf_path, secrets)
+        scan_s = time.perf_counter() - started
+        started = time.perf_counter()
+        found_empty = scan(zip_path, pdf_path, Secrets())
+        empty_s = time.perf_counter() - started
+    print(f"load average at start: {', '.join(f'{v:.1f}' for v in load)}; {pages} pages in {len(files)} documents "
+          f"(no two share a stream); {secrets.count()} runs looked for")
+    print(f"production: {produced_s:.1f} s; scan: {scan_s:.1f} s ({found} findings); "
+          f"scan with nothing to look for: {empty_s:.2f} s ({found_empty} findings)")
+    ratio = scan_s / produced_s
+    print(f"scan / production: {ratio:.2f} (target < 0.25)  {'met' if ratio < 0.25 else 'NOT MET'}")
+    print(f"scan with nothing to look for / production: {empty_s / produced_s:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
