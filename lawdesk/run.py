@@ -32,8 +32,8 @@ def _check_programs() -> None:
     try:
         probe()
     except SandboxUnavailable as exc:
-        print(f"warning: word-processing documents will be refused with a reason until the converter's sandbox "
-              f"starts: {exc}.", flush=True)
+        print(f"warning: every upload (PDFs, images, OCR, word-processing documents) will fail with a reason until "
+              f"the readers' sandbox starts, unless LAWDESK_READERS_UNSANDBOXED=1 is set: {exc}.", flush=True)
 
 
 def asgi_server_command(host: str, port: str | int, *, trusted_proxies: str | None = None,
