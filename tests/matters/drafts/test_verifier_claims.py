@@ -247,3 +247,27 @@ def test_a_models_uncited_facts_get_findings_and_approval_asks_it_was_read(matte
     draft_approve(version=clean, user=attorney, read_confirmed=True)
     entry = AuditEntry.objects.filter(action="draft.approve").latest("seq")
     assert entry.detail["read_confirmed"] is True and entry.detail["nothing_checked"] is True
+
+
+@pytest.mark.parametrize("cite, printed", [("2022-NCSC-1, ¶ 29", "2022-NCSC-1"), ("2019 WI 12, ¶ 29", "2019 WI 12"),
+                                           ("2020 IL 124112, ¶ 29", "2020 IL 124112")])
+def test_a_public_domain_citation_is_the_opinion_printing_it_and_its_pins_are_its_paragraphs(cite, printed):
+    from matters.drafts.verifier.authorities import AuthorityDoc, match_case
+    from matters.drafts.verifier.citations import find_case_citations
+    from matters.drafts.verifier.pins import check_pin
+
+    # The head block as nc-gift-surplus prints it: court, public-domain citation on its own line, caption; the
+    # opinion cites another public-domain case in its body ("377 N.C. 391, 2021-NCSC-57, ¶ 23").
+    opinion = AuthorityDoc(1, "5", "opinion", [
+        (1, 1, f"IN THE SUPREME COURT\n{printed}\nROE v. DOE\n¶ 1 The appeal.\n¶ 2 See 2021-NCSC-57, ¶ 23."),
+        (2, 2, f"ROE V. DOE\n{printed}\nOpinion of the Court\n¶ 28 Facts.\n¶ 29 Holding.\n¶ 30 Remanded.")])
+    text = f"The court so held. Roe v. Doe, {cite}. Later, it remanded. Id. ¶ 31."
+    full = [c for c in find_case_citations(text) if c.form == "full"]
+    assert [(c.plaintiff, c.defendant, c.pin_cite) for c in full] == [("Roe", "Doe", "¶ 29")]
+    doc, _, how = match_case(full[0], [opinion])
+    assert doc is opinion and how == "reporter citation"
+    assert check_pin(full[0].pin_cite, full[0].page, opinion, full[0].reporter_cite).verdict == "ok"
+    assert check_pin("¶ 31", full[0].page, opinion, full[0].reporter_cite).verdict == "outside"
+    # The case the opinion cites in its body is not the opinion.
+    [other] = [c for c in find_case_citations("See 2021-NCSC-57, ¶ 23.") if c.form == "full"]
+    assert match_case(other, [opinion]) is None
