@@ -20,11 +20,13 @@ unless the operator set ``LAWDESK_READERS_UNSANDBOXED=1`` (docs/security.md), an
 Django-free.
 """
 
+import atexit
 import ctypes
 import io
 import multiprocessing
 import os
 import shlex
+import shutil
 import socket
 import struct
 import sys
@@ -61,6 +63,7 @@ def _wrapper(hidden: tuple[str, ...]) -> str:
     through it (``set_executable``). Made once per process, in a private folder."""
     argv = sandbox.reader_argv(readonly_roots(), hidden=hidden)
     folder = Path(tempfile.mkdtemp(prefix="lawdesk-sandbox-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     script = folder / "python"
     script.write_text("#!/bin/sh\nexec " + " ".join(shlex.quote(arg) for arg in argv) + " "
                       + shlex.quote(sys.executable) + ' "$@"\n')

@@ -99,3 +99,34 @@ def test_a_data_directory_inside_what_the_sandbox_shares_is_refused(data_dir):
 def test_a_worker_does_not_mix_sandboxed_and_unsandboxed_reading(data_dir):
     assert sandbox_problem(sandboxed=True, data_dir=str(data_dir)) == ""
     assert "restart the worker" in sandbox_problem(sandboxed=False, data_dir=str(data_dir))
+
+
+READ_UNSANDBOXED = """
+import json, sys
+from matters.exhibits.ingest.runner import run_child
+from matters.exhibits.ingest.spec import Spec
+spec = Spec(source=sys.argv[1], kind="pdf", out_dir=sys.argv[2], readers_unsandboxed=True)
+print(json.dumps(list(run_child(spec, memory_mb=1536, timeout_s=120))[-1]))
+"""
+
+
+def test_reading_without_the_sandbox_is_explicit_and_said_on_every_file(tmp_path):
+    """LAWDESK_READERS_UNSANDBOXED (Spec.readers_unsandboxed) is the one way to read outside the sandbox, in a
+    worker of its own (the mode is fixed by the first file), and each file read so carries the note."""
+    import json
+    import subprocess
+
+    import pymupdf
+
+    from lawdesk.settings import BASE_DIR
+
+    source = tmp_path / "memo.pdf"
+    with pymupdf.open() as doc:
+        doc.new_page().insert_text((72, 72), "Memorandum to file regarding the custodian interviews of May 2021.")
+        doc.save(source)
+    output = subprocess.run([sys.executable, "-c", READ_UNSANDBOXED, str(source), str(tmp_path / "out")],
+                            cwd=BASE_DIR, capture_output=True, text=True, timeout=120, check=True)
+    done = json.loads(output.stdout.strip().splitlines()[-1])
+    assert done["event"] == "done"
+    assert done["notes"] == ["This file was read without the readers' sandbox: the operator set "
+                             "LAWDESK_READERS_UNSANDBOXED (docs/security.md)."]
