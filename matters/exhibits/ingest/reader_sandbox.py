@@ -34,7 +34,7 @@ import tempfile
 import threading
 from dataclasses import replace
 from functools import cache
-from multiprocessing import context, forkserver, popen_forkserver, reduction, spawn, util
+from multiprocessing import context, forkserver, popen_forkserver, reduction, resource_tracker, spawn, util
 from pathlib import Path
 
 from . import sandbox
@@ -76,6 +76,9 @@ def prepare(context, hidden: tuple[str, ...]) -> None:
     long as this process: bubblewrap's ``--die-with-parent`` ends the sandbox, and every child in it, when the
     thread that started it ends. Raises SandboxUnavailable when the sandbox cannot start."""
     sandbox.probe()
+    # multiprocessing starts its resource tracker with the same executable; it only removes what this process
+    # leaves behind, so it starts first, outside, where those things are.
+    resource_tracker.ensure_running()
     context.set_executable(_wrapper(hidden))
     started = threading.Event()
     failure: list[BaseException] = []
