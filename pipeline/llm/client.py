@@ -87,6 +87,17 @@ class ServerConfig:
         return self.name or self.base_url
 
 
+def http_client(server: ServerConfig, *, timeout: httpx.Timeout,
+                transport: httpx.BaseTransport | None = None) -> httpx.Client:
+    """Return an HTTP client for ``server``, the one way LawDesk opens a connection to a model server (this
+    module's :class:`ModelClient` and the topology probe). Raises :class:`~pipeline.llm.hosts.HostNotAllowed`
+    before any request, and before the API key is put in a header, when the address is outside
+    ``server.allowed_hosts``: evidence goes only where the installer allowed."""
+    server.check_address()
+    headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}
+    return httpx.Client(base_url=server.base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport)
+
+
 class _Loading(Exception):
     """Internal: the server answered 503 while loading; tenacity retries on it."""
 
@@ -113,16 +124,10 @@ class ModelClient:
             raise ValueError("an Ollama server needs context_tokens: it is sent as num_ctx with every request")
         # Before any request, and before the API key goes into a header: evidence goes only where the installer
         # allowed (HostNotAllowed otherwise).
-        server.check_address()
+        self._http = http_client(server, timeout=httpx.Timeout(read_timeout_s, connect=connect_timeout_s),
+                                 transport=transport)
         self.server = server
         self.loading_wait_s = loading_wait_s
-        headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}
-        self._http = httpx.Client(
-            base_url=server.base_url.rstrip("/"),
-            headers=headers,
-            timeout=httpx.Timeout(read_timeout_s, connect=connect_timeout_s),
-            transport=transport,
-        )
         self._context_tokens: int | None = server.context_tokens
 
     def close(self) -> None:

@@ -32,7 +32,7 @@ from pipeline.llm import (
     ServerLoading,
     ServerUnavailable,
 )
-from pipeline.llm.client import LLAMA_CPP, OLLAMA, ServerConfig
+from pipeline.llm.client import LLAMA_CPP, OLLAMA, ServerConfig, http_client
 from pipeline.llm.slots import slots_for
 from pipeline.models import RETRIEVAL_ROLES, ModelServer, ProbeResult
 from pipeline.tasks import probe_servers as probe_servers_task
@@ -78,14 +78,12 @@ def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float 
     ``embeddings``: the server holds only retrieval roles (embedder, reranker) and generates no text; the probe
     embeds a short text instead and measures prompt processing, the only speed an embedding has."""
     try:
-        config.check_address()
+        http = http_client(config, timeout=httpx.Timeout(read_timeout_s, connect=connect_timeout_s))
     except HostNotAllowed as refused:
         return ProbeOutcome(server=config.label, status="down", error=str(refused))
-    headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
-    timeout = httpx.Timeout(read_timeout_s, connect=connect_timeout_s)
     outcome = ProbeOutcome(server=config.label, status="down", context_tokens=config.context_tokens)
     try:
-        with httpx.Client(base_url=config.base_url.rstrip("/"), headers=headers, timeout=timeout) as http:
+        with http:
             if config.backend == LLAMA_CPP:
                 _check_llama_cpp(http, config, outcome)
             elif config.backend == OLLAMA:

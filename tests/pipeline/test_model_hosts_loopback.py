@@ -3,6 +3,8 @@ receives nothing (no packet, no key, no probe), whoever set the server up; LawDe
 allowed at the addresses LawDesk started them on, and only there."""
 
 import html
+import re
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -126,3 +128,17 @@ def test_a_setting_that_cannot_be_read_sends_nothing_and_says_so(settings, clien
     page = html.unescape(client.get(reverse("pipeline:topology")).content.decode())
     assert "LAWDESK_MODEL_HOSTS: 'http://x/y' is not host or host:port" in page
     assert "Nothing is sent to any model server." in page
+
+
+# pipeline/embedded.py asks only its own llama-server, which it has just started, whether it is up.
+OPENS_CONNECTIONS = re.compile(r"httpx\.(Client|AsyncClient|get|post|put|request|stream)\(|urllib\.request|"
+                               r"http\.client|aiohttp|requests\.")
+ALLOWED_OPENERS = {"pipeline/llm/client.py", "pipeline/embedded.py"}
+
+
+def test_every_connection_to_a_model_server_is_opened_by_the_checked_client():
+    root = Path(__file__).resolve().parents[2]
+    openers = {path.relative_to(root).as_posix() for top in ("pipeline", "matters", "lawdesk")
+               for path in (root / top).rglob("*.py") if OPENS_CONNECTIONS.search(path.read_text())}
+    assert "pipeline/llm/client.py" in openers  # the pattern finds the one that does
+    assert openers <= ALLOWED_OPENERS, openers - ALLOWED_OPENERS
