@@ -101,3 +101,27 @@ def test_production_form_withholds_and_the_log_is_edited_and_downloaded(client, 
     assert "A. Counsel" in pymupdf.open("pdf", pdf_response.content)[0].get_text()
     unknown = reverse("matters:privilege_log_download", args=[matter.pk, production.pk, "exe"])
     assert client.get(unknown).status_code == 404
+
+
+def test_a_log_edit_holding_a_withheld_documents_words_is_refused_on_the_page(client, attorney, matter, tmp_path,
+                                                                               ingest):
+    sentence = "The board privately agreed to settle the claim for four million dollars before trial."
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 100), sentence, fontsize=10)
+    doc.save(tmp_path / "memo.pdf")
+    memo = ingest(matter, tmp_path / "memo.pdf")
+    from matters.productions.reservation import production_create
+
+    production = production_run(production_id=production_create(
+        matter=matter, exhibits=[memo], prefix="SMITH", created_by=attorney, enqueue=False,
+        withheld={memo.pk: {"basis": "attorney_client", "description": "Memo from counsel"}}).pk)
+    assert production.status == Production.Status.DONE, production.reason
+    entry = PrivilegeLogEntry.objects.get()
+    client.force_login(attorney)
+    log_url = reverse("matters:privilege_log", args=[matter.pk, production.pk])
+    response = client.post(log_url, {"entry": entry.pk, "date": "", "author": "", "recipients": "",
+                                     "document_type": "Memo", "description": "Memo: " + sentence}, follow=True)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "must not hold it" in page and "withheld" in page
+    assert PrivilegeLogEntry.objects.get().description == "Memo from counsel"
