@@ -71,7 +71,8 @@ def _pdf_of_pages(pages: list[tuple[Path, int]], report: Report, first: str) -> 
     """
     with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
         spec = Spec(source="", kind="images", out_dir=work, images=tuple(str(path) for path, _ in pages),
-                    image_pages=tuple(index for _, index in pages), max_image_pixels=Image.MAX_IMAGE_PIXELS or 0)
+                    image_pages=tuple(index for _, index in pages), max_image_pixels=Image.MAX_IMAGE_PIXELS or 0,
+                    readers_unsandboxed=settings.LAWDESK_READERS_UNSANDBOXED)
         final = _last_event(run_child(spec, memory_mb=settings.LAWDESK_INGEST_MEMORY_MB,
                                       timeout_s=settings.LAWDESK_INGEST_TIMEOUT_S, job="assemble"))
         if final.get("event") != "assembled":
@@ -194,7 +195,8 @@ def _stamps_of(exhibit: Exhibit, records: list[Page]) -> list[str | None]:
     with tempfile.TemporaryDirectory(dir=storage.tmp_dir()) as work:
         ocr_texts = [record.text if record.source == Page.Source.OCR else "" for record in records]
         (Path(work) / OCR_TEXTS_NAME).write_text(json.dumps(ocr_texts))
-        spec = Spec(source=str(storage.display_pdf(exhibit)), kind="pdf", out_dir=work)
+        spec = Spec(source=str(storage.display_pdf(exhibit)), kind="pdf", out_dir=work,
+                    readers_unsandboxed=settings.LAWDESK_READERS_UNSANDBOXED)
         final = _last_event(run_child(spec, memory_mb=settings.LAWDESK_INGEST_MEMORY_MB,
                                       timeout_s=settings.LAWDESK_INGEST_TIMEOUT_S, job="stamps"))
         if final.get("event") != "stamps":
