@@ -19,7 +19,7 @@ from matters.selectors import evidence_exhibits
 
 from .facts import matter_index_facts
 from .quotes import QuoteSearch
-from .text import match_words
+from .text import match_words, match_words_of_reading
 
 # OCR misreads a letter here and there; a quotation on an OCR'd page matches at this similarity (0-100,
 # RapidFuzz partial ratio over the match words) and the finding reports the figure.
@@ -170,8 +170,12 @@ class Evidence:
     def _page_text(self, page_ids: set[int]) -> dict[int, tuple[str, str]]:
         missing = [p for p in page_ids if p not in self._texts]
         for batch in _batches(missing):
-            for page_id, text, source in Page.objects.filter(pk__in=batch).values_list("id", "text", "source"):
-                self._texts[page_id] = (match_words(text), source)
+            for page_id, reading, text, source in Page.objects.filter(pk__in=batch).values_list(
+                    "id", "reading_text", "text", "source"):
+                # Page.reading_text is reading_form(text), stored when the page is saved; a row written around
+                # save() without it is read from its text.
+                words = match_words_of_reading(reading) if reading or not text else match_words(text)
+                self._texts[page_id] = (words, source)
         return {p: self._texts[p] for p in page_ids if p in self._texts}
 
     def find_quote(self, search: QuoteSearch, within: list[int] | None = None,

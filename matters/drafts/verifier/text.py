@@ -30,7 +30,13 @@ def match_words(text: str) -> str:
     commas and quotation marks are rendered differently by every PDF and OCR engine, while a changed word is
     what misquotes a source.
     """
-    text = unicodedata.normalize("NFKC", reading_form(text)).replace("'", "")
+    return match_words_of_reading(reading_form(text))
+
+
+def match_words_of_reading(reading: str) -> str:
+    """:func:`match_words` of text already in its reading form (``Page.reading_text``, made when the page is
+    saved): the reading form is most of the cost, and a verification reads thousands of pages."""
+    text = unicodedata.normalize("NFKC", reading).replace("'", "")
     return " ".join(_WORD.findall(text.lower()))
 
 
