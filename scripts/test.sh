@@ -15,9 +15,10 @@ status=0
 echo "== ruff"
 .venv/bin/ruff check . || status=$?
 echo "== PostgreSQL ($LAWDESK_TEST_PG_URL)"
-DATABASE_URL="$LAWDESK_TEST_PG_URL" .venv/bin/python -m pytest -q -m "not ocr and not browser and not live" "$@" || status=$?
+# --durations: the slowest tests of each pass are printed, so the next cut of CI's time starts from figures.
+DATABASE_URL="$LAWDESK_TEST_PG_URL" .venv/bin/python -m pytest -q --durations=15 -m "not ocr and not browser and not live" "$@" || status=$?
 echo "== SQLite"
 # The fault suite runs once, in the PostgreSQL pass above: its database-restart test needs PostgreSQL, and its
 # worker, model-server and disk-full tests hold the same on both databases.
-.venv/bin/python -m pytest -q -m "not faults" "$@" || status=$?
+.venv/bin/python -m pytest -q --durations=15 -m "not faults" "$@" || status=$?
 exit $status
