@@ -163,6 +163,18 @@ class FactChecks:
         prefix = (" ".join(notes) + " ") if notes else ""
         bad = [day for day, (status, _, _) in judged if status not in (Status.GROUNDED, Status.NEEDS_RECORD_CITE)]
         sources = sorted({p for _, (_, _, pages) in judged for p in pages})[:20]
+        if bad and mention.joined and first not in bad and last not in bad:
+            # Two full dates ("from January 4, 2021 to June 30, 2021") claim a start and an end: both on the
+            # record grounds the period, though the days between are not each stated.
+            ends = [judged[0], judged[-1]]
+            cited = all(status == Status.GROUNDED for _, (status, _, _) in ends)
+            sources = sorted({p for _, (_, _, pages) in ends for p in pages})[:20]
+            self._finding(Kind.DATE, Status.GROUNDED if cited else Status.NEEDS_RECORD_CITE, mention.start,
+                          mention.end, prefix + (f"{display(first)} and {display(last)}, the period's start and end, "
+                          + ("are on the cited page(s)." if cited else "appear in the evidence, but not both on a "
+                             "cited page; cite the pages listed as sources.")), sources,
+                          readings=list(mention.days), unsupported=bad)
+            return
         if not bad:
             cited = all(status == Status.GROUNDED for _, (status, _, _) in judged)
             status = Status.GROUNDED if cited else Status.NEEDS_RECORD_CITE

@@ -86,6 +86,7 @@ class DateMention:
     written_order: str = ""
     year_from: str = ""
     problem: str = ""
+    joined: bool = False  # a range written as two full dates ("Aug 1, 2024 - Aug 31, 2024")
 
     @property
     def ambiguous(self) -> bool:
@@ -213,7 +214,8 @@ def _join_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
                 days = tuple((dt.date.fromisoformat(low) + dt.timedelta(days=k)).isoformat() for k in range(span + 1))
                 out.append(DateMention(first.start, second.end, text[first.start:second.end], (low,), days,
                                        qualifier=first.qualifier, written_order=first.written_order or
-                                       second.written_order, year_from=first.year_from or second.year_from))
+                                       second.written_order, year_from=first.year_from or second.year_from,
+                                       joined=True))
                 i += 2
                 continue
         out.append(first)

@@ -81,6 +81,10 @@ TRUE = [
     # Ex. I (the invoice): "Summary for Aug 1, 2024 - Aug 31, 2024"
     ("range", "The invoice covers August 1 through August 31, 2024. Ex. {I} at 1.", "August 1 through"),
     ("range", "The invoice covers the period from 08/01/2024 to 08/31/2024. Ex. {I} at 1.", "08/01/2024"),
+    # Ex. G p. 1: "Filed 11 February 2022" and "Heard in the Supreme Court on 23 March 2021": a period's start and
+    # end, each on the page, the days between not stated.
+    ("range", "The appeal was before the Supreme Court from 23 March 2021 to 11 February 2022. Ex. {G} at 1.",
+     "23 March 2021"),
     # Ex. I: "Total in USD\n$7.20"
     ("amount in words", "The invoice totals seven dollars and twenty cents. Ex. {I} at 1.", "seven dollars"),
     ("amount in words", "The invoice totals seven dollars and twenty cents ($7.20). Ex. {I} at 1.", "seven dollars"),
@@ -144,6 +148,7 @@ FALSE = [
                    "business arrangement with Sandhill, Gift Surplus builds sweepstakes kiosks.” Ex. {G} at 4–5."),
     ("range", "The invoice covers August 1 through September 30, 2024. Ex. {I} at 1."),
     ("range", "The invoice covers the period from 07/01/2024 to 07/31/2024. Ex. {I} at 1."),
+    ("range", "The appeal was before the Supreme Court from 23 March 2021 to 12 February 2022. Ex. {G} at 1."),
     ("amount in words", "The invoice totals seven dollars and fifty cents. Ex. {I} at 1."),
     ("amount in words", "The invoice totals seven dollars and twenty cents ($7.50). Ex. {I} at 1."),
     ("amount in words", "Standard guaranteed an issue amount of three hundred thousand dollars. Ex. {C} at 1."),
@@ -212,7 +217,7 @@ def test_true_claims_pass_and_fabrications_block(claims_matter, matter):
                       "Circuit Court of Cook County")
     [rule] = [f for f in findings if f.text == "Rule 28(j)"]
     assert rule.status == "unreadable" and "say which" in rule.message
-    _, findings = run(matter, claims_matter, TRUE[13][1])
+    _, findings = run(matter, claims_matter, next(d for k, d, *_ in TRUE if k == "pin cite"))
     [case] = [f for f in findings if f.kind == "case_citation"]
     assert case.status == "grounded" and "not checked" in case.message and "slip opinion" in case.message
 
