@@ -85,7 +85,7 @@ def checkpoint_append(*, chain: str, seq: int, hash: str, legacy_head: bool = Fa
         # chain to the same line.
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         previous, whole = _last_line(descriptor)
-        record["mac"] = _line_mac(previous, record)
+        record["mac"] = _line_mac(previous, record, audit_key())
         # After a torn write (no newline at the end), the torn part stays a line of its own.
         line = ("" if whole else "\n") + json.dumps(record, separators=(",", ":")) + "\n"
         os.write(descriptor, line.encode("ascii"))
@@ -93,12 +93,12 @@ def checkpoint_append(*, chain: str, seq: int, hash: str, legacy_head: bool = Fa
         os.close(descriptor)
 
 
-def _line_mac(previous_line: bytes, record: dict) -> str:
+def _line_mac(previous_line: bytes, record: dict, key: bytes) -> str:
     """The mac of a checkpoint line: HMAC-SHA256 under the audit key of the previous line's SHA-256 and the
     record (without its mac) as sorted compact JSON."""
     body = json.dumps({k: v for k, v in record.items() if k != "mac"}, sort_keys=True, separators=(",", ":"))
     message = b"lawdesk-checkpoint\0" + hashlib.sha256(previous_line).digest() + body.encode("utf-8")
-    return hmac.new(audit_key(), message, hashlib.sha256).hexdigest()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
 def _last_line(descriptor: int) -> tuple[bytes, bool]:
@@ -126,7 +126,8 @@ def checkpoint_file_problem() -> str:
         status = path.stat()
     except FileNotFoundError:
         return ""
-    stamp = (str(path), status.st_size, status.st_mtime_ns, status.st_ino, audit_key())
+    key = audit_key()
+    stamp = (str(path), status.st_size, status.st_mtime_ns, status.st_ino, key)
     if stamp in _FILE_CHECKED:
         return _FILE_CHECKED[stamp]
     problem = ""
@@ -145,7 +146,7 @@ def checkpoint_file_problem() -> str:
                            "line was added by hand")
                 break
             if mac is not None:
-                if not hmac.compare_digest(str(mac), _line_mac(previous, record)):
+                if not hmac.compare_digest(str(mac), _line_mac(previous, record, key)):
                     problem = (f"line {number} of the audit checkpoint file does not follow the line before it: "
                                "checkpoint lines were removed, inserted or changed there")
                     break
