@@ -97,6 +97,17 @@ def prepare(context, hidden: tuple[str, ...]) -> None:
     started.wait()
     if failure:
         raise sandbox.SandboxUnavailable(f"the readers' sandbox did not start ({failure[0]})")
+    # A fork server started earlier in this process, outside, would be reused as it is: children would be forked
+    # unsandboxed without a word. The process multiprocessing started must be bubblewrap.
+    server_pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    try:
+        program = os.readlink(f"/proc/{int(server_pid)}/exe")
+    except (OSError, TypeError, ValueError):
+        program = ""
+    if Path(program).name != "bwrap":
+        raise sandbox.SandboxUnavailable(
+            "the fork server the readers are forked from runs outside bubblewrap (it was started before the first "
+            "file was read, by other code of this process)")
 
 
 # What a forked child is told to do before it runs its target, less what the sandbox cannot show it: the main

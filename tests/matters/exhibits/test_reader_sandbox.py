@@ -130,3 +130,29 @@ def test_reading_without_the_sandbox_is_explicit_and_said_on_every_file(tmp_path
     assert done["event"] == "done"
     assert done["notes"] == ["This file was read without the readers' sandbox: the operator set "
                              "LAWDESK_READERS_UNSANDBOXED (docs/security.md)."]
+
+
+FORK_SERVER_FIRST = """
+import json, multiprocessing, sys
+from matters.exhibits.ingest.pool import _context
+from matters.exhibits.ingest.runner import run_child
+from matters.exhibits.ingest.spec import Spec
+_context()  # the pool's own fork-server context, started by other code before any file is read
+multiprocessing.forkserver.ensure_running()
+spec = Spec(source=sys.argv[1], kind="pdf", out_dir=sys.argv[2])
+print(json.dumps(list(run_child(spec, memory_mb=1536, timeout_s=120))[-1]))
+"""
+
+
+def test_a_fork_server_started_outside_the_sandbox_is_not_used_unsandboxed(tmp_path):
+    import json
+    import subprocess
+
+    from lawdesk.settings import BASE_DIR
+
+    source = tmp_path / "memo.pdf"
+    source.write_bytes(b"%PDF-1.7")
+    output = subprocess.run([sys.executable, "-c", FORK_SERVER_FIRST, str(source), str(tmp_path / "out")],
+                            cwd=BASE_DIR, capture_output=True, text=True, timeout=120, check=True)
+    final = json.loads(output.stdout.strip().splitlines()[-1])
+    assert final["event"] == "error" and "runs outside bubblewrap" in final["reason"]
