@@ -2,8 +2,10 @@
 
 Every conversion, whatever the input type, runs LibreOffice through :func:`matters.exhibits.ingest.sandbox.sandboxed`:
 it reads one copy of the input and writes one empty folder, with no data directory and no network. When the
-sandbox cannot start, the conversion is refused with the reason; it never runs unsandboxed. OOXML packages
-(DOCX) are first reduced to what lies inside them (:mod:`matters.exhibits.ingest.docx_safety`).
+sandbox cannot start, the conversion is refused with the reason; it never runs unsandboxed. In an ingest child
+that already runs inside the readers' sandbox (:mod:`matters.exhibits.ingest.reader_sandbox`), where bubblewrap
+cannot start a second one, LibreOffice runs as it is, walled in by that sandbox, with a profile of its own. OOXML
+packages (DOCX) are first reduced to what lies inside them (:mod:`matters.exhibits.ingest.docx_safety`).
 
 This module imports nothing from Django: the ingest child calls it.
 """
