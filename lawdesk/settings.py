@@ -227,13 +227,13 @@ LAWDESK_EMBEDDED_MODEL = os.environ.get("LAWDESK_EMBEDDED_MODEL", "smollm2-135m-
 # LawDesk; the admin cannot change it (pipeline.llm.hosts, docs/security-access.md).
 LAWDESK_MODEL_HOSTS = os.environ.get("LAWDESK_MODEL_HOSTS", "")
 
-# Decode-speed forecast (docs/topology.md): the host memory bandwidth in GB/s for servers with no GPU (blank: no
-# forecast for them).
-LAWDESK_CPU_MEMORY_BANDWIDTH_GBS = float(os.environ.get("LAWDESK_CPU_MEMORY_BANDWIDTH_GBS") or 0) or None
 # The key a backup's manifest is signed with and a restore checks it with (lawdesk.backup.signature): kept by the
 # office apart from the backups (no backup holds it); `backup` and `restore` refuse without it.
 LAWDESK_BACKUP_KEY = os.environ.get("LAWDESK_BACKUP_KEY", "")
 
+# Decode-speed forecast (docs/topology.md): the host memory bandwidth in GB/s for servers with no GPU (blank: no
+# forecast for them).
+LAWDESK_CPU_MEMORY_BANDWIDTH_GBS = float(os.environ.get("LAWDESK_CPU_MEMORY_BANDWIDTH_GBS") or 0) or None
 
 # `make run` (lawdesk.run): where the server listens, how many workers it starts per queue, the first account.
 LAWDESK_HOST = os.environ.get("LAWDESK_HOST", "127.0.0.1")
