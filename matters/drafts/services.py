@@ -171,8 +171,11 @@ def draft_stale_reason(*, version: DraftVersion) -> str:
 
 
 def draft_reverify_if_stale(*, version: DraftVersion) -> str:
-    """Verify ``version`` again when :func:`draft_stale_reason` says its findings may no longer hold; return
-    the reason ('' when nothing changed). Waivers and confirmations carry over as in :func:`draft_verify`."""
+    """Verify ``version`` again when it is its draft's latest and :func:`draft_stale_reason` says its findings may
+    no longer hold; return the reason ('' when nothing changed or it is an earlier version, kept as it was
+    verified). Waivers and confirmations carry over as in :func:`draft_verify`."""
+    if version.draft.versions.filter(number__gt=version.number).exists():
+        return ""
     reason = draft_stale_reason(version=version)
     if reason:
         draft_verify(version=version)
