@@ -23,6 +23,7 @@ from tests.support.jobs import register, run_all
 from tests.support.processes import free_port
 from tests.support.scripted_server import ScriptedServer, llama_cpp_routes
 from tests.support.stage_server import TIMINGS, stage_server
+from tests.support.topology import server_form
 
 pytestmark = pytest.mark.django_db
 
@@ -120,6 +121,19 @@ def test_topology_page_and_server_form_say_where_evidence_may_go(settings, clien
     page = html.unescape(client.get(reverse("pipeline:topology")).content.decode())
     assert "allowlist-warning" not in page and "address-refused" not in page
     assert listener.requests == []  # showing the pages asked the listener nothing
+
+
+def test_saving_a_server_outside_the_list_says_nothing_will_be_sent(settings, client, operator, listener):
+    port = urlsplit(listener.url).port
+    settings.LAWDESK_MODEL_HOSTS = "gpu.office.lan:8080"
+    server = ModelServer.objects.create(name="drafter", base_url="http://gpu.office.lan:8080")
+    client.force_login(operator)
+    url = reverse("admin:pipeline_modelserver_change", args=[server.pk])
+    page = html.unescape(client.post(url, server_form(server, base_url=f"http://127.0.0.1:{port}"), follow=True)
+                         .content.decode())
+    assert f"127.0.0.1:{port} is not in LAWDESK_MODEL_HOSTS" in page and "Nothing was sent" in page
+    server.refresh_from_db()
+    assert server.base_url == f"http://127.0.0.1:{port}" and listener.requests == []
 
 
 def test_a_setting_that_cannot_be_read_sends_nothing_and_says_so(settings, client, operator):
