@@ -45,10 +45,10 @@ def production_secrets(production: Production) -> Secrets:
     of the original page (from its text layer: the run of words, and each word that holds a digit or begins with a
     capital, as names and numbers do), and the words a box was found by when they are words and not a pattern.
     Allowed (not looked for): the text of every page produced without a box, the words clear of every box on a
-    redacted page, each produced document's title and label, and what the production writes itself (the matter's
-    name, client and case number, designations, reason codes and privilege bases, placeholder wording, the
-    headings of the load files, the index and the log). A box on a page without a text layer (a scan read by OCR)
-    gives only the words it was found by."""
+    redacted page, each produced document's label and the title of each one without a box, and what the
+    production writes itself (the matter's name, client and case number, designations, reason codes and privilege
+    bases, placeholder wording, the headings of the load files, the index and the log). A box on a page without
+    a text layer (a scan read by OCR) gives only the words it was found by."""
     secrets = Secrets()
     matter = production.matter
     allowed: list[str] = [
@@ -62,10 +62,12 @@ def production_secrets(production: Production) -> Secrets:
         if entry is not None and entry.withheld:
             secrets.add_document("\n".join(p.text for p in pages), f"text of the withheld {exhibit.display_label}")
             continue
-        allowed += [produced_title(document), exhibit.label, document.confidentiality]
+        allowed += [exhibit.label, document.confidentiality]
         if entry is not None:
             allowed.append(entry.basis_text)
         redacted = [p for p in pages if p.redactions.all()]
+        if not redacted:  # a redacted document's title is looked at like the rest: it may name what was redacted
+            allowed.append(produced_title(document))
         allowed += [p.text for p in pages if not p.redactions.all()]
         if not redacted:
             continue

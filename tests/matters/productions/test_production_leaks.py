@@ -117,6 +117,7 @@ def redacted_exhibit(matter, attorney, ingest, tmp_path, carrier):
     path = tmp_path / "letter.pdf"
     doc.save(path)
     exhibit = ingest(matter, path)
+    assert exhibit.pages.exists(), (exhibit.status, exhibit.reason)
     redaction_add(page=exhibit.pages.get(number=1), rect=BOX, reason="PII", user=attorney)
     return exhibit, options
 
@@ -206,6 +207,22 @@ def test_a_carrier_the_scrubbing_does_not_know_fails_the_production(matter, atto
     assert production.status == Production.Status.FAILED
     assert "margaret" in production.reason.lower(), production.reason
     assert "NATIVES/SMITH000001.pdf" in production.reason
+
+
+def test_a_redacted_documents_title_naming_the_redacted_name_fails_the_production(matter, attorney, ingest,
+                                                                                 tmp_path):
+    path = tmp_path / "letter.pdf"
+    letter().save(path)
+    exhibit = ingest(matter, path)
+    exhibit.title = f"Letter about {NAME}"
+    exhibit.save(update_fields=["title"])
+    redaction_add(page=exhibit.pages.get(number=1), rect=BOX, reason="PII", user=attorney)
+    production = produce(matter, [exhibit], attorney)
+    assert production.status == Production.Status.FAILED
+    assert "VOL001/DATA/VOL001.dat holds" in production.reason and "index.csv" in production.reason
+    exhibit.title = "Letter to the claims adjuster"
+    exhibit.save(update_fields=["title"])
+    assert produce(matter, [exhibit], attorney).status == Production.Status.DONE
 
 
 def test_strings_are_read_in_every_encoding():
