@@ -32,6 +32,7 @@ import struct
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import replace
 from functools import cache
 from multiprocessing import context, forkserver, popen_forkserver, reduction, resource_tracker, spawn, util
@@ -100,14 +101,30 @@ def prepare(context, hidden: tuple[str, ...]) -> None:
     # A fork server started earlier in this process, outside, would be reused as it is: children would be forked
     # unsandboxed without a word. The process multiprocessing started must be bubblewrap.
     server_pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
-    try:
-        program = os.readlink(f"/proc/{int(server_pid)}/exe")
-    except (OSError, TypeError, ValueError):
-        program = ""
-    if Path(program).name != "bwrap":
+    if _started_program(server_pid) != "bwrap":
         raise sandbox.SandboxUnavailable(
             "the fork server the readers are forked from runs outside bubblewrap (it was started before the first "
             "file was read, by other code of this process)")
+
+
+# Shells the wrapper script (:func:`_wrapper`) runs in until it execs bubblewrap, and how long that may take.
+_SHELLS = frozenset({"sh", "dash", "bash"})
+_EXEC_WAIT_S = 10.0
+
+
+def _started_program(pid) -> str:
+    """The name of the program process ``pid`` runs once the wrapper script has exec'd it ('' when unknown).
+    multiprocessing returns as soon as it has started the fork server's process, which is first the shell of the
+    wrapper script: read at once, it can still be ``sh`` (and was, now and then, on a loaded machine)."""
+    deadline = time.monotonic() + _EXEC_WAIT_S
+    while True:
+        try:
+            name = Path(os.readlink(f"/proc/{int(pid)}/exe")).name
+        except (OSError, TypeError, ValueError):
+            return ""
+        if name not in _SHELLS or time.monotonic() >= deadline:
+            return name
+        time.sleep(0.005)
 
 
 # What a forked child is told to do before it runs its target, less what the sandbox cannot show it: the main

@@ -3,7 +3,9 @@ over would run as) cannot open a file of the data directory or reach a socket; w
 files fail with the reason instead of being read unsandboxed."""
 
 import os
+import shlex
 import socket
+import subprocess
 import sys
 
 from matters.exhibits.ingest import pool as pool_module
@@ -156,3 +158,16 @@ def test_a_fork_server_started_outside_the_sandbox_is_not_used_unsandboxed(tmp_p
                             cwd=BASE_DIR, capture_output=True, text=True, timeout=120, check=True)
     final = json.loads(output.stdout.strip().splitlines()[-1])
     assert final["event"] == "error" and "runs outside bubblewrap" in final["reason"]
+
+
+def test_the_fork_servers_program_is_read_once_the_wrapper_shell_has_execd_it(tmp_path):
+    # multiprocessing returns while the wrapper script's shell may not yet have exec'd bubblewrap: read at once,
+    # the fork server looked like "sh" and the first file of a worker failed as read outside the sandbox.
+    started = subprocess.Popen(["/bin/sh", "-c", f"sleep 0.3; exec {shlex.quote(sys.executable)} -c "
+                                "'import time; time.sleep(5)'"])
+    try:
+        assert reader_sandbox._started_program(started.pid) == os.path.basename(os.path.realpath(sys.executable))
+    finally:
+        started.kill()
+        started.wait()
+    assert reader_sandbox._started_program(None) == ""
