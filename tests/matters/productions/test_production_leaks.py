@@ -330,3 +330,28 @@ def test_a_scan_of_text_files_and_ocr_is_given_the_images_to_read():
     scanner.scan_file(NAME.encode(), "VOL001/IMAGES/SMITH000002.tif", read_image=True)
     scanner.scan_file(NAME.encode(), "VOL001/IMAGES/SMITH000003.tif", read_image=False)
     assert [f.where for f in scanner.findings] == ["VOL001/TEXT/SMITH000001.txt", "VOL001/IMAGES/SMITH000002.tif"]
+
+
+@pytest.mark.ocr
+def test_a_redacted_page_image_showing_the_name_fails_the_production_through_ocr(matter, attorney, ingest, tmp_path,
+                                                                                 monkeypatch):
+    from matters.productions import stamping
+
+    path = tmp_path / "letter.pdf"
+    letter().save(path)
+    exhibit = ingest(matter, path)
+    redaction_add(page=exhibit.pages.get(number=1), rect=BOX, reason="PII", user=attorney)
+    # The redacted page's image is read through OCR and holds nothing of the name.
+    assert produce(matter, [exhibit], attorney, with_images=True).status == Production.Status.DONE
+
+    def unredacted_image(page):  # a page image made from the page as it was, as a broken renderer would
+        shown = pymupdf.open()
+        shown.new_page().insert_text((72, 200), f"Beneficiary {NAME}", fontsize=28)
+        return stamping_tiff(shown[0])
+
+    stamping_tiff = stamping.tiff_bytes
+    monkeypatch.setattr(stamping, "tiff_bytes", unredacted_image)
+    production = produce(matter, [exhibit], attorney, with_images=True)
+    assert production.status == Production.Status.FAILED
+    assert re.search(r"VOL002/IMAGES/SMITH000002.tif holds “(beneficiary|margaret|holloway)”", production.reason), (
+        production.reason)
