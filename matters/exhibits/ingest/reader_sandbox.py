@@ -58,11 +58,20 @@ def readonly_roots() -> list[Path]:
     return roots
 
 
+def _prefix_aliases() -> list[tuple[Path, Path]]:
+    """The virtual environment at the path the interpreter knows it by, where that path runs through a link (a
+    ``.venv`` linked into a working folder): Python finds its environment from ``sys.executable``'s own path, and
+    inside the sandbox that path must lead to it too."""
+    named = Path(sys.prefix).absolute()
+    resolved = named.resolve()
+    return [(resolved, named)] if named != resolved else []
+
+
 @cache
 def _wrapper(hidden: tuple[str, ...]) -> str:
     """A small executable that runs Python inside the readers' sandbox: multiprocessing starts its fork server
     through it (``set_executable``). Made once per process, in a private folder."""
-    argv = sandbox.reader_argv(readonly_roots(), hidden=hidden)
+    argv = sandbox.reader_argv(readonly_roots(), hidden=hidden, aliases=_prefix_aliases())
     folder = Path(tempfile.mkdtemp(prefix="lawdesk-sandbox-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     script = folder / "python"

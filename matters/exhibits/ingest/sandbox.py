@@ -146,18 +146,23 @@ def inside_command(command: Sequence[str], mounts: Mounts) -> list[str]:
     return ["env", f"HOME={home}", *argv]
 
 
-def reader_argv(readonly: Sequence[Path], *, hidden: Sequence[str] = ()) -> list[str]:
+def reader_argv(readonly: Sequence[Path], *, hidden: Sequence[str] = (),
+                aliases: Sequence[tuple[Path, Path]] = ()) -> list[str]:
     """Return the start of an argv that runs a program in the readers' sandbox
     (:mod:`matters.exhibits.ingest.reader_sandbox`): the system as for a conversion, plus the folders ``readonly``
     (the Python environment, LawDesk's ``matters`` package) read-only at their own paths, and no input or output
     folder: files come as descriptors. The program's argv follows. ``hidden``: host folders (the data directory)
-    that must not be visible; raises SandboxUnavailable if one lies inside a folder the sandbox shares."""
+    that must not be visible; raises SandboxUnavailable if one lies inside a folder the sandbox shares.
+    ``aliases``: (folder, path) pairs, a folder of ``readonly`` shown again at another path (the virtual
+    environment as the interpreter names it, through a link)."""
     bwrap = bwrap_path()
     if bwrap is None:
         sandboxed(["true"], Mounts(Path("/dev/null"), Path("/tmp")))  # raises with the install advice
     args = _base_args(bwrap)
     for folder in readonly:
         args += ["--ro-bind", str(folder), str(folder)]
+    for folder, path in aliases:
+        args += ["--ro-bind", str(folder), str(path)]
     shared = [Path(args[i + 1]).resolve() for i, arg in enumerate(args) if arg == "--ro-bind"]
     for folder in hidden:
         resolved = Path(folder).resolve()
