@@ -98,12 +98,7 @@ def sandboxed(command: Sequence[str], mounts: Mounts, *, hidden: Sequence[str] =
             "(scripts/setup.sh does)"
         )
     args = _base_args(bwrap)
-    shared = [Path(args[i + 1]).resolve() for i, arg in enumerate(args) if arg == "--ro-bind"]
-    for folder in hidden:
-        resolved = Path(folder).resolve()
-        if any(resolved == root or root in resolved.parents for root in shared):
-            raise SandboxUnavailable(f"the data directory {folder} lies inside {', '.join(map(str, shared))}, "
-                                     "which the sandbox shares read-only; move it elsewhere")
+    _refuse_hidden_inside(args, hidden, "the sandbox")
     return [
         *args,
         "--ro-bind", str(mounts.input_file), mounts.sandbox_input,
@@ -163,13 +158,18 @@ def reader_argv(readonly: Sequence[Path], *, hidden: Sequence[str] = (),
         args += ["--ro-bind", str(folder), str(folder)]
     for folder, path in aliases:
         args += ["--ro-bind", str(folder), str(path)]
+    _refuse_hidden_inside(args, hidden, "the readers' sandbox")
+    return [*args, "--chdir", "/", "--"]
+
+
+def _refuse_hidden_inside(args: list[str], hidden: Sequence[str], sandbox_name: str) -> None:
+    """Raise SandboxUnavailable when a folder of ``hidden`` lies inside a folder ``args`` bind read-only."""
     shared = [Path(args[i + 1]).resolve() for i, arg in enumerate(args) if arg == "--ro-bind"]
     for folder in hidden:
         resolved = Path(folder).resolve()
         if any(resolved == root or root in resolved.parents for root in shared):
             raise SandboxUnavailable(f"the data directory {folder} lies inside {', '.join(map(str, shared))}, "
-                                     "which the readers' sandbox shares read-only; move it elsewhere")
-    return [*args, "--chdir", "/", "--"]
+                                     f"which {sandbox_name} shares read-only; move it elsewhere")
 
 
 def probe() -> None:
