@@ -185,7 +185,11 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
                 logger.warning("production %s: %s links to named destinations that name no page: %s",
                                production.pk, exhibit.display_label, stamped.unresolved_names)
             link_natives(source, stamped.file_links, natives)
-            removed = produced.removed + [f"link to {name}" for name in outside_links(stamped.file_links, natives)]
+            # Counted, not named: a file name the other side is not given (a folder, a privileged memo's title) is
+            # itself what a production must not carry.
+            outside = len(outside_links(stamped.file_links, natives))
+            removed = produced.removed + ([f"{outside} link{'s' if outside != 1 else ''} to files outside the "
+                                           "production"] if outside else [])
             retarget_structure(pdf_of(source), stamped.tagged)  # the native keeps its tags (bates/tags.py)
             native = f"{volume}/NATIVES/{bates[0]}.pdf"
             native_bytes = source.tobytes(garbage=2, deflate=True)

@@ -3,11 +3,11 @@
 :func:`remove_active_content` (every produced document): actions that run something when the file is opened or
 used — JavaScript, Launch (opens a program or file), SubmitForm and ImportData (send or read data), Rendition,
 Sound, Movie, RichMediaExecute and GoToE (embedded documents) wherever an action is (the open action, a link, a
-field, an /Next chain's head) — and every trigger dictionary /AA (page open and close, field keystrokes, document
-close and print: ISO 32000-1, 12.6.3), the document-level JavaScript and embedded-file name trees, embedded files
-(a file specification's /EF) and file-attachment annotations, XFA forms (which carry scripts), and page
-thumbnails (a picture of the page as it once was, perhaps before a redaction). A link to
-another file (GoToR) is handled by :mod:`.links`. Returns what was removed, for the production's index.
+field; every /Next chain is cut) — and every trigger dictionary /AA (page open and close, field keystrokes,
+document close and print: ISO 32000-1, 12.6.3), the document-level JavaScript and embedded-file name trees,
+embedded files (a file specification's /EF) and file-attachment annotations, XFA forms (which carry scripts), and
+page thumbnails (a picture of the page as it once was, perhaps before a redaction). A link to another file (GoToR)
+is handled by :mod:`.links`. Returns what was removed, for the production's index.
 
 :func:`scrub_carriers` (a document with redactions): text a viewer does not draw on the page, which could still
 hold a redacted word: the outline (bookmarks), named destinations (links to them are first turned into links to
@@ -72,6 +72,8 @@ def remove_active_content(doc: pymupdf.Document) -> list[str]:
             if f"/{key}" in source and _action_type(doc, xref, key) in ACTIVE_ACTIONS:
                 note(f"{_action_type(doc, xref, key)} action")
                 doc.xref_set_key(xref, key, "null")
+        if "/Next" in source:
+            _drop_chains(doc, xref, source, note)
         if "/EF" in source and doc.xref_get_key(xref, "EF")[0] != "null":
             doc.xref_set_key(xref, "EF", "null")
             note("embedded file")
@@ -86,6 +88,19 @@ def remove_active_content(doc: pymupdf.Document) -> list[str]:
             doc.xref_set_key(page.xref, "Thumb", "null")
             note("page thumbnail")
     return [f"{count} {what}" for what, count in removed.items()]
+
+
+def _drop_chains(doc: pymupdf.Document, xref: int, source: str, note) -> None:
+    """Cut every action's /Next (ISO 32000-1, 12.6.2: an action or an array of actions run after it), inline or
+    not, however deep: a benign head (a URI, a GoTo) can chain JavaScript or Launch, and a production needs no
+    chains. An outline item's /Next (its next sibling) is no action and stays."""
+    for key in ("A", "OpenAction", "PA"):
+        if doc.xref_get_key(xref, f"{key}/Next")[0] != "null":
+            doc.xref_set_key(xref, f"{key}/Next", "null")
+            note("chained actions (/Next)")
+    if _ACTION_TYPE.search(source) and "/Title" not in source and doc.xref_get_key(xref, "Next")[0] != "null":
+        doc.xref_set_key(xref, "Next", "null")
+        note("chained actions (/Next)")
 
 
 def _drop_dead_links(doc: pymupdf.Document, page_xref: int) -> None:

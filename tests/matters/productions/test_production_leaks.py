@@ -267,6 +267,9 @@ def active_letter(tmp_path):
         doc, "<</Names [(init) <</S/JavaScript/JS(app.alert(1))>>]>>"))
     doc.embfile_add("setup.exe", b"MZ\x90\x00 not really a program")
     _link(doc, [("A", "<</S/Launch/F(C:/Windows/system32/cmd.exe)>>")])
+    # A benign head chaining what runs: an inline /Next, and an array of them on the open action's own chain.
+    _link(doc, [("A", "<</S/URI/URI(https://example.com/)/Next<</S/JavaScript/JS(app.alert(2))>>>>")])
+    _link(doc, [("A", "%d 0 R" % _new(doc, "<</S/GoTo/D[0/Fit]/Next[<</S/Launch/F(calc.exe)>>]>>"))])
     doc[0].insert_link({"kind": pymupdf.LINK_GOTOR, "from": pymupdf.Rect(72, 500, 200, 520),
                         "file": "C:/Users/clerk/secret.pdf", "page": 0})
     path = tmp_path / "active.pdf"
@@ -287,15 +290,17 @@ def test_produced_copies_carry_no_active_content_and_the_index_says_what_was_rem
             assert doc.xref_get_key(doc.pdf_catalog(), "OpenAction")[0] == "null", name
             # A key whose value is null is absent (ISO 32000-1, 7.3.9); MuPDF writes it out as such.
             objects = re.sub(r"/\w+ null", "", "\n".join(doc.xref_object(x) for x in range(1, doc.xref_length())))
-            for word in ("/JavaScript", "/Launch", "/AA", "/GoToR", "/EmbeddedFile", "cmd.exe", "secret.pdf"):
+            for word in ("/JavaScript", "/Launch", "/AA", "/GoToR", "/EmbeddedFile", "cmd.exe", "secret.pdf",
+                         "calc.exe", "app.alert(2)"):
                 assert word not in objects, (name, word, objects)
             assert "Settlement letter" in doc[-1].get_text()
     with zipfile.ZipFile(production_files(production)["zip"]) as volume:
         row = next(csv.DictReader(io.StringIO(volume.read("VOL001/index.csv").decode("utf-8"))))
     removed = row["removed"]
     for what in ("JavaScript action", "Launch action", "trigger actions", "document JavaScript", "embedded file",
-                 "link to C:/Users/clerk/secret.pdf"):
+                 "1 link to files outside the production", "chained actions (/Next)"):
         assert what in removed, (what, removed)
+    assert "secret.pdf" not in removed  # the name of a file the other side is not given is not given either
 
 
 def test_a_prefilled_log_author_holding_a_redacted_name_is_left_empty_and_the_log_is_scanned(
