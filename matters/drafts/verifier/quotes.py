@@ -158,13 +158,32 @@ class QuoteSearch:
             reach = FOOT_WORDS + 2 * len(head.words)
             end_of_page = " ".join(before_words[-reach:])
             found = head.find(end_of_page)
-            if found is None or len(end_of_page[found[1]:].split()) > FOOT_WORDS:
+            if found is None or not _closes_page(end_of_page[found[1]:].split(), len(head.words)):
                 continue
             start_of_page = " ".join(after_words[:HEAD_WORDS + 2 * len(tail.words)])
             found = tail.find(start_of_page)
-            if found is not None and len(start_of_page[:found[0]].split()) <= HEAD_WORDS:
+            if found is not None and _opens_page(start_of_page[:found[0]].split(), len(tail.words)):
                 return True
         return False
+
+
+def _closes_page(rest: list[str], half: int) -> bool:
+    """Whether the words ``rest`` after a quotation's first half (``half`` words) can be what closes a page: a
+    footer and page number (a few words), or footnotes, which begin with their number or mark and follow a half of
+    at least :data:`SPLICE_MIN_WORDS` words. Without this, a word or two of the quotation anywhere near the end
+    of a page, then anything, then the rest on the next page, passed as one quotation."""
+    if len(rest) <= FURNITURE_WORDS:
+        return True
+    return len(rest) <= FOOT_WORDS and half >= SPLICE_MIN_WORDS and bool(_NOTE_START.match(rest[0]))
+
+
+def _opens_page(lead: list[str], half: int) -> bool:
+    """Whether the words ``lead`` before a quotation's second half (``half`` words) can be what opens a page: a
+    page number, or a running head or filing header, which carries numbers (a page, a docket, a date), before a
+    half of at least :data:`SPLICE_MIN_WORDS` words."""
+    if len(lead) <= FURNITURE_WORDS:
+        return True
+    return len(lead) <= HEAD_WORDS and half >= SPLICE_MIN_WORDS and any(c.isdigit() for w in lead for c in w)
 
 
 # Page furniture between the halves of a quotation that runs over a page break, in match words: a footer, a page
@@ -172,6 +191,12 @@ class QuoteSearch:
 # and a CM/ECF filing header open the next.
 FOOT_WORDS = 300
 HEAD_WORDS = 40
+# Furniture of this many words may stand between the halves whatever they are (a footer with its page number);
+# more only as footnotes or a numbered header, beside halves of at least SPLICE_MIN_WORDS words.
+FURNITURE_WORDS = 12
+SPLICE_MIN_WORDS = 3
+# The first word of a footnote: its number or mark (1, 12., *, †, ‡, §, ¹).
+_NOTE_START = re.compile(r"^(?:\d{1,3}[.)]?|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+)$")
 
 
 def prepare(inner: str) -> QuoteSearch:

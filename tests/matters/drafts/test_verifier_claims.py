@@ -276,3 +276,23 @@ def test_a_public_domain_citation_is_the_opinion_printing_it_and_its_pins_are_it
     # The case the opinion cites in its body is not the opinion.
     [other] = [c for c in find_case_citations("See 2021-NCSC-57, ¶ 23.") if c.form == "full"]
     assert match_case(other, [opinion]) is None
+
+
+def test_a_quotation_spliced_from_a_word_near_a_page_end_and_the_next_page_is_no_quotation():
+    # A word or two of the quotation near the end of a page, prose after them, then the rest on the next page: a
+    # splice of two passages, not one quotation run over a break with furniture between its halves.
+    from matters.drafts.verifier.quotes import prepare
+    from matters.drafts.verifier.text import match_words
+
+    body = " ".join(f"the record shows item {n} was produced on time" for n in range(24))
+    page_5 = match_words(f"{body} The court noted that discovery was incomplete and ordered more briefing. "
+                         "Counsel agreed to confer about the schedule within two weeks of the order.")
+    page_6 = match_words("denied the motion for sanctions and set the matter for trial.")
+    assert not prepare("The court denied the motion for sanctions").find_across(page_5, page_6)
+    # The same words ending page 5 and opening page 6 with a footer and a page number between are one quotation.
+    page_5 = match_words(f"{body} For these reasons the court Case 1:20-cv-01 Page 5 of 9")
+    assert prepare("the court denied the motion for sanctions").find_across(page_5, page_6)
+    # And with a numbered footnote of many words closing the page, after a half of three words or more.
+    note = "1 " + " ".join(["The parties dispute the schedule at length in their letters."] * 8)
+    page_5 = match_words(f"{body} For these reasons the court plainly {note}")
+    assert prepare("the court plainly denied the motion").find_across(page_5, page_6)
