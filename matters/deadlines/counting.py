@@ -32,7 +32,7 @@ well-kept table of § 6103 with its observed-date rules; state holidays from the
 """
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from enum import StrEnum
 
 import holidays
@@ -195,14 +195,18 @@ def count_hours(event: datetime, hours: int, *, rules: RuleSet = RuleSet.FRCP,
                 calendar: Calendar | None = None) -> Deadline:
     """The moment a period of ``hours`` hours after ``event`` ends (6(a)(2)): every hour counted from the event;
     one that would end on a Saturday, Sunday or legal holiday (or on a day the clerk's office is inaccessible)
-    runs to the same time on the next day that is none of these. ``event`` is a time in the court's time zone."""
+    runs to the same time on the next day that is none of these. ``event`` is a time in the court's time zone
+    (aware, as ``zoneinfo`` gives it, where a change of daylight saving time may fall inside the period)."""
     if not 1 <= hours <= 24 * 365:
         raise DeadlineError("A period in hours is counted from 1 hour to a year.")
     calendar = calendar or Calendar()
     steps = [f"Event: {_fmt(event.date())} at {event:%H:%M}. Period: {hours} hour{'s' if hours != 1 else ''}, "
              f"counted under {rules.citation}.",
              f"Counting begins at the event and every hour is counted ({rules.rule('a2A')}, {rules.rule('a2B')})."]
-    end = event + timedelta(hours=hours)
+    # Every hour is counted (6(a)(2)(B)): across a change to or from daylight saving time that is elapsed time,
+    # not the clock's, so an aware event is counted in UTC.
+    end = event + timedelta(hours=hours) if event.tzinfo is None else \
+        (event.astimezone(timezone.utc) + timedelta(hours=hours)).astimezone(event.tzinfo)
     steps.append(f"Hour {hours} ends on {_fmt(end.date())} at {end:%H:%M}.")
     day = _roll(end.date(), 1, calendar, True, steps, rules.rule("a2C"))
     day = _accessible(day, 1, calendar, True, steps, rules)

@@ -2,6 +2,7 @@
 hand in the comment beside it, from a calendar; none is computed by the code under test."""
 
 from datetime import date, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given
@@ -76,6 +77,14 @@ def test_hours_run_across_midnight_and_a_weekend_end_moves_to_the_same_time():
     deadline = count_hours(datetime(2026, 12, 4, 20, 0), 8)
     assert deadline.due_at == datetime(2026, 12, 7, 4, 0)
     assert "Fed. R. Civ. P. 6(a)(2)(C)" in "\n".join(deadline.steps)
+
+
+def test_hours_over_a_change_of_daylight_saving_time_are_elapsed_hours():
+    # New York leaves daylight saving time on Sunday 2026-11-01 at 02:00 (the clock goes back to 01:00). 72 hours
+    # from Friday 10-30 09:00 EDT (13:00 UTC) end Monday 11-02 13:00 UTC, which is 08:00 EST: a Monday, no holiday.
+    new_york = ZoneInfo("America/New_York")
+    deadline = count_hours(datetime(2026, 10, 30, 9, 0, tzinfo=new_york), 72)
+    assert deadline.due_at == datetime(2026, 11, 2, 8, 0, tzinfo=new_york)
 
 
 def test_a_day_the_clerks_office_is_closed_extends_the_last_day():
