@@ -183,6 +183,17 @@ _DISTRICT = re.compile(
     r"\b(?:united\s+states|u\.\s?s\.|federal)\s+district\s+court\b|^\s*(?:[NSEWMC]\.\s?)?D\.\s?[A-Z]",
     re.IGNORECASE)
 _BANKRUPTCY = re.compile(r"\bbankruptcy\s+court\b|\bbankr\.", re.IGNORECASE)
+# A state's court, whatever circuit or district it names ("Louisiana Fourth Circuit Court of Appeal", "D.C.
+# Superior Court", "Florida First District Court of Appeal"): its rules are the state's, unless the court is
+# also named as the United States'.
+_STATES = (r"alabama|alaska|arizona|arkansas|california|colorado|connecticut|delaware|florida|georgia|hawaii|idaho|"
+           r"illinois|indiana|iowa|kansas|kentucky|louisiana|maine|maryland|massachusetts|michigan|minnesota|"
+           r"mississippi|missouri|montana|nebraska|nevada|new\s+hampshire|new\s+jersey|new\s+mexico|new\s+york|"
+           r"north\s+carolina|north\s+dakota|ohio|oklahoma|oregon|pennsylvania|rhode\s+island|south\s+carolina|"
+           r"south\s+dakota|tennessee|texas|utah|vermont|virginia|washington|west\s+virginia|wisconsin|wyoming")
+_STATE_COURT = re.compile(rf"\b(?:{_STATES})\b|\bsuperior\s+court\b|\bcourt\s+of\s+appeal\b(?!s)|\bcounty\b|"
+                          r"\bparish\b|\bcommonwealth\b", re.IGNORECASE)
+_UNITED_STATES = re.compile(r"\bunited\s+states\b|\bu\.\s?s\.", re.IGNORECASE)
 
 
 def rules_of_court(court: str) -> tuple[str, str] | None:
@@ -192,6 +203,8 @@ def rules_of_court(court: str) -> tuple[str, str] | None:
     Procedure; None when the court does not make it plain (a state court, or none named). The rules' own scope
     is the source: Fed. R. Civ. P. 1, Fed. R. App. P. 1(a), Fed. R. Bankr. P. 1001."""
     court = court or ""
+    if _STATE_COURT.search(court) and not _UNITED_STATES.search(court):
+        return None
     if _BANKRUPTCY.search(court):
         return "Fed. R. Bankr. P.", "Federal Rules of Bankruptcy Procedure"
     if _APPEALS.search(court):

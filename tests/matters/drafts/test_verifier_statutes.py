@@ -81,3 +81,22 @@ def test_rules_are_grounded_by_the_rules_themselves(matter, record, ingest, tmp_
     assert by_text(findings, "Fed. R. Civ. P. 56(a)").status == "unverified_authority"
     exhibit_set_cites_as(exhibit=rules, updated_by=attorney, cites_as="Fed. R. Civ. P. 12")
     assert by_text(verify_text(matter=matter, text=text), "Fed. R. Civ. P. 12(b)(6)").status == "grounded"
+
+
+@pytest.mark.parametrize(("court", "rules"), [
+    ("United States District Court for the District of Maine", "Fed. R. Civ. P."),
+    ("D. Mass.", "Fed. R. Civ. P."),
+    ("U.S. Court of Appeals for the First Circuit", "Fed. R. App. P."),
+    ("Fourth Circuit", "Fed. R. App. P."),
+    ("United States Bankruptcy Court for the Western District of Washington", "Fed. R. Bankr. P."),
+    # A state's courts name circuits and districts too; a bare "Rule 56" before them is not a federal rule.
+    ("Louisiana Fourth Circuit Court of Appeal", None),
+    ("Florida First District Court of Appeal", None),
+    ("D.C. Superior Court", None),
+    ("Supreme Court of Virginia", None),
+])
+def test_the_set_of_rules_a_court_makes_plain(court, rules):
+    from matters.drafts.verifier.statutes import rules_of_court
+
+    found = rules_of_court(court)
+    assert (found[0] if found else None) == rules
