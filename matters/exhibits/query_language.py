@@ -213,6 +213,9 @@ def _token(match: re.Match, text: str) -> _Token | None:
     value = match.group(0)
     after = text[match.end():match.end() + 1]
     if kind == "phrase":
+        if after == "*":
+            raise QuerySyntaxError(f"{value}*: a wildcard after the closing quotation mark ends no word; put it "
+                                   f"on the phrase's last word, inside the marks, as in \"breach of contr*\".")
         node = _phrase(value[1:-1])
         return None if node is None else _Token("operand", value, node)
     if kind in ("open", "close"):

@@ -271,3 +271,11 @@ def test_a_proximity_whose_snippet_fts5_cannot_make_still_shows_its_pages(matter
     results = matter_search_results(matter=matter, query='(tenant OR "tenant tenant") w/8 lease')
     assert results.matches and not results.error
     assert all("<mark>" in hit.snippet_html for hit in results.hits)
+
+
+def test_a_wildcard_after_a_phrase_is_refused_with_where_it_goes():
+    # Read as punctuation, the * was dropped and the exact phrase searched, without a word.
+    with pytest.raises(QuerySyntaxError, match="inside the marks"):
+        parse_query('"breach of contr"*')
+    assert parse_query('"breach of contr*"') == Phrase(("breach", "of", "contr"), prefix=True)
+
