@@ -236,7 +236,6 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
         if production.with_images:
             archive.writestr(f"{volume}/DATA/{volume}.opt", opt_bytes(volume, opt_documents))
         archive.writestr(f"{volume}/index.csv", index_csv_bytes(index_rows))
-    os.replace(archive_part, archive_path)
     for stamped in stamped_documents:
         link_files(combined, stamped.start, stamped.file_links, starts)
     combined.set_toc(toc)
@@ -245,10 +244,13 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
     pdf_part = pdf_path.with_name(pdf_path.name + ".part")
     combined.save(pdf_part, garbage=4, deflate=True)
     combined.close()
-    findings = scan_production(production, secrets, archive_path, pdf_part, changed_images)
+    # Both files keep their .part names until the scan finds them clean: a volume that leaks is never at its
+    # delivered path, for a download, a backup or a recovery after a crash to find.
+    findings = scan_production(production, secrets, archive_part, pdf_part, changed_images)
     findings += log_findings(log_rows(production), secrets)
     if findings:
         raise LeakFound(leak_message(findings))
+    os.replace(archive_part, archive_path)
     os.replace(pdf_part, pdf_path)
     pdf_sha256, zip_sha256 = _sha256(pdf_path), _sha256(archive_path)
     native_records += [(pdf_sha256, f"production {production.first}–{production.last} (combined PDF)"),

@@ -16,8 +16,10 @@ from matters.models import BatesPage, PrivilegeLogEntry, Production
 from matters.privilege import services as privilege_services
 from matters.privilege.log import log_entry_update
 from matters.privilege.services import redaction_add
+from matters.productions import stamping
 from matters.productions.bates.leaks import Scanner, Secrets, syntax_texts
 from matters.productions.delivery import production_files
+from matters.productions.leak_scan import scan_production
 from matters.productions.reservation import production_create
 from matters.productions.stamping import production_run
 
@@ -167,7 +169,16 @@ def test_with_the_scrubbing_bypassed_the_scan_fails_the_production_for_each_carr
         matter, attorney, ingest, tmp_path, monkeypatch, carrier):
     exhibit, options = redacted_exhibit(matter, attorney, ingest, tmp_path, carrier)
     _bypass_scrubbing(monkeypatch)
+    delivered_while_scanned = []
+
+    def scan(production, *args):
+        # Neither file is at its delivered path while it is scanned: a volume that leaks is never served.
+        delivered_while_scanned.extend(p.exists() for p in production_files(production).values())
+        return scan_production(production, *args)
+
+    monkeypatch.setattr(stamping, "scan_production", scan)
     production = produce(matter, [exhibit], attorney, **options)
+    assert delivered_while_scanned and not any(delivered_while_scanned)
     assert production.status == Production.Status.FAILED
     expected = ["thumbnail"] if carrier == "thumbnail" else ["margaret", "holloway"]
     assert any(word in production.reason.lower() for word in expected), production.reason
