@@ -113,7 +113,7 @@ def scan_production(production: Production, secrets: Secrets, zip_path: Path, pd
     with zipfile.ZipFile(zip_path) as volume:
         for name in volume.namelist():
             scanner.scan_file(volume.read(name), name, read_image=name in read_images)
-    scanner.scan_pdf(pdf_path.read_bytes(), f"the combined PDF {pdf_path.name.removesuffix('.part')}")
+    scanner.scan_pdf_file(pdf_path, f"the combined PDF {pdf_path.name.removesuffix('.part')}")
     return scanner.findings
 
 

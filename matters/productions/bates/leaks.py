@@ -247,6 +247,12 @@ class Scanner:
         with pymupdf.open("pdf", data) as doc:
             self._scan_doc(doc, name)
 
+    def scan_pdf_file(self, path, name: str) -> None:
+        """Scan the PDF at ``path`` as :meth:`scan_pdf` does, read from disk as MuPDF needs it rather than whole
+        into memory (a combined PDF of 100,000 pages runs to gigabytes)."""
+        with pymupdf.open(path, filetype="pdf") as doc:
+            self._scan_doc(doc, name)
+
     def _scan_doc(self, doc: pymupdf.Document, name: str) -> None:
         for page in doc if self.secrets else ():
             if self._page_seen(doc, page):
