@@ -186,7 +186,12 @@ def audit_verify(*, matter: Matter | None) -> ChainCheck:
             first_keyed = first_keyed or entry.seq
             if _entry_hash(entry) != entry.hash:
                 return broken("entry content does not match its keyed hash (edited, or recomputed without the key)")
-            if not entry.detail_erased and detail_digest(entry.detail_salt, entry.detail) != entry.detail_digest:
+            try:
+                edited = not entry.detail_erased and detail_digest(entry.detail_salt, entry.detail) != \
+                    entry.detail_digest
+            except (ValueError, TypeError):  # a salt that is no hex LawDesk wrote: edited in the database
+                return broken("entry detail's salt is not one LawDesk wrote (the detail was edited)")
+            if edited:
                 return broken("entry detail does not match its keyed hash (the detail was edited)")
         else:
             return broken(f"unknown hash scheme {entry.scheme!r}")

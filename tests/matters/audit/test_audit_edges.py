@@ -119,6 +119,14 @@ def test_detail_erased_without_a_purge_fails(matter, attorney):
     assert not check.ok and check.broken_seq == 2 and "not by a purge" in check.problem
 
 
+def test_a_detail_salt_that_is_not_hex_is_a_broken_chain_not_an_error(matter, attorney):
+    entries_of(matter, 2, attorney)
+    entry = AuditEntry.objects.get(chain=f"matter:{matter.pk}", seq=1)
+    sql("UPDATE matters_auditentry SET detail_salt = %s WHERE id = %s", ["not-hex!", entry.pk])
+    check = audit_verify(matter=matter)
+    assert not check.ok and check.broken_seq == 1 and "salt" in check.problem
+
+
 MARKERS = ("Zorbatek", "Quillfeather", "Vantablue", "Marrowglen", "Hexacorde", "Pellucidia")
 
 
