@@ -169,10 +169,12 @@ class FactChecks:
             ends = [judged[0], judged[-1]]
             cited = all(status == Status.GROUNDED for _, (status, _, _) in ends)
             sources = sorted({p for _, (_, _, pages) in ends for p in pages})[:20]
-            self._finding(Kind.DATE, Status.GROUNDED if cited else Status.NEEDS_RECORD_CITE, mention.start,
-                          mention.end, prefix + (f"{display(first)} and {display(last)}, the period's start and end, "
-                          + ("are on the cited page(s)." if cited else "appear in the evidence, but not both on a "
-                             "cited page; cite the pages listed as sources.")), sources,
+            status = Status.GROUNDED if cited else Status.NEEDS_RECORD_CITE
+            message = (f"{display(first)} and {display(last)}, the period's start and end, "
+                       + ("are on the cited page(s)." if cited else "appear in the evidence, but not both on a "
+                          "cited page; cite the pages listed as sources."))
+            status, message, sources = self._other_reading(mention, status, message, sources, support)
+            self._finding(Kind.DATE, status, mention.start, mention.end, prefix + message, sources,
                           readings=list(mention.days), unsupported=bad)
             return
         if not bad:
@@ -186,8 +188,34 @@ class FactChecks:
             shown = ", ".join(display(day) for day in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
             message = (f"{len(bad)} of the {len(mention.days)} days of {what} are not supported: {shown}. "
                        + judged[[d for d, _ in judged].index(bad[0])][1][1])
+        status, message, sources = self._other_reading(mention, status, message, sources, support)
         self._finding(Kind.DATE, status, mention.start, mention.end, prefix + message, sources,
                       readings=list(mention.days), unsupported=bad)
+
+    def _other_reading(self, mention: DateMention, status: Status, message: str, sources: list,
+                       support: Support) -> tuple[Status, str, list]:
+        """The rule a single numeric date gets (:meth:`_check_date`), for a range of numeric dates the other order
+        reads as a range too (``mention.other_days``): supported in the matter's order, it is ``ambiguous``;
+        unsupported, it is ``ambiguous`` where the other reading's start and end are supported, else as judged,
+        with the other reading named."""
+        other = mention.other_days
+        if not other:
+            return status, message, sources
+        order = "month first" if self.matter.date_order == "mdy" else "day first"
+        note = (f"{mention.text} could be {display(mention.days[0])} to {display(mention.days[-1])} or "
+                f"{display(other[0])} to {display(other[-1])}; this matter reads numeric dates {order}, so it was "
+                f"read as {display(mention.days[0])} to {display(mention.days[-1])}. ")
+        if status in (Status.GROUNDED, Status.NEEDS_RECORD_CITE):
+            return Status.AMBIGUOUS, note + message, sources
+        ends = [other[0], other[-1]]
+        found = self.evidence.pages_with(self.evidence.date_kinds(), ends)
+        judged = [self._judge(display(day), found.get(day, set()), support,
+                              self._authority_holds(support, lambda doc, d=day: d in self._facts_of(doc, "date")))
+                  for day in ends]
+        if all(j[0] in (Status.GROUNDED, Status.NEEDS_RECORD_CITE) for j in judged):
+            return (Status.AMBIGUOUS, note + "The other reading's start and end are supported: " + judged[0][1],
+                    sorted({p for j in judged for p in j[2]})[:20])
+        return status, note + message, sources
 
     def _check_amount(self, mention: AmountMention, support: Support) -> None:
         if mention.currency == PERCENT:

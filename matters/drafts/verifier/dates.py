@@ -87,10 +87,14 @@ class DateMention:
     year_from: str = ""
     problem: str = ""
     joined: bool = False  # a range written as two full dates ("Aug 1, 2024 - Aug 31, 2024")
+    # For a range joined from numeric dates whose day and month could be swapped: every ISO day of the range the
+    # other order reads (``03/04/2021 to 05/06/2021``: April 3 to June 5), when that is a range too.
+    other_days: tuple[str, ...] = ()
 
     @property
     def ambiguous(self) -> bool:
-        return len(self.readings) > 1 and not self.days
+        """Two readings, as a single numeric date (``03/04/2021``) or a joined range of them has."""
+        return (len(self.readings) > 1 and not self.days) or bool(self.other_days)
 
 
 def _iso(year: int, month: int, day: int) -> str | None:
@@ -211,16 +215,29 @@ def _join_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
             low, high = first.readings[0], second.readings[0]
             span = (dt.date.fromisoformat(high) - dt.date.fromisoformat(low)).days
             if joined and 0 < span <= 366:
-                days = tuple((dt.date.fromisoformat(low) + dt.timedelta(days=k)).isoformat() for k in range(span + 1))
+                days = _days(low, high)
+                # The same rule a single numeric date gets: where the other order reads both ends and a range
+                # too, the range has two readings and is ambiguous, not silently read in the matter's order. (A
+                # range is written in one order: an end only one order reads settles it.)
+                other = _days(first.readings[1], second.readings[1]) if (
+                    len(first.readings) > 1 and len(second.readings) > 1) else ()
                 out.append(DateMention(first.start, second.end, text[first.start:second.end], (low,), days,
                                        qualifier=first.qualifier, written_order=first.written_order or
                                        second.written_order, year_from=first.year_from or second.year_from,
-                                       joined=True))
+                                       joined=True, other_days=other))
                 i += 2
                 continue
         out.append(first)
         i += 1
     return out
+
+
+def _days(low: str, high: str) -> tuple[str, ...]:
+    """Every ISO day from ``low`` to ``high``, both included; () unless ``high`` is 1 to 366 days after ``low``."""
+    span = (dt.date.fromisoformat(high) - dt.date.fromisoformat(low)).days
+    if not 0 < span <= 366:
+        return ()
+    return tuple((dt.date.fromisoformat(low) + dt.timedelta(days=k)).isoformat() for k in range(span + 1))
 
 
 def display(iso: str) -> str:
