@@ -36,7 +36,7 @@ def register_embedded(server: EmbeddedServer, *, context_tokens: int = EMBEDDED_
         # LawDesk started this server itself on a loopback port it chose: not an operator rerouting evidence.
         record.trusted_move = True
         record.save()
-        own_server_record(name=EMBEDDED_NAME, base_url=server.base_url)
+        own_server_record(name=EMBEDDED_NAME, base_url=server.base_url, pid=server.process.pid)
         for role in Role:
             if role not in RETRIEVAL_ROLES:
                 RoleAssignment.objects.update_or_create(role=role, defaults={"server": record})
@@ -59,7 +59,7 @@ def register_embedded_embedder(server: EmbeddedServer, *, context_tokens: int) -
             setattr(record, field, value)
         record.trusted_move = True
         record.save()
-        own_server_record(name=EMBEDDED_EMBEDDER_NAME, base_url=server.base_url)
+        own_server_record(name=EMBEDDED_EMBEDDER_NAME, base_url=server.base_url, pid=server.process.pid)
         RoleAssignment.objects.update_or_create(role=Role.EMBEDDER, defaults={"server": record})
     return record
 

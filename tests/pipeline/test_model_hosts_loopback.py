@@ -4,6 +4,9 @@ allowed at the addresses LawDesk started them on, and only there."""
 
 import html
 import re
+import subprocess
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -65,19 +68,39 @@ def test_the_embedded_server_is_allowed_at_the_address_lawdesk_started_and_nowhe
     # The embedded server's row, moved by someone to a loopback listener of their own.
     embedded = register(listener.url, name=EMBEDDED_NAME, roles=tuple(Role))
     ModelServer.objects.filter(pk=embedded.pk).update(embedded=True)
-    own_server_record(name=EMBEDDED_NAME, base_url=elsewhere)  # where LawDesk started it
-    runs = _summary(matter, attorney)
+    with started_for(elsewhere) as server:
+        own_server_record(name=EMBEDDED_NAME, base_url=elsewhere, pid=server.pid)  # where LawDesk started it
+        runs = _summary(matter, attorney)
     assert runs[0].status == "failed" and "LAWDESK_MODEL_HOSTS" in runs[0].error
     assert listener.requests == []
 
-    own_server_record(name=EMBEDDED_NAME, base_url=listener.url)  # LawDesk started it here
-    assert _summary(matter, attorney)[0].status == "done" and listener.requests
-    assert own_servers_path().stat().st_mode & 0o077 == 0
-
-    forget_embedded_servers()  # LawDesk stopped: the port is anyone's now
+    with started_for(listener.url) as server:
+        own_server_record(name=EMBEDDED_NAME, base_url=listener.url, pid=server.pid)  # LawDesk started it here
+        assert _summary(matter, attorney)[0].status == "done" and listener.requests
+        assert own_servers_path().stat().st_mode & 0o077 == 0
+    # The process LawDesk started for that port ended (a crash): the port is anyone's now, though still recorded.
     before = len(listener.requests)
     assert _summary(matter, attorney)[0].status == "failed"
     assert len(listener.requests) == before
+
+    with started_for(listener.url) as server:
+        own_server_record(name=EMBEDDED_NAME, base_url=listener.url, pid=server.pid)
+        forget_embedded_servers()  # LawDesk stopped it: the port is anyone's now
+        assert _summary(matter, attorney)[0].status == "failed"
+    assert len(listener.requests) == before
+
+
+@contextmanager
+def started_for(url: str):
+    """A process standing for the server LawDesk started at ``url``: its command line names the port, as
+    llama-server's does (``--port N``)."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "--port",
+                                str(urlsplit(url).port)])
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.wait()
 
 
 def test_own_addresses_widen_nothing_else():
