@@ -158,7 +158,9 @@ def draft_stale_reason(*, version: DraftVersion) -> str:
     if version.verified_at is None or version.approved_at is not None:
         return ""
     matter = version.draft.matter
-    changed = (Exhibit.objects.filter(matter=matter, updated_at__gt=version.verified_at)
+    # Ready exhibits only: one being read changes with every page it stores, and the verifier reads none of it
+    # until it is ready (then its updated_at is after the verification again).
+    changed = (Exhibit.objects.filter(matter=matter, updated_at__gt=version.verified_at, status=Exhibit.Status.READY)
                .exclude(origin__in=[Origin.DRAFT, Origin.REVIEW]).order_by("label_seq", "id").first())
     if changed is not None:
         return (f"Exhibit {changed.label} ({changed.title or changed.original_name}) was added or changed after "
@@ -176,9 +178,16 @@ def draft_reverify_if_stale(*, version: DraftVersion) -> str:
     verified). Waivers and confirmations carry over as in :func:`draft_verify`."""
     if version.draft.versions.filter(number__gt=version.number).exists():
         return ""
-    reason = draft_stale_reason(version=version)
-    if reason:
-        draft_verify(version=version)
+    if not draft_stale_reason(version=version):
+        return ""
+    # Two page loads at once (two tabs, a refresh) must not verify together: each replaces the findings, and a
+    # waiver given meanwhile would be lost. The version's row is locked and the question asked again under it.
+    with transaction.atomic():
+        locked = DraftVersion.objects.select_for_update().get(pk=version.pk)
+        reason = draft_stale_reason(version=locked)
+        if reason:
+            draft_verify(version=locked)
+    version.refresh_from_db()
     return reason
 
 

@@ -3,8 +3,12 @@ verification can ground what was ungrounded (and a production served can change 
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
+from matters.drafts import services
 from matters.drafts.services import draft_create, draft_stale_reason, draft_verify
+from matters.models import DraftVersion, Exhibit
+from tests.factories import ExhibitFactory
 from tests.support.record import pdf_pages
 
 pytestmark = pytest.mark.django_db
@@ -31,3 +35,30 @@ def test_evidence_added_after_verification_makes_the_draft_stale_and_it_is_verif
     assert amount.status == "grounded"
     version.refresh_from_db()
     assert draft_stale_reason(version=version) == ""
+
+
+def test_an_exhibit_still_being_read_does_not_make_the_draft_stale(matter, attorney):
+    # Processing writes the exhibit at every page it stores; the verifier reads none of it until it is ready, so
+    # every view of the review page would verify the whole draft again for nothing.
+    version = draft_create(matter=matter, title="Motion", text=TEXT, author_kind="person", author=attorney)
+    draft_verify(version=version)
+    version.refresh_from_db()
+    reading = ExhibitFactory(matter=matter, status=Exhibit.Status.PROCESSING, pages=["Amount due: USD 9,999.00."])
+    assert draft_stale_reason(version=version) == ""
+    Exhibit.objects.filter(pk=reading.pk).update(status=Exhibit.Status.READY, updated_at=timezone.now())
+    assert "Exhibit" in draft_stale_reason(version=version)
+
+
+def test_a_stale_version_is_verified_once_however_many_ask(matter, attorney, monkeypatch):
+    version = draft_create(matter=matter, title="Motion", text=TEXT, author_kind="person", author=attorney)
+    draft_verify(version=version)
+    version.refresh_from_db()
+    ExhibitFactory(matter=matter, pages=["Amount due: USD 9,999.00."])
+    runs = []
+    real = services.draft_verify
+    monkeypatch.setattr(services, "draft_verify", lambda **kw: runs.append(1) or real(**kw))
+    first = DraftVersion.objects.get(pk=version.pk)
+    second = DraftVersion.objects.get(pk=version.pk)  # a second page load that read the version before the first
+    assert services.draft_reverify_if_stale(version=first)
+    assert services.draft_reverify_if_stale(version=second) == ""
+    assert len(runs) == 1
