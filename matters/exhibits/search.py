@@ -152,20 +152,31 @@ def _read(query: str) -> Node | None:
         return None if terms is None else _plain_node(terms)
 
 
-def _checked_ids(cursor, plan: _Plan, *, most: int | None = None) -> list[int]:
+# The candidates a pre/N on SQLite reads at most (about 0.2 ms each): two words often near each other but rarely
+# in that order could otherwise read every page of a large matter in one request.
+PRE_CHECK_MAX = 5_000
+
+
+def _checked_ids(cursor, plan: _Plan, *, most: int | None = None) -> tuple[list[int], bool]:
     """Ids of the pages FTS5 yields for ``plan`` that pass its check, in the order they were added, at most
-    ``most``. Reads each candidate's text: the cost of ``pre/N`` on SQLite, in proportion to the pages where the
-    two words are near each other in either order."""
-    cursor.execute(f"SELECT p.id, p.reading_text {plan.where} ORDER BY matters_page_fts.rowid", plan.params)
+    ``most``; and whether every candidate was read (False past ``PRE_CHECK_MAX`` candidates). Reads each
+    candidate's text: the cost of ``pre/N`` on SQLite, in proportion to the pages where the two words are near
+    each other in either order."""
+    cursor.execute(f"SELECT p.id, p.reading_text {plan.where} ORDER BY matters_page_fts.rowid LIMIT %s",
+                   [*plan.params, PRE_CHECK_MAX + 1])
     ids: list[int] = []
     letters = first_letters(plan.check)
+    read = 0
     while rows := cursor.fetchmany(500):
         for page_id, text in rows:
+            read += 1
+            if read > PRE_CHECK_MAX:
+                return ids, False
             if page_matches(plan.check, PageWords(text or "", letters)):
                 ids.append(page_id)
                 if most is not None and len(ids) >= most:
-                    return ids
-    return ids
+                    return ids, True
+    return ids, True
 
 
 def _sqlite_hits(cursor, plan: _Plan, *, ranked: bool, limit: int, ids: list[int] | None = None) -> list:
@@ -246,7 +257,7 @@ def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[Search
             sql = _POSTGRES_HITS.format(chosen=chosen, tsquery=_TSQUERY, order=_POSTGRES_RANK_ORDER)
             cursor.execute(sql, [*plan.params, limit, plan.highlight])
             return _hits(cursor.fetchall())
-        ids = _checked_ids(cursor, plan) if plan.check is not None else None
+        ids = _checked_ids(cursor, plan)[0] if plan.check is not None else None
         if ids == []:
             return []
         return _hits(_sqlite_hits(cursor, plan, ranked=True, limit=limit, ids=ids))
@@ -267,13 +278,20 @@ class SearchResults:
     the order they were added to the matter. ``searchable``: False when the query held nothing to search for
     (only operators or punctuation), so the page can say so instead of "0 pages found". ``error``: why the query
     could not be read (:class:`matters.exhibits.query_language.QuerySyntaxError`, written for the attorney), or
-    empty; with an error nothing was searched."""
+    empty; with an error nothing was searched. ``partial``: a ``pre/N`` on SQLite read only the first
+    ``PRE_CHECK_MAX`` pages where its words are near each other, so later pages may match too."""
 
     hits: list[SearchHit]
     matches: int
     ranked: bool
     searchable: bool = True
     error: str = ""
+    partial: bool = False
+
+    @property
+    def checked_max(self) -> str:
+        """``PRE_CHECK_MAX`` as a reader sees it: how many pages a ``pre/N`` read for the order of its words."""
+        return f"{PRE_CHECK_MAX:,}"
 
     @property
     def ranked_max(self) -> str:
@@ -298,13 +316,13 @@ def matter_search_results(*, matter: Matter, query: str, limit: int = 50) -> Sea
     plan = _plan(node, matter.pk)
     with connection.cursor() as cursor:
         if plan.check is not None:
-            ids = _checked_ids(cursor, plan, most=RANKED_MATCHES_MAX + 1)
+            ids, complete = _checked_ids(cursor, plan, most=RANKED_MATCHES_MAX + 1)
             matches = len(ids)
             if not matches:
-                return empty
+                return SearchResults([], 0, True, partial=not complete)
             ranked = matches <= RANKED_MATCHES_MAX
             rows = _sqlite_hits(cursor, plan, ranked=ranked, limit=limit, ids=ids if ranked else ids[:limit])
-            return SearchResults(_hits(rows), matches, ranked)
+            return SearchResults(_hits(rows), matches, ranked, partial=not complete)
         cursor.execute(f"SELECT count(*) FROM (SELECT 1 {plan.where} LIMIT %s) AS matched",
                        [*plan.params, RANKED_MATCHES_MAX + 1])
         matches = cursor.fetchone()[0]

@@ -279,3 +279,16 @@ def test_a_wildcard_after_a_phrase_is_refused_with_where_it_goes():
         parse_query('"breach of contr"*')
     assert parse_query('"breach of contr*"') == Phrase(("breach", "of", "contr"), prefix=True)
 
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="only SQLite reads pages to check the order of pre/N")
+def test_pre_n_reads_a_bounded_number_of_pages_and_says_so(matter, word_salad, monkeypatch, client, attorney):
+    everything = matter_search_results(matter=matter, query="tenant pre/5 lease")
+    assert not everything.partial and everything.matches
+    monkeypatch.setattr(search, "PRE_CHECK_MAX", 3)
+    bounded = matter_search_results(matter=matter, query="tenant pre/5 lease")
+    assert bounded.partial and bounded.matches <= 3
+    client.force_login(attorney)
+    html = client.get(reverse("matters:detail", args=[matter.pk]), {"q": "tenant pre/5 lease"},
+                      headers={"HX-Request": "true", "HX-Target": "search-results"}).content.decode()
+    assert "checked on the first 3 pages" in html
