@@ -54,7 +54,7 @@ def manifest_sign(manifest: dict) -> dict:
 
 def manifest_check(manifest: dict, name: str) -> None:
     """Raise BackupError, naming snapshot ``name``, unless ``manifest`` carries a signature made with
-    ``LAWDESK_BACKUP_KEY`` over exactly its content."""
+    ``LAWDESK_BACKUP_KEY`` over exactly its content, and naming itself ``name`` (the snapshot's folder)."""
     signature = manifest.get("signature")
     if not isinstance(signature, dict) or signature.get("alg") != ALGORITHM or not isinstance(
             signature.get("mac"), str):
@@ -64,3 +64,8 @@ def manifest_check(manifest: dict, name: str) -> None:
         raise BackupError(f"Snapshot {name}: its manifest does not match its signature. It was changed after the "
                           f"backup was made (a file, a hash, the database dump), or signed with another {SETTING}. "
                           "Nothing was restored; keep the backup and investigate before trusting it.")
+    # The name is signed; the folder's is not. An older signed snapshot copied under a newer name would otherwise
+    # be restored as the newest.
+    if manifest.get("name") != name:
+        raise BackupError(f"Snapshot {name} holds the signed manifest of snapshot {manifest.get('name')!r}: it was "
+                          "copied or renamed. Nothing was restored; restore the snapshot by its own name.")

@@ -3,6 +3,7 @@ edited after it was made (a member added and a page's text and image changed, ev
 without a signature, or one checked with another key is refused with the reason before anything is written."""
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -75,6 +76,13 @@ def test_a_snapshot_without_a_signature_is_refused(signed, tmp_path, settings):
     del manifest["signature"]
     (folder / "manifest.json").write_text(json.dumps(manifest))
     assert "carries no signature" in restore_into_empty(tmp_path, settings, destination)
+
+
+def test_an_older_signed_snapshot_copied_under_a_newer_name_is_refused(signed, tmp_path, settings):
+    destination, folder, _matter = signed
+    newer = folder.with_name("9999-12-31T23-59-59Z")  # sorts last: restored as the newest
+    shutil.copytree(folder, newer)
+    assert "copied or renamed" in restore_into_empty(tmp_path, settings, destination)
 
 
 def test_another_key_cannot_restore_it_and_the_signature_covers_every_field(signed, tmp_path, settings):
