@@ -14,7 +14,7 @@ from .dates import find_dates
 from .money import find_amounts, find_bare_numbers
 
 # Bump when what is indexed changes, so every exhibit is indexed again on the next verification.
-FACTS_VERSION = 3
+FACTS_VERSION = 4
 # Every day of a range on a page is indexed (``March 9–13, 2012`` supports March 11); a range is read up to a
 # year long (matters.drafts.verifier.dates).
 _RANGE_DAYS = 366

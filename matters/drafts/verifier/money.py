@@ -4,7 +4,9 @@ Forms: ``$1,250.00``, ``$1,250``, ``$1.2 million``, ``USD 1,250``, ``1,250 USD``
 (where the matter writes numbers the continental way, ``Matter.number_format == "de"``), and written amounts
 ``five hundred dollars ($500)`` whose words and digits must agree (words read with text2num; ``seven dollars and
 twenty cents`` is 7.20). An amount written only in words (``three hundred thousand dollars``) is an amount too, and
-so is a percentage (``12.5%``, ``12.5 percent``, ``twenty per cent``: currency ``PCT``, four decimals). Figures
+so is a percentage (``12.5%``, ``12.5 percent``, ``twenty per cent``, ``ten per centum``, ``50-percent``:
+currency ``PCT``, four decimals). Written-only amounts that state no sum are not read: ``pounds`` without
+``sterling``, ``£`` or ``GBP`` beside it (a weight), ``not paid one dollar``, ``the first million dollars``. Figures
 without a
 currency (``1,250.00`` in a ledger) are read from evidence pages only, as ``number``: a draft's ``$1,250.00`` is
 grounded by a bank statement's ``1,250.00``.
@@ -97,11 +99,23 @@ _WORDS_ONLY = re.compile(
 _UNIT = {"dollar": "USD", "euro": "EUR", "pound": "GBP"}
 _UNIT_WORD = re.compile(r"\b(?:dollars?|euros?|pounds?)\b", re.IGNORECASE)
 # Percentages: "12.5%", "12.5 percent", "twenty per cent". Kept as amounts with the currency ``PCT``.
+# "per centum" is how statutes write it (26 U.S.C. § 6621: "3 percentage points", older codes "ten per centum");
+# "50-percent" is a compound adjective ("a 50-percent interest").
+_PERCENT_WORD = r"(?:\s?%|[\s-]?per\s?cent(?:um)?\b)"
 _PERCENT = {
-    "en": re.compile(r"(?<![\w.,])(?P<num>\d{1,3}(?:\.\d{1,4})?)\s?(?:%|per\s?cent\b)", re.IGNORECASE),
-    "de": re.compile(r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{1,4})?)\s?(?:%|per\s?cent\b)", re.IGNORECASE),
+    "en": re.compile(rf"(?<![\w.,])(?P<num>\d{{1,3}}(?:\.\d{{1,4}})?){_PERCENT_WORD}", re.IGNORECASE),
+    "de": re.compile(rf"(?<![\w.,])(?P<num>\d{{1,3}}(?:,\d{{1,4}})?){_PERCENT_WORD}", re.IGNORECASE),
 }
-_PERCENT_WORDS = re.compile(rf"\b(?P<words>{_WORD_NUMBER})\s*per\s?cent\b", re.IGNORECASE)
+_PERCENT_WORDS = re.compile(rf"\b(?P<words>{_WORD_NUMBER})\s*per\s?cent(?:um)?\b", re.IGNORECASE)
+# "pounds" is a weight as often as money: read as GBP only as "pounds sterling" or beside "£" or "GBP".
+_STERLING_AFTER = re.compile(r"\s*(?:sterling\b|\(\s*(?:£|GBP\b))", re.IGNORECASE)
+_STERLING_BEFORE = re.compile(r"(?:£|\bGBP|\bsterling)\W{0,3}$", re.IGNORECASE)
+# Words before a written amount that make it no amount: a negation ("has not paid one dollar", "never received
+# one dollar": nothing was paid), unless it bounds a figure ("not less than one dollar"); "first"/"last" ("the
+# first million dollars", "every last dollar") name a part of a sum, not a sum.
+_NEGATION_BEFORE = re.compile(r"(?:\b(?:not|never|no|nor|without)|n['’]t)(?:\s+[a-z]+){0,3}\s+$", re.IGNORECASE)
+_BOUND_BEFORE = re.compile(r"\b(?:than|to|of|over|under|least|most)\s+$", re.IGNORECASE)
+_PART_BEFORE = re.compile(r"\b(?:first|last)\s+$", re.IGNORECASE)
 PERCENT = "PCT"
 
 
@@ -141,6 +155,18 @@ def _percent_value(text: str, number_format: str) -> Decimal | None:
 
 def _unit(word: str) -> str:
     return _UNIT[word.lower().rstrip("s")]
+
+
+def _is_sum(text: str, match: re.Match, value: Decimal) -> bool:
+    """Whether an amount written only in words (``match`` of ``_WORDS_ONLY`` in ``text``) states a sum of money:
+    not a weight in pounds, a negation of one dollar, or the first or last N dollars of a sum."""
+    before = text[max(0, match.start() - 40):match.start()]
+    if _unit(match.group("unit")) == "GBP" and not (
+            _STERLING_AFTER.match(text, match.end("unit")) or _STERLING_BEFORE.search(before)):
+        return False
+    if _PART_BEFORE.search(before):
+        return False
+    return not (value == 1 and _NEGATION_BEFORE.search(before) and not _BOUND_BEFORE.search(before))
 
 
 def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
@@ -186,7 +212,7 @@ def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
             if m.start("unit") != unit.start() or taken.overlaps(m.start(), m.end()):
                 continue
             value = _words_value(m)
-            if value is not None:
+            if value is not None and _is_sum(text, m, value):
                 taken.add(m.start(), m.end())
                 found.append(AmountMention(m.start(), m.end(), m.group(0), _unit(m.group("unit")), value))
     for pattern in (_PERCENT[number_format], _PERCENT_WORDS):

@@ -1,10 +1,12 @@
 """Readings of the shared verifier readers, in true and false twins: a true claim is never blocked, a
-fabrication never passes. Joined ranges of numeric dates keep their two readings."""
+fabrication never passes. Joined ranges of numeric dates keep their two readings; words that state no sum
+(a weight in pounds, "not one dollar", "the first million dollars") are no amount; "per centum" is a percentage."""
 
 import pytest
 
 from matters.drafts.verifier.check import verify_text
 from matters.drafts.verifier.dates import find_dates
+from matters.drafts.verifier.money import find_amounts
 from tests.factories import ExhibitFactory
 from tests.support.record import by_text
 
@@ -41,3 +43,44 @@ def test_a_joined_numeric_range_gets_the_single_date_ambiguity_rule(matter, reco
     for invented in ("03/04/2021 to 05/20/2021", "02/04/2021 to 05/06/2021"):
         finding = by_text(findings, invented)
         assert finding.status not in ("grounded", "needs_record_cite", "ambiguous") and finding.blocking
+
+
+@pytest.mark.parametrize("text", [
+    "The tenant has not paid one dollar of the rent.", "She never received one dollar.", "It didn't cost one dollar.",
+    "The shipment weighed two thousand pounds.", "a ten pound weight", "the first million dollars of the fund",
+    "every last five dollars"])
+def test_words_that_are_no_sum_of_money_are_not_read_as_one(text):
+    assert find_amounts(text) == []
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("She paid one dollar.", "USD:1.00"), ("damages of not less than one dollar", "USD:1.00"),
+    ("two thousand pounds sterling", "GBP:2000.00"), ("two thousand pounds (£2,000)", "GBP:2000.00"),
+    ("GBP two thousand pounds", "GBP:2000.00"), ("paid three hundred dollars", "USD:300.00"),
+    ("interest at ten per centum a year", "PCT:10.0000"), ("at 6 per centum", "PCT:6.0000"),
+    ("a 50-percent interest", "PCT:50.0000"), ("a twenty-percent share", "PCT:20.0000")])
+def test_sums_and_percentages_are_read(text, key):
+    assert [a.key for a in find_amounts(text)] == [key]
+
+
+STATUTE = "SECTION 4. Interest on a judgment shall run at ten per centum a year. A share of 50-percent vests."
+
+
+@pytest.mark.django_db
+def test_per_centum_on_the_record_grounds_a_percentage_and_no_other(matter, record):
+    label = ExhibitFactory(matter=matter, origin="client", pages=[STATEMENT, STATEMENT + " " + STATUTE]).label
+    draft = (
+        f"Interest runs at 10% a year. Ex. {label} at 2. The share is 50 percent. Ex. {label} at 2. "
+        f"Interest runs at 12% a year. Ex. {label} at 2. "
+        f"The tenant has not paid one dollar of the rent. Ex. {label} at 1. "
+        f"The crate weighed two thousand pounds. Ex. {label} at 1. The tenant paid one dollar. Ex. {label} at 1.")
+    findings = verify_text(matter=matter, text=draft)
+    assert by_text(findings, "10%").status == "grounded"
+    assert by_text(findings, "50 percent").status == "grounded"
+    assert by_text(findings, "12%").blocking
+    amounts = [f.text for f in findings if f.kind == "amount"]
+    assert "two thousand pounds" not in amounts and amounts.count("one dollar") == 1
+    # Only the payment claimed is read, and the record does not show it.
+    paid = by_text(findings, "one dollar")
+    assert paid.start == draft.rindex("one dollar") and paid.blocking
+
