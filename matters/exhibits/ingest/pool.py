@@ -64,7 +64,9 @@ _mode_lock = threading.Lock()
 @cache
 def _context() -> multiprocessing.context.BaseContext:
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["matters.exhibits.ingest.child", "matters.exhibits.ingest.pool"])
+    # fork_server first: the server is undumpable before it reads anything more.
+    context.set_forkserver_preload(["matters.exhibits.ingest.fork_server", "matters.exhibits.ingest.child",
+                                    "matters.exhibits.ingest.pool"])
     return context
 
 

@@ -11,9 +11,9 @@ milliseconds from a process that has imported PyMuPDF once.
 A file is handed to a child as descriptors passed over its socket (``SCM_RIGHTS``): the stored original and a
 password file opened read-only, and the exhibit's output folder; the child reads and writes them through
 ``/proc/self/fd/N``, so it can reach those and nothing else of the data directory. A child is made undumpable
-(``PR_SET_DUMPABLE`` 0), so the other children in the sandbox cannot read its memory or its descriptors through
-``/proc``. The pool learns each child's process id as the host sees it from the kernel (``SCM_CREDENTIALS``): the
-ids inside the sandbox mean nothing outside it.
+(``PR_SET_DUMPABLE`` 0), and so is the fork server (:mod:`.fork_server`), so the other children in the sandbox
+cannot read its memory or its descriptors through ``/proc``. The pool learns each child's process id as the host
+sees it from the kernel (``SCM_CREDENTIALS``): the ids inside the sandbox mean nothing outside it.
 
 Where bubblewrap is missing or cannot create its namespaces, files are not read: each fails with the reason,
 unless the operator set ``LAWDESK_READERS_UNSANDBOXED=1`` (docs/security.md), and then each exhibit read says so.
@@ -72,6 +72,10 @@ def _wrapper(hidden: tuple[str, ...]) -> str:
     """A small executable that runs Python inside the readers' sandbox: multiprocessing starts its fork server
     through it (``set_executable``). Made once per process, in a private folder."""
     argv = sandbox.reader_argv(readonly_roots(), hidden=hidden, aliases=_prefix_aliases())
+    # The fork server imports its preload (fork_server, child, pool) before any child tells it sys.path, and
+    # Python 3.11's forkserver.main ignores the sys_path it is given: without the folder holding ``matters`` on its
+    # path, each import failed in silence, the server stayed dumpable and every child imported PyMuPDF itself.
+    argv[-1:-1] = ["--setenv", "PYTHONPATH", str(readonly_roots()[0].parent)]
     folder = Path(tempfile.mkdtemp(prefix="lawdesk-sandbox-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     script = folder / "python"

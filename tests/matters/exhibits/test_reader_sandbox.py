@@ -171,3 +171,16 @@ def test_the_fork_servers_program_is_read_once_the_wrapper_shell_has_execd_it(tm
         started.kill()
         started.wait()
     assert reader_sandbox._started_program(None) == ""
+
+
+def test_the_fork_server_is_undumpable_to_the_readers_it_forks(data_dir):
+    """A reader (a file that took a child over) shares the fork server's user in the sandbox: were the server
+    dumpable, it could read the server's memory, environment and descriptors through ``/proc``."""
+    assert sandbox_problem(sandboxed=True, data_dir=str(data_dir)) == ""
+    # The probe's parent is the fork server it was forked from; its own /proc entries stay readable.
+    assert in_a_reader("open('/proc/self/environ', 'rb').read()") == 0
+    assert in_a_reader("import os, sys; sys.exit(b'forkserver' not in open(f'/proc/{os.getppid()}/cmdline', 'rb')"
+                       ".read())") == 0
+    assert in_a_reader("import os; open(f'/proc/{os.getppid()}/environ', 'rb').read()") == COULD_NOT
+    assert in_a_reader("import os; fds = f'/proc/{os.getppid()}/fd'; os.readlink(f'{fds}/{os.listdir(fds)[0]}')") \
+        == COULD_NOT
