@@ -3,20 +3,16 @@ social security number. Words and their boxes come from the PDF text layer, or f
 Tesseract's word boxes (``image_to_data``) on the page image rendered as the viewer shows it.
 """
 
-import tempfile
 import time
-from dataclasses import dataclass
-from pathlib import Path
 
 import pymupdf
-import pytesseract
 import regex as _regex
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from matters import storage
 from matters.models import Exhibit, Page, Redaction, RedactionReason
+from matters.privilege.page_words import Word, page_words
 from matters.privilege.services import redaction_add
 
 SEARCH_MARGIN_PT = 1.0
@@ -61,45 +57,6 @@ class TimedPattern:
 
     def finditer(self, text: str):
         return self._run(lambda left: list(self.compiled.finditer(text, timeout=left)))
-
-
-@dataclass(frozen=True)
-class Word:
-    """A word on a displayed page: its box in points and the line it belongs to (for phrases)."""
-
-    rect: tuple[float, float, float, float]
-    text: str
-    line: tuple
-
-
-def _ocr_words(page: pymupdf.Page, dpi: int, lang: str) -> list[Word]:
-    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-    with tempfile.TemporaryDirectory(prefix="lawdesk-redact-") as work:
-        path = Path(work) / "page.png"
-        pixmap.save(path)
-        data = pytesseract.image_to_data(str(path), lang=lang, config=f"--psm 1 --dpi {dpi}",
-                                         output_type=pytesseract.Output.DICT)
-    scale = 72 / dpi
-    words = []
-    for i, text in enumerate(data["text"]):
-        if not text.strip():
-            continue
-        x, y, w, h = data["left"][i], data["top"][i], data["width"][i], data["height"][i]
-        words.append(Word((x * scale, y * scale, (x + w) * scale, (y + h) * scale), text,
-                          (data["block_num"][i], data["par_num"][i], data["line_num"][i])))
-    return words
-
-
-def page_words(page: Page, pdf_page: pymupdf.Page) -> list[Word]:
-    """The words of ``page`` with their boxes on the displayed page: from the PDF text layer, or for a page whose
-    text came from OCR, from Tesseract on the page image."""
-    if page.source == Page.Source.OCR:
-        return _ocr_words(pdf_page, settings.LAWDESK_OCR_DPI, settings.LAWDESK_OCR_LANG)
-    words = []
-    for x0, y0, x1, y1, text, block, line, _ in pdf_page.get_text("words", sort=True):
-        shown = (pymupdf.Rect(x0, y0, x1, y1) * pdf_page.rotation_matrix).normalize()
-        words.append(Word(tuple(shown), text, (block, line)))
-    return words
 
 
 def match_boxes(words: list[Word], pattern: TimedPattern) -> list[tuple[tuple[float, float, float, float], str]]:

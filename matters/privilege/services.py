@@ -34,6 +34,7 @@ from matters.models import (
 )
 from matters.permissions import require
 from matters.privilege.log import prefill
+from matters.privilege.page_words import centre_of, page_words
 from matters.productions.bates.active import remove_active_content, scrub_carriers
 from matters.productions.bates.leaks import MIN_SECRET_CHARS, words
 from matters.productions.bates.redact import apply_boxes, placeholder_document, redact_as_image, scrub_document
@@ -253,7 +254,7 @@ def produced_source(document: ProductionDocument) -> ProducedSource:
         if not boxes:
             continue
         reasons.update(reason for _, reason in boxes)
-        redacted_words |= _words_under(pdf[index], [pymupdf.Rect(rect) for rect, _ in boxes])
+        redacted_words |= _words_under(page, pdf[index], [pymupdf.Rect(rect) for rect, _ in boxes])
         if not apply_boxes(pdf[index], boxes):
             with pymupdf.open(storage.display_pdf(exhibit)) as original:
                 remade = redact_as_image(original[index], boxes)
@@ -283,13 +284,14 @@ def _log_without_redacted_words(document: ProductionDocument, redacted_words: se
         PrivilegeLogEntry.objects.filter(pk=entry.pk).update(**cleared)
 
 
-def _words_under(pdf_page: pymupdf.Page, rects: list[pymupdf.Rect]) -> set[str]:
-    """The words (as the leak scan compares them) whose centre is under one of ``rects`` (displayed page)."""
+def _words_under(page: Page, pdf_page: pymupdf.Page, rects: list[pymupdf.Rect]) -> set[str]:
+    """The words (as the leak scan compares them) whose centre is under one of ``rects`` (displayed page): from
+    the text layer, or for a scanned page from Tesseract's word boxes (:func:`.page_words.page_words`), so a
+    name under a box on a scan is cleared from the privilege log too."""
     under = set()
-    for x0, y0, x1, y1, text, *_ in pdf_page.get_text("words"):
-        centre = pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2) * pdf_page.rotation_matrix
-        if any(centre in rect for rect in rects):
-            under.update(w for w in words(text) if len(w) >= MIN_SECRET_CHARS)
+    for word in page_words(page, pdf_page):
+        if any(centre_of(word) in rect for rect in rects):
+            under.update(w for w in words(word.text) if len(w) >= MIN_SECRET_CHARS)
     return under
 
 

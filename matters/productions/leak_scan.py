@@ -15,8 +15,9 @@ import pymupdf
 from django.conf import settings
 
 from matters import storage
-from matters.models import Page, PrivilegeBasis, Production, RedactionReason
+from matters.models import PrivilegeBasis, Production, RedactionReason
 from matters.privilege import log
+from matters.privilege.page_words import centre_of, page_words
 from matters.privilege.services import entry_of, produced_title
 
 from .bates.leaks import Finding, Scanner, Secrets
@@ -33,11 +34,6 @@ class LeakFound(Exception):
     attorney."""
 
 
-def _centre_in(word, rect: pymupdf.Rect, page: pymupdf.Page) -> bool:
-    centre = pymupdf.Point((word[0] + word[2]) / 2, (word[1] + word[3]) / 2) * page.rotation_matrix
-    return centre in rect
-
-
 def production_secrets(production: Production) -> Secrets:
     """What ``production`` must not hold, less what it rightly holds elsewhere.
 
@@ -47,8 +43,8 @@ def production_secrets(production: Production) -> Secrets:
     Allowed (not looked for): the text of every page produced without a box, the words clear of every box on a
     redacted page, each produced document's label and the title of each one without a box, and what the
     production writes itself (the matter's name, client and case number, designations, reason codes and privilege
-    bases, placeholder wording, the headings of the load files, the index and the log). A box on a page without
-    a text layer (a scan read by OCR) gives only the words it was found by."""
+    bases, placeholder wording, the headings of the load files, the index and the log). On a page read by OCR the
+    words under a box come from Tesseract's word boxes."""
     secrets = Secrets()
     matter = production.matter
     allowed: list[str] = [
@@ -78,18 +74,16 @@ def production_secrets(production: Production) -> Secrets:
                 for redaction in page.redactions.all():
                     if redaction.found_by and not _PATTERN_CHARACTERS.search(redaction.found_by):
                         secrets.add(redaction.found_by, what)
-                if page.source == Page.Source.OCR:
-                    continue
-                pdf_page = pdf[page.number - 1]
-                words = pdf_page.get_text("words", sort=True)
+                # The text layer's words, or a scan's from Tesseract: the words under a box on a scan are looked
+                # for as well (in the privilege log, which may have read them from the page's OCR text).
+                shown = page_words(page, pdf[page.number - 1])
                 for rect in rects:
-                    under = [w[4] for w in words if _centre_in(w, rect, pdf_page)]
+                    under = [w.text for w in shown if centre_of(w) in rect]
                     secrets.add(" ".join(under), what)
                     for word in under:
                         if word[:1].isupper() or any(c.isdigit() for c in word):
                             secrets.add(word, what)
-                allowed.append(" ".join(w[4] for w in words
-                                        if not any(_centre_in(w, rect, pdf_page) for rect in rects)))
+                allowed.append(" ".join(w.text for w in shown if not any(centre_of(w) in rect for rect in rects)))
     for text in allowed:
         secrets.allow(text)
     return secrets

@@ -371,3 +371,27 @@ def test_a_redacted_page_image_showing_the_name_fails_the_production_through_ocr
     assert production.status == Production.Status.FAILED
     assert re.search(r"VOL002/IMAGES/SMITH000002.tif holds “(beneficiary|margaret|holloway)”", production.reason), (
         production.reason)
+
+
+@pytest.mark.ocr
+def test_a_name_under_a_box_on_a_scan_is_cleared_from_the_prefilled_log(matter, attorney, ingest, tmp_path):
+    # A scanned memo: its text comes from OCR, so the privilege log's prefill reads "To: Margaret Holloway" from
+    # the OCR text, and the words under the box must come from Tesseract's word boxes to be cleared.
+    drawn = pymupdf.open()
+    page = drawn.new_page()
+    page.insert_text((72, 100), "MEMORANDUM", fontsize=20)
+    page.insert_text((72, 160), f"To: {NAME}", fontsize=20)
+    page.insert_text((72, 220), "From: Dana Counsel", fontsize=20)
+    page.insert_text((72, 300), "Re: the adjuster's file", fontsize=20)
+    scan = tmp_path / "memo.png"
+    page.get_pixmap(dpi=200).save(scan)
+    exhibit = ingest(matter, scan)
+    first = exhibit.pages.get(number=1)
+    assert first.source == "ocr" and "Holloway" in first.text, first.text
+    width = exhibit.pages.get(number=1).width_pt / 612  # the scan's page is the image at its own size
+    redaction_add(page=first, rect=(100 * width, 135 * width, 420 * width, 170 * width), reason="PII",
+                  user=attorney)
+    production = produce(matter, [exhibit], attorney)
+    assert production.status == Production.Status.DONE, production.reason
+    entry = PrivilegeLogEntry.objects.get(document__production=production)
+    assert "holloway" not in entry.recipients.lower() and "Dana Counsel" in entry.author
