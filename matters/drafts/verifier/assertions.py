@@ -1,9 +1,10 @@
 """Facts a model's text asserts with nothing to check them against.
 
 A sentence of a model's version that names a person or a court, states a number or a span of years, or holds a
-citation-shaped string, and that none of the verifier's readers found a claim in (no cite, date, amount or
-quotation), would otherwise pass with no finding at all: "the verifier found no claim to check". Each such
-sentence gets one finding:
+citation-shaped string outside the spans the verifier's readers found claims in (a date, an amount, a quotation),
+and that cites no source (a record page, a case, a statute), would otherwise pass with no finding at all: "the
+verifier found no claim to check". A checked claim exempts only its own span, never the whole sentence ("On March
+3, 2021, Judge Harold Fakename granted the motion." still asserts a person). Each such sentence gets one finding:
 
 - a citation-shaped string no reader knows (``346 Fictitious 12``: a volume, a name, a page) is ``unreadable``:
   it blocks until an attorney writes a citation LawDesk can check or waives it with a reason;
@@ -14,6 +15,7 @@ Only a model's text is read this way (:func:`matters.drafts.services.draft_verif
 states the matter's parties and court in sentences that need no cite, and flagging them would be noise.
 """
 
+import bisect
 import re
 
 from .finding import FindingData, Kind, Status
@@ -45,27 +47,45 @@ _ASSERTS: list[tuple[str, re.Pattern]] = [
 ]
 
 
-def _asserts(sentence: str) -> tuple[str, re.Match] | None:
+# Findings that cite a source: a sentence holding one (or followed by a citation sentence) cites what it asserts.
+_CITES = {Kind.BATES_CITE, Kind.EXHIBIT_CITE, Kind.CASE_CITATION, Kind.STATUTE_CITATION}
+
+
+def _asserts(sentence: str, checked: Spans) -> tuple[str, re.Match] | None:
+    """The first fact ``sentence`` asserts outside ``checked`` (spans, relative to the sentence, that a finding
+    covers: a date's digits are that date's claim, not a number asserted besides it)."""
     for what, pattern in _ASSERTS:
         for match in pattern.finditer(sentence):
             if what == "a citation-shaped string" and match.group("name").split()[0].rstrip(".") in _MONTHS:
                 continue  # "12 March 2021" is a date, read as one
+            if checked.overlaps(match.start(), match.end()):
+                continue
             return what, match
     return None
 
 
 def uncited_assertions(text: str, findings: list[FindingData]) -> list[FindingData]:
-    """A finding for each sentence of ``text`` that asserts a fact (see the module docstring) and holds none of
-    ``findings`` (the verifier's findings of the same text), nor is followed by a citation sentence holding one.
+    """A finding for each sentence of ``text`` that asserts a fact (see the module docstring) outside the spans
+    of ``findings`` (the verifier's findings of the same text) and cites nothing: no cite finding (a record page,
+    a case, a statute) in it, nor a citation sentence after it. A date or amount checked in a sentence exempts
+    only its own span: "On March 3, 2021, Judge Harold Fakename granted the motion." still asserts a person.
     Offsets are into ``text``."""
     flat = flatten(text)
     spans = sentences(text)
     claimed = Spans((f.start, f.end) for f in findings)
+    cited = Spans((f.start, f.end) for f in findings if f.kind in _CITES)
+    # The findings in order of start, looked up per sentence by bisection (a draft can hold thousands).
+    ordered = sorted((f.start, f.end) for f in findings)
+    starts = [s for s, _ in ordered]
+    longest = max((e - s for s, e in ordered), default=0)
     out: list[FindingData] = []
     for i, sentence in enumerate(spans):
-        if claimed.overlaps(sentence.start, sentence.end):
+        if cited.overlaps(sentence.start, sentence.end):
             continue
-        found = _asserts(flat[sentence.start:sentence.end])
+        near = ordered[bisect.bisect_left(starts, sentence.start - longest):bisect.bisect_left(starts, sentence.end)]
+        checked = Spans((max(s, sentence.start) - sentence.start, min(e, sentence.end) - sentence.start)
+                        for s, e in near if sentence.start < e)
+        found = _asserts(flat[sentence.start:sentence.end], checked)
         if found is None:
             continue
         nxt = spans[i + 1] if i + 1 < len(spans) else None
