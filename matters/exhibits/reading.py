@@ -135,8 +135,11 @@ def reading_form_with_offsets(text: str) -> tuple[str, list[int]]:
     """The reading form of ``text`` and, per character of it, the offset in ``text`` it comes from (a list one
     longer than the form: its last item is ``len(text)``, so a span ``[s, e)`` of the form maps to
     ``[offsets[s], offsets[e - 1] + 1)`` of the original)."""
-    chars, origin = _characters(text)
-    joined = "".join(chars)
+    if text.isascii():  # no ligature, mark or combining character to replace: every character is itself
+        joined, origin = text, list(range(len(text)))
+    else:
+        chars, origin = _characters(text)
+        joined = "".join(chars)
     if is_transcript(joined):
         joined, origin = _drop(_LINE_NUMBER, joined, origin)
     joined, origin = _drop(_LINE_END_HYPHEN, joined, origin)

@@ -91,6 +91,8 @@ class Evidence:
 
     def learn_exhibits(self, page_ids) -> None:
         unknown = [p for p in page_ids if p not in self._exhibit_of]
+        if not unknown:
+            return
         for batch in _batches(unknown):
             self._exhibit_of.update(Page.objects.filter(pk__in=batch).values_list("id", "exhibit_id"))
 

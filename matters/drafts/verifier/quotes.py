@@ -8,6 +8,7 @@ other difference of words is a misquotation; punctuation and capitalisation are 
 :func:`matters.drafts.verifier.text.match_words`).
 """
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -15,7 +16,9 @@ from matters.exhibits.reading import HYPHENATED, reading_form
 
 from .text import Spans, match_words
 
-_PAIRS = [re.compile(r"“([^“”]{2,2000}?)”"), re.compile(r'(?<![\w"])"([^"\n]{2,2000}?)"(?![\w"])')]
+# Curly quotation marks may pair across lines (a quotation of several paragraphs); straight ones only on one line.
+CURLY_QUOTATION = re.compile(r"“([^“”]{2,2000}?)”")
+_PAIRS = [CURLY_QUOTATION, re.compile(r'(?<![\w"])"([^"\n]{2,2000}?)"(?![\w"])')]
 _ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.(?:\s?\.)?|…)\s*")
 _BRACKET = re.compile(r"\[([^\[\]]{0,60})\]")
 _GAP = "qqgapqq"
@@ -34,7 +37,13 @@ class QuoteMention:
 
     @property
     def word_count(self) -> int:
-        return len(match_words(_BRACKET.sub(" ", self.inner)).split())
+        return _word_count(self.inner)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _word_count(inner: str) -> int:
+    # Asked of every quotation three times in a verification, and of the same quotation in every version of a draft.
+    return len(match_words(_BRACKET.sub(" ", inner)).split())
 
 
 def find_quotations(text: str) -> list[QuoteMention]:
@@ -95,7 +104,39 @@ def _tokens(segment: str) -> list[str | tuple[str, ...]]:
     return tokens + match_words(form[position:]).split()
 
 
-def _pattern(words: list[str | tuple[str, ...]]) -> re.Pattern | None:
+@dataclass(frozen=True)
+class _Words:
+    """Whole words searched in match words: ``needle`` (words joined by single spaces) where it starts and ends
+    at a space or an end of the text. What ``(?<!\\S)needle(?!\\S)`` finds, found with ``str.find``: a
+    quotation's pattern compiled per quotation cost more than checking it, and most quotations are plain words."""
+
+    needle: str
+
+    def search(self, haystack: str, position: int = 0) -> "_Hit | None":
+        at = haystack.find(self.needle, position)
+        while at >= 0:
+            end = at + len(self.needle)
+            if (at == 0 or haystack[at - 1] == " ") and (end == len(haystack) or haystack[end] == " "):
+                return _Hit(at, end)
+            at = haystack.find(self.needle, at + 1)
+        return None
+
+
+@dataclass(frozen=True)
+class _Hit:
+    begin: int
+    finish: int
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.finish
+
+
+def _pattern(words: list[str | tuple[str, ...]]) -> "re.Pattern | _Words | None":
+    if words and all(isinstance(w, str) and w != _GAP for w in words):
+        return _Words(" ".join(words))
     parts: list[str] = []
     for word in words:
         if isinstance(word, tuple):

@@ -139,7 +139,9 @@ def _table() -> re.Pattern:
 
 
 # A code's name in the table stands this close before its section sign, "art." or "act/section".
-_ANCHOR = re.compile(r"§|\b[Aa]rt(?:icle|\.)?\s*\d|\d\s*/\s*\d")
+# An act and section ("735 ILCS 5/2-619") has one slash; a numeric date (4/17/2000) two, and is no anchor: a draft
+# full of dates had the table tried around every one of them.
+_ANCHOR = re.compile(r"§|\b[Aa]rt(?:icle|\.)?\s*\d|(?<![\d/])\d++\s*/\s*\d++(?!\s*/)")
 _BEFORE_ANCHOR, _AFTER_ANCHOR = 80, 60
 
 

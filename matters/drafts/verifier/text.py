@@ -8,13 +8,15 @@ from dataclasses import dataclass
 
 from matters.exhibits.reading import reading_form
 
-_FLATTEN = {ord("\n"): " ", ord("\r"): " ", ord("\t"): " ", ord("\f"): " ", ord("\v"): " ", 0xA0: " ", 0x2028: " "}
+# str.translate with a mapping takes its slow path on any non-ASCII key: 7 ms for a 220 KB brief, against under one
+# for a substitution of the few characters there are.
+_FLATTEN = re.compile("[\n\r\t\f\v\u00a0\u2028]")
 
 
 def flatten(text: str) -> str:
     """``text`` with line breaks and tabs as spaces, same length, so a citation broken across lines
     (``728 F.2d 911,\\n915``) reads as on one line and every offset still points into the original."""
-    return text.translate(_FLATTEN)
+    return _FLATTEN.sub(" ", text)
 
 
 _WORD = re.compile(r"[0-9a-z§$%]+")
