@@ -14,47 +14,51 @@ included, so a report shows what was checked and not only what failed. Statuses 
 """
 
 import bisect
-import re
+import copy
+import gc
+from collections import defaultdict
 
 from matters.models import BatesPage, Exhibit, IncomingBatesPage, Matter, Page
 
+from . import memo as memos
 from .authorities import AuthorityDoc, authorities_of
 from .check_authorities import AuthorityChecks
 from .check_facts import FactChecks
-from .check_quotes import MIN_UNCITED_QUOTE_WORDS, QuoteChecks
+from .check_quotes import QuoteChecks
 from .check_records import MAX_RANGE_PAGES, RecordChecks
-from .citations import eyecite_citations, find_case_citations
-from .dates import DateMention, find_dates
+from .citations import CaseMention, resolve_case_citations
+from .dates import DateMention
 from .evidence import Evidence
 from .finding import FindingData, Kind, Status, Support
-from .money import AmountMention, find_amounts, find_unreadable_amounts
-from .quotes import find_quotations, prepare
+from .memo import Memo, evidence_state, paragraph_key
+from .money import AmountMention
 from .reading_notes import add_reading_notes
-from .record import BatesMention, find_bates, find_docket_cites, find_exhibit_cites, find_pleading_cites
-from .statutes import read_statutes
-from .text import Spans, flatten, sentences
-from .transcripts import check_transcript_cite, find_transcript_cites, narrow_to_lines, supported_facts
+from .record import BatesMention
+from .text import flatten
+from .transcripts import check_transcript_cite, narrow_to_lines, supported_facts
+from .units import ReadingSettings, paragraph_spans, paragraphs, shifted
 
 __all__ = ["FindingData", "Verification", "verify_text"]
-_SIGNALS = re.compile(
-    r"\b(?:see|also|cf|e\.g|accord|compare|with|and|id|at|generally|supra|infra|pp?|ex|exs?|exhibits?|"
-    r"citing|quoting|but|contra|n|nn|bates|hereinafter|internal|quotation|marks|omitted|emphasis|added|"
-    r"alteration|original|citations?)\b",
-    re.IGNORECASE,
-)
-
-
 class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
-    """One verification of one text against one matter. Use :func:`verify_text`."""
+    """One verification of one text against one matter. Use :func:`verify_text`.
 
-    def __init__(self, matter: Matter, text: str):
+    The draft is read a paragraph at a time (:mod:`matters.drafts.verifier.units`) and judged a paragraph at a
+    time: each paragraph's findings depend on its own text, the evidence, and a few things outside it that are
+    named in its key (:meth:`_paragraph_key`). With a ``memo`` (:class:`matters.drafts.verifier.memo.Memo`), a
+    paragraph whose key the memo holds takes its findings from there and only the others are checked: after an
+    edit, the paragraph edited and those whose meaning depends on it (an ``Id.`` or ``supra`` after it, the
+    paragraph a citation sentence of it supports). The result is the same either way."""
+
+    def __init__(self, matter: Matter, text: str, memo: Memo | None = None):
         self.matter = matter
         self.text = text
         self.flat = flatten(text)
+        self.memo = memo
         self.evidence = Evidence(matter)
         self._authorities: list[AuthorityDoc] | None = None
-        self._doc_facts: dict[tuple[int, str], set[str]] = {}
+        self._doc_facts: dict[tuple[int, str], set[int]] = {}
         self.findings: list[FindingData] = []
+        self.checked_paragraphs = 0  # how many paragraphs this run judged (the others came from the memo)
 
     @property
     def authorities(self) -> list[AuthorityDoc]:
@@ -72,124 +76,162 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
 
     def run(self) -> list[FindingData]:
         flat = self.flat
-        citations = eyecite_citations(flat)
-        cases = find_case_citations(flat, citations)
-        statutes, unreadable_cites = read_statutes(flat, citations, self.matter.court)
-        quotes = find_quotations(flat)
-        # A citation inside a quotation is part of what is quoted (checked with the quotation), not the draft's.
-        # Quoted words too few to be a quotation (a term in quotation marks) keep their cites as the draft's own.
-        quoted = [(q.start, q.end) for q in quotes if q.word_count >= MIN_UNCITED_QUOTE_WORDS]
-        in_quotes = Spans(quoted)
-        cases = [c for c in cases if not in_quotes.overlaps(c.start, c.end)]
-        # "Id. § 1028A(c)" after a statute is that statute's short form, not a case's.
-        section_starts = sorted(s.start for s in statutes)
-        for case in cases:
-            if case.form != "id":
-                continue
-            after = case.end + len(flat[case.end:case.end + 4]) - len(flat[case.end:case.end + 4].lstrip(" ,"))
-            i = bisect.bisect_left(section_starts, case.start)
-            if i < len(section_starts) and section_starts[i] <= after:
-                case.form = "statute_id"
-        case_spans = Spans((c.start, c.end) for c in cases if c.form != "statute_id")
-        statutes = [s for s in statutes if not in_quotes.overlaps(s.start, s.end)
-                    and not case_spans.overlaps(s.start, s.end)]
-        unreadable_cites = [u for u in unreadable_cites if not in_quotes.overlaps(u.start, u.end)
-                            and not case_spans.overlaps(u.start, u.end)]
-        authority_spans = ([(c.start, c.end) for c in cases if c.form != "statute_id"]
-                           + [(s.start, s.end) for s in statutes])
-        taken = Spans(authority_spans + quoted + [(u.start, u.end) for u in unreadable_cites])
-        dockets = [d for d in find_docket_cites(flat) if not taken.overlaps(d.start, d.end)]
-        pleadings = [p for p in find_pleading_cites(flat) if not taken.overlaps(p.start, p.end)]
-        taken = Spans(authority_spans + quoted + [(u.start, u.end) for u in unreadable_cites]
-                      + [(d.start, d.end) for d in dockets] + [(p.start, p.end) for p in pleadings])
-        bates = [b for b in find_bates(flat, self.evidence.known_prefixes()) if not taken.overlaps(b.start, b.end)]
-        exhibits = [e for e in find_exhibit_cites(flat) if not taken.overlaps(e.start, e.end)]
-        records: list = sorted(bates + exhibits + dockets + pleadings, key=lambda r: r.start)
-        transcripts = [t for t in find_transcript_cites(flat) if not taken.overlaps(t.start, t.end)]
-        cite_spans = (authority_spans + [(r.start, r.end) for r in records]
-                      + [(u.start, u.end) for u in unreadable_cites] + [(t.start, t.end) for t in transcripts])
-        skip = Spans(cite_spans + [(q.start, q.end) for q in quotes])
-        dates = [d for d in find_dates(flat, self.matter.date_order, yearless=True)
-                 if not skip.overlaps(d.start, d.end)]
-        amounts = [a for a in find_amounts(flat, self.matter.number_format) if not skip.overlaps(a.start, a.end)]
-        unreadable_amounts = [u for u in find_unreadable_amounts(flat, amounts) if not skip.overlaps(u[0], u[1])]
-        orders = sorted({d.written_order: d.text for d in dates if d.written_order}.items())
-        self._mixed_orders = " and ".join(text for _, text in orders) if len(orders) > 1 else ""
+        units = paragraph_spans(self.text)
+        settings = ReadingSettings(self.matter.date_order, self.matter.number_format, self.matter.court,
+                                   frozenset(self.evidence.known_prefixes()))
+        parts = [paragraphs.get(flat[s:e], settings) for s, e in units]
+        unit_starts = [s for s, _ in units]
 
-        self._prefetch(bates, dates, amounts)
-        spans = sentences(self.text)
-        support = [Support() for _ in spans]
+        def unit_of(position: int) -> int:
+            return max(0, bisect.bisect_right(unit_starts, position) - 1)
 
-        starts = [s.start for s in spans]
+        # Sentences of the whole draft, in order, and the first of each paragraph.
+        starts: list[int] = []
+        first_sentence: list[int] = []
+        for (s, _), part in zip(units, parts):
+            first_sentence.append(len(starts))
+            starts.extend(sentence.start + s for sentence in part.sentences)
+        first_sentence.append(len(starts))
 
         def sentence_of(position: int) -> int:
             return max(0, bisect.bisect_right(starts, position) - 1)
 
+        # A citation sentence supports the sentence before it, in its paragraph or at the end of the one before.
+        merged = {first_sentence[u] + k for u, part in enumerate(parts) for k in part.citation_only
+                  if first_sentence[u] + k >= 1}
+
+        # Case citations are resolved over the whole draft: a short form, "supra" or "Id." refers back.
+        citations: list = []
+        cases: list[CaseMention] = []
+        seen: set[int] = set()
+        for (s, _), part in zip(units, parts):
+            base = len(citations)
+            for citation in part.citations:
+                # The same paragraph twice is one cached reading: its citations are told apart by identity.
+                citations.append(copy.copy(citation) if id(citation) in seen else citation)
+                seen.add(id(citation))
+            for mention in part.cases:
+                cases.append(shifted(mention, s))
+                cases[-1].source = None if mention.source is None else base + mention.source
+        resolve_case_citations(cases, citations)
+        # "Id." after a record cite refers to that record document (Compl. ¶ 12 ... Id. ¶ 14), not to a case.
+        record_starts: list[int] = []
+        record_at: list[tuple[int, int]] = []
+        statute_starts: list[int] = []
+        for u, ((s, _), part) in enumerate(zip(units, parts)):
+            record_starts.extend(r.start + s for r in part.records)
+            record_at.extend((u, k) for k in range(len(part.records)))
+            statute_starts.extend(st.start + s for st in part.statutes)
+        record_of_id: dict[int, int] = {}  # index in cases -> index in the draft's records
+        last_case = -1
+        for i, case in enumerate(cases):
+            if case.form == "id":
+                k = bisect.bisect_right(record_starts, case.start) - 1
+                j = bisect.bisect_right(statute_starts, case.start) - 1
+                last_authority = max(last_case, statute_starts[j] if j >= 0 else -1)
+                if k >= 0 and record_starts[k] > last_authority:
+                    case.form = "record_id"
+                    record_of_id[i] = k
+                    continue
+            if not case.in_parenthetical:
+                last_case = case.start
+
+        def record(k: int):
+            u, index = record_at[k]
+            return shifted(parts[u].records[index], units[u][0])
+
+        orders: dict[str, str] = {}
+        for part in parts:
+            orders.update(part.orders)
+        self._mixed_orders = " and ".join(text for _, text in sorted(orders.items())) if len(orders) > 1 else ""
+
+        # Which paragraphs to judge: all, or those whose key the memo lacks.
+        case_units = [unit_of(c.start) for c in cases]
+        keys = self._paragraph_keys(units, parts, cases, case_units, record_of_id, record, first_sentence, merged)
+        remembered = self.memo.recall(keys, unit_starts) if self.memo is not None else {}
+        dirty = {u for u in range(len(units)) if u not in remembered}
+        self.checked_paragraphs = len(dirty)
+        # Sentences whose support a judged paragraph reads: its own, and a citation sentence opening the next.
+        needed_units = sorted(dirty | {u + 1 for u in dirty if u + 1 < len(units) and first_sentence[u + 1] in merged})
+        needed = {i for u in dirty for i in range(first_sentence[u], first_sentence[u + 1])}
+        needed.update(first_sentence[u + 1] for u in dirty if u + 1 < len(units) and first_sentence[u + 1] in merged)
+
+        def mentions(kind: str, units_to_read) -> list:
+            return [shifted(m, units[u][0]) for u in units_to_read for m in getattr(parts[u], kind)]
+
+        records = [r for r in mentions("records", needed_units) if sentence_of(r.start) in needed]
+        transcripts = [t for t in mentions("transcripts", needed_units) if sentence_of(t.start) in needed]
+        statutes = [st for st in mentions("statutes", needed_units) if sentence_of(st.start) in needed]
+        unreadable_cites = [c for c in mentions("unreadable_cites", needed_units) if sentence_of(c.start) in needed]
+        dates = mentions("dates", sorted(dirty))
+        amounts = mentions("amounts", sorted(dirty))
+        quotes, searches = [], {}
+        for u in sorted(dirty):
+            for quote, search in zip(parts[u].quotes, parts[u].searches):
+                quotes.append(shifted(quote, units[u][0]))
+                searches[id(quotes[-1])] = search
+        unreadable_amounts = [(a + units[u][0], b + units[u][0], t) for u in sorted(dirty)
+                              for a, b, t in parts[u].unreadable_amounts]
+        wanted_cases: set[int] = set()
+        for i, case in enumerate(cases):
+            if case_units[i] in dirty or sentence_of(case.start) in needed:
+                wanted_cases.add(i)
+                if case.antecedent is not None:
+                    wanted_cases.add(case.antecedent)
+                outer = self._outer_case(cases, i)
+                if outer is not None:
+                    wanted_cases.add(outer)
+        bates = [r for r in records if isinstance(r, BatesMention)]
+        bates += [record(k) for i, k in record_of_id.items() if i in wanted_cases
+                  and isinstance(parts[record_at[k][0]].records[record_at[k][1]], BatesMention)]
+        self._prefetch(bates, dates, amounts)
+        support: dict[int, Support] = defaultdict(Support)
+
         def cites_record(mention, pages: list[int]) -> None:
-            if spans:
+            if starts:
                 support[sentence_of(mention.start)].record_cites.append(mention.text)
                 support[sentence_of(mention.start)].pages.extend(pages)
 
         for mention in records:
             cites_record(mention, self._check_record(mention))
-        # "Id." after a record cite refers to that record document (Compl. ¶ 12 ... Id. ¶ 14), not to a case.
-        record_starts = [r.start for r in records]
-        statute_starts = [st.start for st in statutes]
-        last_case = -1
-        for case in cases:
-            if case.form == "id":
-                k = bisect.bisect_right(record_starts, case.start) - 1
-                j = bisect.bisect_right(statute_starts, case.start) - 1
-                last_authority = max(last_case, statute_starts[j] if j >= 0 else -1)
-                if k >= 0 and records[k].start > last_authority:
-                    case.form = "record_id"
-                    cites_record(case, self._check_record(records[k], case))
-                    continue
-            if not case.in_parenthetical:
-                last_case = case.start
+        for i, k in record_of_id.items():
+            if i in wanted_cases:
+                cites_record(cases[i], self._check_record(record(k), cases[i]))
         cache: dict = {}
         checks = [check_transcript_cite(t, self.matter, self.evidence.exhibit_ids, cache) for t in transcripts]
         for check in checks:  # transcript cites (matters.drafts.verifier.transcripts)
             self._finding(Kind.EXHIBIT_CITE, Status(check.status), check.mention.start, check.mention.end,
                           check.message, check.page_ids, transcript=check.mention.name)
-            if spans:
+            if starts:
                 support[sentence_of(check.mention.start)].record_cites.append(check.mention.text)
                 support[sentence_of(check.mention.start)].pages.extend(check.page_ids)
-        resolved = self._check_cases(cases)
+        resolved = self._check_cases(cases, wanted_cases)
         for mention, doc in resolved:
-            if spans:
+            if starts and sentence_of(mention.start) in needed:
                 support[sentence_of(mention.start)].authorities.append((doc, mention.text))
         for statute in statutes:
             doc = self._check_statute(statute)
-            if spans:
+            if starts:
                 support[sentence_of(statute.start)].authorities.append((doc, statute.text))
         for cite in unreadable_cites:
             self._unreadable_statute(cite)
-            if spans:
+            if starts:
                 support[sentence_of(cite.start)].authorities.append((None, cite.text))
         for start, end, text in unreadable_amounts:
             self._unreadable_amount(start, end, text)
 
-        # A citation sentence supports the sentence before it.
-        cites_in: list[list[tuple[int, int]]] = [[] for _ in spans]
-        for span in cite_spans:
-            if spans:
-                cites_in[sentence_of(span[0])].append(span)
-        merged: set[int] = set()
-        for i in range(1, len(spans)):
-            if cites_in[i] and self._citation_only(spans[i].start, spans[i].end, cites_in[i]):
-                merged.add(i)
-                support[i - 1].record_cites.extend(support[i].record_cites)
-                support[i - 1].pages.extend(support[i].pages)
-                support[i - 1].authorities.extend(support[i].authorities)
+        for i in sorted(merged & needed):
+            support[i - 1].record_cites.extend(support[i].record_cites)
+            support[i - 1].pages.extend(support[i].pages)
+            support[i - 1].authorities.extend(support[i].authorities)
 
         def support_of(mention) -> Support:
-            return support[sentence_of(mention.start)] if spans else Support()
+            return support[sentence_of(mention.start)] if starts else Support()
 
         def quote_support(mention) -> Support:
             """What a quotation's sentences cite: a quotation of several sentences is followed by its cite,
             which stands in the sentence where the quotation ends, not where it starts."""
-            if not spans:
+            if not starts:
                 return Support()
             first, last = sentence_of(mention.start), sentence_of(max(mention.start, mention.end - 1))
             if first == last:
@@ -207,7 +249,6 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         self._suggest_near_dates()
         for mention in amounts:
             self._check_amount(mention, support_of(mention))
-        searches = {id(q): prepare(q.inner) for q in quotes}
         wanted: set[int] = set()
         for mention in quotes:
             sup = quote_support(mention)
@@ -220,13 +261,62 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         for mention in quotes:
             self._check_quote(mention, quote_support(mention), searches[id(mention)])
 
-        if checks and spans:
+        if checks and starts:
             narrow_to_lines(self.findings, checks, supported_facts(self.findings, checks, sentence_of, merged),
                             self.matter)
+        # Findings of paragraphs read only for what they lend a judged one (a full citation, a citation sentence)
+        # are that paragraph's own, judged or remembered with it.
+        self.findings = [f for f in self.findings if unit_of(f.start) in dirty]
         self.findings.sort(key=lambda f: (f.start, f.end))
         add_reading_notes(self.findings, self.matter, self.evidence)
         self._resolve_sources()
-        return self.findings
+        judged: dict[int, list[FindingData]] = {u: [] for u in dirty}
+        for finding in self.findings:
+            judged[unit_of(finding.start)].append(finding)
+        if self.memo is not None:
+            self.memo.keep({keys[u]: (units[u][0], judged[u]) for u in dirty})
+        out: list[FindingData] = []
+        for u in range(len(units)):
+            out.extend(judged[u] if u in dirty else remembered[u])
+        self.findings = out
+        return out
+
+    @staticmethod
+    def _outer_case(cases: list[CaseMention], i: int) -> int | None:
+        """For a full citation inside a ``(quoting ...)`` parenthetical, the full citation it follows (the
+        authority said to quote it); None otherwise."""
+        if cases[i].form != "full" or not cases[i].in_parenthetical:
+            return None
+        return next((j for j in range(i - 1, -1, -1)
+                     if cases[j].form == "full" and not cases[j].in_parenthetical), None)
+
+    def _paragraph_keys(self, units, parts, cases, case_units, record_of_id, record, first_sentence,
+                        merged) -> list[bytes]:
+        """Each paragraph's key: everything its findings depend on. Its text; the evidence and the matter's
+        reading (:func:`matters.drafts.verifier.memo.evidence_state`); whether the draft mixes numeric date
+        orders; for each case citation of it that refers elsewhere, what it refers to (the full citation of a
+        short form, ``supra`` or ``Id.``, the record cite of a record ``Id.``, the authority a parenthetical
+        follows); and a citation sentence opening the next paragraph, which supports its last sentence."""
+        if self.memo is None:
+            return [b""] * len(units)
+        state = evidence_state(self.matter, self.evidence)
+        outside: list[list] = [[] for _ in units]
+        for i, case in enumerate(cases):
+            u = case_units[i]
+            if case.antecedent is not None and case.form in ("short", "supra", "id"):
+                outside[u].append(("refers", _described(cases[case.antecedent])))
+            if i in record_of_id:
+                outside[u].append(("record", record(record_of_id[i]).text))
+            outer = self._outer_case(cases, i)
+            if outer is not None:
+                outside[u].append(("outer", _described(cases[outer])))
+        for u in range(len(units) - 1):
+            if first_sentence[u + 1] in merged:
+                sentence = parts[u + 1].sentences[0]
+                s = units[u + 1][0]
+                outside[u].append(("next", self.text[s + sentence.start:s + sentence.end]))
+        return [paragraph_key(state, self._mixed_orders, self.text[s:e], outside[u])
+                for u, (s, e) in enumerate(units)]
 
     def _prefetch(self, bates: list[BatesMention], dates: list[DateMention], amounts: list[AmountMention]) -> None:
         """One query each for every Bates number and every date and amount the draft mentions."""
@@ -247,15 +337,6 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         self._exhibit_pages: dict[int, list[tuple[int, int]]] = {}
         self._prefix_productions: dict[str, tuple[list[str], list[int]]] = {}
 
-    def _citation_only(self, start: int, end: int, cite_spans: list[tuple[int, int]]) -> bool:
-        chars = list(self.flat[start:end])
-        for s, e in cite_spans:
-            for i in range(max(s, start), min(e, end)):
-                chars[i - start] = " "
-        rest = _SIGNALS.sub(" ", "".join(chars))
-        has_cite = any(s < end and start < e for s, e in cite_spans)
-        return has_cite and len(re.findall(r"[A-Za-z]{2,}", rest)) == 0
-
     # -- sources -------------------------------------------------------------------------------------------------
 
     def _resolve_sources(self) -> None:
@@ -275,10 +356,28 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
             finding.sources = [info[p] for p in finding.sources if p in info]
 
 
-def verify_text(*, matter: Matter, text: str) -> list[FindingData]:
+def _described(case: CaseMention) -> tuple:
+    """What a citation's findings read of a full citation another refers to."""
+    return (case.text, case.form, case.volume, case.reporter, case.page, case.pin_cite, case.year, case.plaintiff,
+            case.defendant, case.problem, case.name, case.in_parenthetical)
+
+
+def verify_text(*, matter: Matter, text: str, incremental: bool = True) -> list[FindingData]:
     """Check every claim of ``text`` against ``matter``; return the findings in order of position.
 
     Offsets are into ``text``. Reads the database (evidence pages, their indexed facts, productions,
-    authorities); writes only the facts index of exhibits not yet indexed.
+    authorities); writes only the facts index of exhibits not yet indexed. ``incremental``: take the findings of
+    paragraphs checked before, against the same evidence, from the process's memo
+    (:mod:`matters.drafts.verifier.memo`) and keep this run's there; the result is the same as with
+    ``incremental=False``, which checks every paragraph and keeps nothing.
     """
-    return Verification(matter, text).run()
+    # The cyclic collector is paused while a draft is checked: its findings and mentions are tens of thousands of
+    # young objects and no cycles, and every collection they set off walked the process's kept paragraphs and
+    # findings too (a third of a 100-page brief's time). Reference counting frees them as before.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return Verification(matter, text, memo=memos.shared if incremental else None).run()
+    finally:
+        if paused:
+            gc.enable()

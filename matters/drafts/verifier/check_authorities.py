@@ -35,12 +35,17 @@ class AuthorityChecks:
             return True, ""
         return check.verdict != "outside", " " + check.message
 
-    def _check_cases(self, cases: list[CaseMention]) -> list[tuple[CaseMention, AuthorityDoc | None]]:
+    def _check_cases(self, cases: list[CaseMention], only: set[int] | None = None
+                     ) -> list[tuple[CaseMention, AuthorityDoc | None]]:
+        """Judge ``cases`` (the draft's, in order; short forms resolved), or only those indexed in ``only``,
+        which must hold every full citation a judged one refers to or follows."""
         kind = Kind.CASE_CITATION
         matched: dict[int, AuthorityDoc | None] = {}
         problems: dict[int, str] = {}
         out = []
         for i, case in enumerate(cases):
+            if only is not None and i not in only:
+                continue
             if case.form in ("record_id", "statute_id"):
                 continue  # an "Id." referring to a record cite or a statute, checked with those
             if case.form in ("full", "unknown_reporter"):

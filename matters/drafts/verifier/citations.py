@@ -49,6 +49,7 @@ class CaseMention:
     problem: str = ""
     in_parenthetical: bool = False
     name: str = ""  # the case name as written in the draft ("Calvary Chapel of Bangor v. Mills"), for messages
+    source: int | None = None  # index of eyecite's citation it was read from, in the list it was read from
 
     @property
     def reporter_cite(self) -> str:
@@ -191,9 +192,18 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
     and year, short forms pointing at their full citation. ``citations``: :func:`eyecite_citations` of ``flat``
     when the caller already has it."""
     citations = eyecite_citations(flat) if citations is None else citations
+    mentions = read_case_citations(flat, citations)
+    resolve_case_citations(mentions, citations)
+    return mentions
+
+
+def read_case_citations(flat: str, citations: list) -> list[CaseMention]:
+    """The case citations of ``flat`` in order of position, read but not resolved: each mention read from one of
+    eyecite's ``citations`` (:func:`eyecite_citations` of ``flat``) names it by index in ``source``, for
+    :func:`resolve_case_citations`. Reads nothing before ``flat``'s start, so a paragraph reads the same wherever
+    it stands."""
     mentions: list[CaseMention] = []
-    index_of: dict[int, int] = {}
-    for citation in citations:
+    for index, citation in enumerate(citations):
         start, end = citation.span()
         if isinstance(citation, FullCaseCitation):
             year, pin, end = _year_and_end(flat, end)
@@ -240,15 +250,8 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
             mention = CaseMention(start, end, flat[start:end], "supra", pin_cite=citation.metadata.pin_cite or "")
         else:
             continue
-        index_of[id(citation)] = len(mentions)
+        mention.source = index
         mentions.append(mention)
-
-    for resource, members in resolve_citations(citations).items():
-        full = index_of.get(id(getattr(resource, "citation", None)))
-        for member in members:
-            i = index_of.get(id(member))
-            if i is not None and mentions[i].form != "full":
-                mentions[i].antecedent = full
 
     known = Spans((m.start, m.end) for m in mentions)
     for match in _UNKNOWN.finditer(flat):
@@ -276,16 +279,38 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
         mentions.append(CaseMention(
             start, match.end(), flat[start:match.end()], "full", match.group("volume"), match.group("reporter"), "",
             match.group("pin") or "", int(match.group("year")), _party(parties[0]), parties[1].strip()))
-    # Short forms point at their full citation by index: keep the pointers right through the sort.
-    targets = {id(m): mentions[m.antecedent] for m in mentions if m.antecedent is not None}
     mentions.sort(key=lambda m: m.start)
-    position = {id(m): i for i, m in enumerate(mentions)}
     for mention in mentions:
-        target = targets.get(id(mention))
-        mention.antecedent = position[id(target)] if target is not None else None
         mention.in_parenthetical = in_citing_parenthetical(flat, mention.start)
-    _resolve_ids(mentions)
     return mentions
+
+
+def resolve_case_citations(mentions: list[CaseMention], citations: list) -> None:
+    """Point every short form of ``mentions`` (in order of position) at its full citation: ``antecedent`` is an
+    index into ``mentions``. Short forms and ``supra`` resolve through eyecite's ``resolve_citations`` over the
+    citations the mentions were read from (``source`` indexes ``citations``), so a citation dropped from
+    ``mentions`` (one inside a quotation) is not a candidate; ``Id.`` as :func:`_resolve_ids` says."""
+    kept = [citations[m.source] for m in mentions if m.source is not None]
+    position = {id(citations[m.source]): i for i, m in enumerate(mentions) if m.source is not None}
+    for resource, members in resolve_citations(kept).items():
+        full = position.get(id(getattr(resource, "citation", None)))
+        for member in members:
+            i = position.get(id(member))
+            if i is not None and mentions[i].form != "full":
+                mentions[i].antecedent = full
+    # eyecite resolves "supra" only to citations it read itself; a public-domain citation (2022-NCSC-1) or one to
+    # a volume not yet paged is read here, so "Gift Surplus, supra" is matched to it by party name as eyecite
+    # matches its own: the latest earlier full citation naming a party with that word.
+    for i, mention in enumerate(mentions):
+        if mention.form != "supra" or mention.antecedent is not None or mention.source is None:
+            continue
+        guess = (citations[mention.source].metadata.antecedent_guess or "").strip().lower()
+        if not guess:
+            continue
+        word = re.compile(rf"\b{re.escape(guess)}\b", re.IGNORECASE)
+        mention.antecedent = next((j for j in range(i - 1, -1, -1) if mentions[j].form == "full" and (
+            word.search(mentions[j].plaintiff) or word.search(mentions[j].defendant))), None)
+    _resolve_ids(mentions)
 
 
 def _caption_before(flat: str, start: int) -> tuple[int, list[str]]:
@@ -304,6 +329,8 @@ def _resolve_ids(mentions: list[CaseMention]) -> None:
     and ``(quoting ...)`` parentheticals (eyecite resolves it to the last citation of any kind, or to none)."""
     last: int | None = None
     for i, mention in enumerate(mentions):
+        if mention.form == "statute_id":
+            continue  # "Id. § 12": the statute's short form, not a case's
         if mention.form == "id":
             mention.antecedent = last
             continue

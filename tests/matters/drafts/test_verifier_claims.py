@@ -4,56 +4,16 @@ each true one quoted beside it. Every true draft must pass with a finding for it
 block; the rates over all drafts are printed (``-s``) and held to the targets: false blocks at most 2%, every
 fabrication caught."""
 
-import pymupdf
 import pytest
 
 from matters.drafts.services import draft_approve, draft_create, draft_verify
 from matters.drafts.verifier.check import verify_text
 from matters.models import AuditEntry
-from tests.support.record import pdf_pages
 
 pytestmark = pytest.mark.django_db
 
 DISTRICT = "United States District Court for the District of Massachusetts"
 APPEALS = "United States Court of Appeals for the Eighth Circuit"
-
-
-def subset(source, pages: list[int], path):
-    """Pages (1-based) of the PDF ``source`` as a new PDF at ``path``: part of a filing, as a record holds it."""
-    with pymupdf.open(source) as whole, pymupdf.open() as part:
-        for number in pages:
-            part.insert_pdf(whole, from_page=number - 1, to_page=number - 1)
-        part.save(path)
-    return path
-
-
-@pytest.fixture
-def claims_matter(matter, ingest, corpus, tmp_path):
-    """The matter's record: nc-gift-surplus pp. 1-9 as filed (Ex. G), the Google invoice of odd/invalid_pdf.pdf
-    as its text layer reads (Ex. I), ca5 p. 2 (Ex. C), the ca8 Rule 28(j) letter (Ex. X); authorities: the Gift
-    Surplus opinion (2022-NCSC-1) to ¶ 33, the head of the Tarrant slip opinion, and Rules 28 and 56 of the
-    federal rules."""
-    gift = corpus("court/nc-gift-surplus.pdf")
-    with pymupdf.open(corpus("odd/invalid_pdf.pdf")) as damaged:
-        invoice_text = damaged[0].get_text()
-    labels = {
-        "G": ingest(matter, subset(gift, list(range(1, 10)), tmp_path / "gift-record.pdf"), origin="court"),
-        "I": ingest(matter, pdf_pages([invoice_text], tmp_path / "invoice.pdf"), origin="opposing_party"),
-        "C": ingest(matter, subset(corpus("court/ca5_00516242060.pdf"), [2], tmp_path / "ca5.pdf"), origin="court"),
-        "X": ingest(matter, subset(corpus("court/ca8_.pdf"), [1], tmp_path / "ca8.pdf"), origin="court"),
-    }
-    authorities = [
-        ingest(matter, subset(gift, list(range(1, 21)), tmp_path / "gift.pdf"), origin="authority"),
-        ingest(matter, subset(corpus("court/scotus-slip-2012.pdf"), list(range(1, 7)), tmp_path / "tarrant.pdf"),
-               origin="authority"),
-        ingest(matter, pdf_pages(["FEDERAL RULES OF CIVIL PROCEDURE\nRule 56. Summary Judgment\n(a) Motion for "
-                                  "Summary Judgment or Partial Summary Judgment."], tmp_path / "frcp56.pdf"),
-               origin="authority"),
-        ingest(matter, pdf_pages(["FEDERAL RULES OF APPELLATE PROCEDURE\nRule 28. Briefs\n(j) Citation of "
-                                  "Supplemental Authorities."], tmp_path / "frap28.pdf"), origin="authority"),
-    ]
-    assert all(e.status == "ready" for e in [*labels.values(), *authorities])
-    return {key: exhibit.label for key, exhibit in labels.items()}
 
 
 # (kind, draft, the claim that must have a finding, court). Each draft is verified alone. ``{G}`` etc. are the
@@ -107,6 +67,10 @@ TRUE = [
                          "rel. Cooper, 2022-NCSC-1, ¶ 29.", "Gift Surplus"),
     ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
                          "rel. Cooper, 2022-NCSC-1, ¶ 29. It then turned to double nudging. Id. ¶ 32.", "Id. ¶ 32"),
+    # "supra" after a public-domain citation refers to it by party name (¶ 31 is a paragraph of the opinion).
+    ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
+                         "rel. Cooper, 2022-NCSC-1, ¶ 29.\n\nIt then turned to the kiosks. Gift Surplus, supra, "
+                         "¶ 31.", "Surplus, supra"),
     # ¶ 1 (p. 2) ends with the block quote of Hest Techs. (quoting State v. Lipkin); ¶ 29 as above.
     ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
                                   "2022-NCSC-1, ¶ 1 (quoting Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, "
@@ -162,6 +126,12 @@ FALSE = [
                          "rel. Cooper, 2022-NCSC-1, ¶ 99."),
     ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
                          "rel. Cooper, 2022-NCSC-1, ¶ 29. It then turned to double nudging. Id. ¶ 97."),
+    ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
+                         "rel. Cooper, 2022-NCSC-1, ¶ 29.\n\nIt then turned to the kiosks. Gift Surplus, supra, "
+                         "¶ 96."),
+    ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
+                         "rel. Cooper, 2022-NCSC-1, ¶ 29.\n\nIt then turned to the kiosks. Sweepstakes Co., supra, "
+                         "¶ 31."),
     ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
                                   "2022-NCSC-1, ¶ 1 (quoting Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, "
                                   "289 (2012)). The court then considered the new feature. Id. ¶ 98."),

@@ -1,0 +1,44 @@
+"""Fixtures of the draft and verifier tests."""
+
+import pymupdf
+import pytest
+
+from tests.support.record import pdf_pages
+
+
+def subset(source, pages: list[int], path):
+    """Pages (1-based) of the PDF ``source`` as a new PDF at ``path``: part of a filing, as a record holds it."""
+    with pymupdf.open(source) as whole, pymupdf.open() as part:
+        for number in pages:
+            part.insert_pdf(whole, from_page=number - 1, to_page=number - 1)
+        part.save(path)
+    return path
+
+
+@pytest.fixture
+def claims_matter(matter, ingest, corpus, tmp_path):
+    """The matter's record: nc-gift-surplus pp. 1-9 as filed (Ex. G), the Google invoice of odd/invalid_pdf.pdf
+    as its text layer reads (Ex. I), ca5 p. 2 (Ex. C), the ca8 Rule 28(j) letter (Ex. X); authorities: the Gift
+    Surplus opinion (2022-NCSC-1) to ¶ 33, the head of the Tarrant slip opinion, and Rules 28 and 56 of the
+    federal rules."""
+    gift = corpus("court/nc-gift-surplus.pdf")
+    with pymupdf.open(corpus("odd/invalid_pdf.pdf")) as damaged:
+        invoice_text = damaged[0].get_text()
+    labels = {
+        "G": ingest(matter, subset(gift, list(range(1, 10)), tmp_path / "gift-record.pdf"), origin="court"),
+        "I": ingest(matter, pdf_pages([invoice_text], tmp_path / "invoice.pdf"), origin="opposing_party"),
+        "C": ingest(matter, subset(corpus("court/ca5_00516242060.pdf"), [2], tmp_path / "ca5.pdf"), origin="court"),
+        "X": ingest(matter, subset(corpus("court/ca8_.pdf"), [1], tmp_path / "ca8.pdf"), origin="court"),
+    }
+    authorities = [
+        ingest(matter, subset(gift, list(range(1, 21)), tmp_path / "gift.pdf"), origin="authority"),
+        ingest(matter, subset(corpus("court/scotus-slip-2012.pdf"), list(range(1, 7)), tmp_path / "tarrant.pdf"),
+               origin="authority"),
+        ingest(matter, pdf_pages(["FEDERAL RULES OF CIVIL PROCEDURE\nRule 56. Summary Judgment\n(a) Motion for "
+                                  "Summary Judgment or Partial Summary Judgment."], tmp_path / "frcp56.pdf"),
+               origin="authority"),
+        ingest(matter, pdf_pages(["FEDERAL RULES OF APPELLATE PROCEDURE\nRule 28. Briefs\n(j) Citation of "
+                                  "Supplemental Authorities."], tmp_path / "frap28.pdf"), origin="authority"),
+    ]
+    assert all(e.status == "ready" for e in [*labels.values(), *authorities])
+    return {key: exhibit.label for key, exhibit in labels.items()}

@@ -1,0 +1,112 @@
+"""Incremental verification (issue 27): an edit re-checks only the paragraphs it changed and those whose meaning
+depends on them, and the findings are the same as verifying the whole text, on every edit of a scripted session
+over a brief made of the team's true and fabricated claims and of citations that refer across paragraphs."""
+
+from dataclasses import astuple
+
+import pytest
+
+from matters.drafts.verifier import memo as memos
+from matters.drafts.verifier.check import Verification, verify_text
+from matters.drafts.verifier.units import paragraph_spans
+from tests.matters.drafts.test_verifier_claims import DISTRICT, FALSE, TRUE
+
+pytestmark = pytest.mark.django_db
+
+# Citations that refer across paragraphs: an Id. and a supra after a full citation, a record Id. after a record
+# cite, a citation sentence standing as a paragraph of its own after the fact it supports.
+CROSS = [
+    "The Supreme Court of North Carolina decided the appeal. Gift Surplus, LLC v. State ex rel. Cooper, "
+    "2022-NCSC-1, ¶ 29.",
+    "The court treated the kiosks as games of chance. Id. ¶ 30.",
+    "The Gift Surplus court addressed the kiosks at length. Gift Surplus, supra, ¶ 31.",
+    "The invoice states “Google Workspace Business Starter” as its service. Ex. {I} at 1.",
+    "It names the same service again. Id. at 1.",
+    "The games at issue were found to be games of chance.",
+    "Ex. {G} at 7.",
+]
+
+
+def brief(labels) -> list[str]:
+    paragraphs = [draft for _, draft, *_ in TRUE] + [draft for _, draft, *_ in FALSE] + CROSS
+    return [p.format(**labels) for p in paragraphs]
+
+
+def both(matter, paragraphs: list[str]) -> tuple[list, int]:
+    """The incremental findings of the text (how many paragraphs it checked), after asserting that they are the
+    findings of a whole verification."""
+    text = "\n\n".join(paragraphs)
+    verification = Verification(matter, text, memo=memos.shared)
+    incremental = verification.run()
+    whole = verify_text(matter=matter, text=text, incremental=False)
+    assert [astuple(f) for f in incremental] == [astuple(f) for f in whole]
+    return incremental, verification.checked_paragraphs
+
+
+def count(paragraphs: list[str]) -> int:
+    """Paragraphs as the verifier reads them (a twin draft may hold two)."""
+    return len(paragraph_spans("\n\n".join(paragraphs)))
+
+
+def test_every_edit_of_a_session_gives_the_findings_of_a_whole_verification(claims_matter, matter, ingest,
+                                                                            corpus, tmp_path):
+    memos.shared.clear()
+    matter.court = DISTRICT
+    paragraphs = brief(claims_matter)
+    findings, checked = both(matter, paragraphs)
+    assert checked == count(paragraphs) and any(f.blocking for f in findings)
+
+    _, checked = both(matter, paragraphs)
+    assert checked == 0  # nothing changed: every paragraph from the memo
+
+    # A date changed in one paragraph: that paragraph alone.
+    where = next(i for i, p in enumerate(paragraphs) if "2021" in p or "2022" in p)
+    paragraphs[where] = paragraphs[where].replace("202", "199", 1)
+    _, checked = both(matter, paragraphs)
+    assert checked == 1
+
+    # The full citation an Id. and a supra refer to: the three paragraphs.
+    full = len(paragraphs) - len(CROSS)
+    paragraphs[full] = paragraphs[full].replace("2022-NCSC-1, ¶ 29", "2022-NCSC-1, ¶ 98")
+    findings, checked = both(matter, paragraphs)
+    assert checked == 3
+    pins = [f for f in findings if f.kind == "case_citation" and f.text.endswith("¶ 98")]
+    assert pins and all(f.blocking for f in pins), [(f.text, f.message) for f in pins]
+
+    # A record cite an Id. refers to, changed to a page that does not exist: both paragraphs.
+    paragraphs[full + 3] = paragraphs[full + 3].replace("at 1.", "at 40.")
+    _, checked = both(matter, paragraphs)
+    assert checked == 2
+
+    # The citation sentence standing alone: the paragraph it supports is checked with it.
+    paragraphs[-1] = paragraphs[-1].replace("at 7.", "at 8.")
+    _, checked = both(matter, paragraphs)
+    assert checked == 2
+
+    # A paragraph inserted, one deleted, two swapped: only what is new.
+    paragraphs.insert(3, "The tenant paid $1,250.00 on March 3, 2021.")
+    _, checked = both(matter, paragraphs)
+    assert checked == 1
+    del paragraphs[5]
+    _, checked = both(matter, paragraphs)
+    assert checked == 0
+    paragraphs[1], paragraphs[2] = paragraphs[2], paragraphs[1]
+    both(matter, paragraphs)
+
+    # A numeric date in the other order changes what every numeric date's finding says: all of them.
+    paragraphs.append("The notice was dated 13/04/2021.")
+    paragraphs.append("The reply was dated 04/14/2021.")
+    _, checked = both(matter, paragraphs)
+    assert checked == count(paragraphs)
+
+    # Evidence added: nothing kept is served for it, and the claim it grounds now passes.
+    claim = "The tenant paid $1,250.00 on March 3, 2021."
+    before = [f for f in both(matter, paragraphs)[0] if f.text == "$1,250.00"]
+    assert before and before[0].status == "ungrounded"
+    from tests.support.record import pdf_pages
+    ingest(matter, pdf_pages(["Ledger. Rent of $1,250.00 paid on March 3, 2021."], tmp_path / "ledger.pdf"),
+           origin="client")
+    findings, checked = both(matter, paragraphs)
+    assert checked == count(paragraphs)
+    [after] = [f for f in findings if f.text == "$1,250.00"]
+    assert after.status == "needs_record_cite", claim
