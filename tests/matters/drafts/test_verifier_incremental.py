@@ -110,3 +110,16 @@ def test_every_edit_of_a_session_gives_the_findings_of_a_whole_verification(clai
     assert checked == count(paragraphs)
     [after] = [f for f in findings if f.text == "$1,250.00"]
     assert after.status == "needs_record_cite", claim
+
+
+def test_a_case_quoted_from_the_record_is_not_what_a_later_id_refers_to(claims_matter, matter):
+    """A citation inside a quotation is the quoted text's, not the brief's: an ``Id.`` after the quotation refers to
+    the brief's own last citation (Tarrant, an authority of the matter), not to the case the quotation names."""
+    matter.court = DISTRICT
+    text = ("The Compact allocates water. Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614 (2013). The "
+            "filing says “as held in Smith v. Jones, 100 F.3d 200 (9th Cir. 1999), the rule applies to every "
+            "state.” The Compact leaves each state its share. Id. at 620.")
+    findings = verify_text(matter=matter, text=text, incremental=False)
+    [short] = [f for f in findings if f.text == "Id. at 620"]
+    assert short.status == "grounded" and "Tarrant" in short.message, short.message
+    assert not any(f.kind == "case_citation" and "Smith" in f.text for f in findings)
