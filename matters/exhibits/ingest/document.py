@@ -149,6 +149,10 @@ def _save_display(doc: pymupdf.Document, out_dir: Path) -> pymupdf.Document:
 
 
 def display_source(spec: Spec) -> str:
-    """The PDF that viewers and later steps read: the derived display.pdf if ingest made one, else the original."""
+    """The PDF that viewers and later steps read: the derived display.pdf if ingest made one, else the original.
+    In the readers' sandbox it comes as ``spec.display`` (a descriptor's path): the child's output folder is a fresh
+    one and holds only what it writes."""
+    if spec.display:
+        return spec.display
     display = Path(spec.out_dir) / "display.pdf"
     return str(display) if display.exists() else spec.source

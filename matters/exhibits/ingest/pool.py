@@ -24,14 +24,16 @@ import atexit
 import ctypes
 import gc
 import json
+import logging
 import multiprocessing
 import os
 import select
+import shutil
 import signal
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -39,6 +41,8 @@ from . import reader_sandbox, sandbox
 from .child import _share_one_malloc_arena, limit_process, run
 from .sandbox import SandboxUnavailable
 from .spec import Spec
+
+logger = logging.getLogger(__name__)
 
 FINAL_EVENTS = ("done", "previews", "assembled", "stamps", "error")
 # Files a child reads before it is replaced: a bound on what one child's heap can gather from files that did not
@@ -363,16 +367,26 @@ class IngestPool:
             return
         made_out_dir = not os.path.isdir(spec.out_dir)
         try:
-            fields, fds = reader_sandbox.open_files(spec)
+            # In the sandbox the child writes in a staging folder of its own, never in the output folder.
+            staged = reader_sandbox.stage(spec) if sandboxed else None
+            fields, fds = reader_sandbox.open_files(spec, staged=staged is not None)
         except OSError as exc:
             yield _error(f"The file could not be processed: the stored file or its output folder could not be opened "
                          f"({exc.strerror}).")
             return
+        child_spec = replace(spec, out_dir=staged.inside) if staged else spec
         try:
-            yield from self._run(spec, job, (fields, fds), memory_mb, timeout_s)
+            for event in self._run(child_spec, job, (fields, fds), memory_mb, timeout_s):
+                if staged and event.get("event") in FINAL_EVENTS:
+                    left = reader_sandbox.collect(staged, spec.out_dir)
+                    if left:
+                        logger.warning("reader child left %s in its output folder; not taken", left[:20])
+                yield event
         finally:
             for fd in fds:
                 os.close(fd)
+            if staged:
+                shutil.rmtree(staged.host, ignore_errors=True)
             if made_out_dir:
                 try:
                     os.rmdir(spec.out_dir)  # nothing was written there (most PDFs): no empty folder left

@@ -8,9 +8,14 @@ in-memory ``/tmp`` and home, their own process namespace, and no network (only l
 own) and no data directory. Forking inside the sandbox keeps the pool's speed: a child still starts in tens of
 milliseconds from a process that has imported PyMuPDF once.
 
-A file is handed to a child as descriptors passed over its socket (``SCM_RIGHTS``): the stored original and a
-password file opened read-only, and the exhibit's output folder; the child reads and writes them through
-``/proc/self/fd/N``, so it can reach those and nothing else of the data directory. A child is made undumpable
+A file is handed to a child as descriptors passed over its socket (``SCM_RIGHTS``): the stored original, a
+password file and a display PDF made earlier, opened read-only, which the child reads through
+``/proc/self/fd/N``. It writes into a fresh folder of the worker's staging folder, the one host folder the
+sandbox shows writable (at :data:`matters.exhibits.ingest.sandbox.OUTPUTS`, a bind mount: ``..`` from it is the
+sandbox's own root); once the child's last event arrives, the worker takes from there the files a reader makes
+(:func:`collect`: regular files of the expected names only) into the exhibit's output folder. A descriptor of the
+output folder itself was handed over before, and a directory descriptor of a host folder leads out of any sandbox
+(``/proc/self/fd/N/../..``). A child is made undumpable
 (``PR_SET_DUMPABLE`` 0), and so is the fork server (:mod:`.fork_server`), so the other children in the sandbox
 cannot read its memory or its descriptors through ``/proc``. The pool learns each child's process id as the host
 sees it from the kernel (``SCM_CREDENTIALS``): the ids inside the sandbox mean nothing outside it.
@@ -22,18 +27,21 @@ Django-free.
 
 import atexit
 import ctypes
+import errno
 import io
 import multiprocessing
 import os
+import re
 import shlex
 import shutil
 import socket
+import stat
 import struct
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cache
 from multiprocessing import context, forkserver, popen_forkserver, reduction, resource_tracker, spawn, util
 from pathlib import Path
@@ -68,10 +76,10 @@ def _prefix_aliases() -> list[tuple[Path, Path]]:
 
 
 @cache
-def _wrapper(hidden: tuple[str, ...]) -> str:
+def _wrapper(hidden: tuple[str, ...], outputs: Path) -> str:
     """A small executable that runs Python inside the readers' sandbox: multiprocessing starts its fork server
     through it (``set_executable``). Made once per process, in a private folder."""
-    argv = sandbox.reader_argv(readonly_roots(), hidden=hidden, aliases=_prefix_aliases())
+    argv = sandbox.reader_argv(readonly_roots(), hidden=hidden, aliases=_prefix_aliases(), outputs=outputs)
     # The fork server imports its preload (fork_server, child, pool) before any child tells it sys.path, and
     # Python 3.11's forkserver.main ignores the sys_path it is given: without the folder holding ``matters`` on its
     # path, each import failed in silence, the server stayed dumpable and every child imported PyMuPDF itself.
@@ -93,7 +101,8 @@ def prepare(context, hidden: tuple[str, ...]) -> None:
     # multiprocessing starts its resource tracker with the same executable; it only removes what this process
     # leaves behind, so it starts first, outside, where those things are.
     resource_tracker.ensure_running()
-    context.set_executable(_wrapper(hidden))
+    outputs = _staging_folder(hidden)
+    context.set_executable(_wrapper(hidden, outputs))
     started = threading.Event()
     failure: list[BaseException] = []
 
@@ -118,6 +127,76 @@ def prepare(context, hidden: tuple[str, ...]) -> None:
         raise sandbox.SandboxUnavailable(
             "the fork server the readers are forked from runs outside bubblewrap (it was started before the first "
             "file was read, by other code of this process)")
+    _staging[:] = [outputs]
+
+
+# The worker's staging folder, once its sandbox is prepared: children write their outputs in folders of it.
+_staging: list[Path] = []
+# What a reader writes in its output folder (matters.exhibits.ingest.child, .document, .assemble): anything else a
+# child leaves there is not taken.
+_OUTPUT_NAMES = re.compile(r"(?:display\.pdf|assembled\.pdf|(?:pages|thumbs)/\d{4,6}\.jpg)")
+
+
+def _staging_folder(hidden: tuple[str, ...]) -> Path:
+    """A private folder for this worker's children to write in: under the data directory (the first of ``hidden``)
+    so their files move to the exhibit's folder without a copy, else under the system's temporary folder. Removed
+    when the worker exits."""
+    base = Path(hidden[0]) / "reader-staging" if hidden else Path(tempfile.gettempdir())
+    base.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"worker-{os.getpid()}-", dir=base))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A child's output folder: ``host`` as the worker sees it, ``inside`` as the child does."""
+
+    host: Path
+    inside: str
+
+
+def stage(spec: Spec) -> Staged | None:
+    """A fresh output folder for the child that reads ``spec`` in the sandbox (None when this worker reads
+    unsandboxed: the child then writes in ``spec.out_dir`` itself). What a reader reads from its output folder is
+    put there first: the OCR texts of a stamps run (``ocr_texts.json``), copied, never linked."""
+    if not _staging:
+        return None
+    host = Path(tempfile.mkdtemp(prefix="out-", dir=_staging[0]))
+    texts = Path(spec.out_dir) / "ocr_texts.json"
+    if texts.is_file():
+        shutil.copyfile(texts, host / texts.name)
+    return Staged(host, f"{sandbox.OUTPUTS}/{host.name}")
+
+
+def collect(staged: Staged, out_dir: str) -> list[str]:
+    """Move what the child wrote in ``staged`` into ``out_dir`` (made if anything is moved): regular files whose
+    names a reader writes (:data:`_OUTPUT_NAMES`), and nothing else: no link, device or folder of another name,
+    and nothing through a link (a child taken over may have left one to a host file for the worker to follow).
+    Returns the relative names left behind. A file is moved, then looked at again where it landed, beyond the
+    child's reach: one swapped for a link between the two is removed."""
+    left: list[str] = []
+    for root, folders, files in os.walk(staged.host, followlinks=False):
+        for name in [*files, *(f for f in folders if os.path.islink(os.path.join(root, f)))]:
+            path = os.path.join(root, name)
+            relative = os.path.relpath(path, staged.host)
+            info = os.lstat(path)
+            if not _OUTPUT_NAMES.fullmatch(relative) or not stat.S_ISREG(info.st_mode):
+                if relative != "ocr_texts.json":
+                    left.append(relative)
+                continue
+            target = Path(out_dir) / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.replace(path, target)
+            except OSError as exc:
+                if exc.errno != errno.EXDEV:
+                    raise
+                shutil.copyfile(path, target, follow_symlinks=False)
+            if not stat.S_ISREG(os.lstat(target).st_mode):
+                os.unlink(target)
+                left.append(relative)
+    return left
 
 
 # Shells the wrapper script (:func:`_wrapper`) runs in until it execs bubblewrap, and how long that may take.
@@ -213,9 +292,11 @@ def make_undumpable() -> None:
         pass
 
 
-def open_files(spec: Spec) -> tuple[list[str], list[int]]:
-    """Open what the child of ``spec`` may touch: its input files read-only and its output folder (made here);
-    return the field each descriptor stands for and the descriptors. Raises OSError when one cannot be opened."""
+def open_files(spec: Spec, staged: bool = False) -> tuple[list[str], list[int]]:
+    """Open what the child of ``spec`` may touch: its input files read-only and, unless its outputs are ``staged``
+    (:func:`stage`), its output folder (made here); with them staged, the display PDF an earlier run made, if any,
+    read-only instead. Return the field each descriptor stands for and the descriptors. Raises OSError when one
+    cannot be opened."""
     fields: list[str] = []
     fds: list[int] = []
     try:
@@ -226,9 +307,14 @@ def open_files(spec: Spec) -> tuple[list[str], list[int]]:
         for image in dict.fromkeys(spec.images):  # one descriptor a file, however many of its pages are named
             fds.append(os.open(image, os.O_RDONLY | os.O_CLOEXEC))
             fields.append(f"image:{image}")
-        os.makedirs(spec.out_dir, exist_ok=True)
-        fds.append(os.open(spec.out_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
-        fields.append("out_dir")
+        display = os.path.join(spec.out_dir, "display.pdf")
+        if staged and os.path.isfile(display):
+            fds.append(os.open(display, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW))
+            fields.append("display")
+        elif not staged:
+            os.makedirs(spec.out_dir, exist_ok=True)
+            fds.append(os.open(spec.out_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+            fields.append("out_dir")
     except OSError:
         for fd in fds:
             os.close(fd)
@@ -255,5 +341,5 @@ def receive_spec(connection, spec: Spec, fields: list[str]) -> tuple[Spec, list[
             fds += received
     paths = {field: f"{PROC_FD}/{fd}" for field, fd in zip(fields, fds)}
     images = tuple(paths[f"image:{image}"] for image in spec.images)
-    changes = {name: paths[name] for name in (*_FILE_FIELDS, "out_dir") if name in paths}
+    changes = {name: paths[name] for name in (*_FILE_FIELDS, "out_dir", "display") if name in paths}
     return replace(spec, images=images, image_sources=spec.images, **changes), fds

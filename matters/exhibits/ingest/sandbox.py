@@ -141,15 +141,21 @@ def inside_command(command: Sequence[str], mounts: Mounts) -> list[str]:
     return ["env", f"HOME={home}", *argv]
 
 
+# Where the readers' sandbox shows its writable staging folder (reader_argv's ``outputs``).
+OUTPUTS = "/outputs"
+
+
 def reader_argv(readonly: Sequence[Path], *, hidden: Sequence[str] = (),
-                aliases: Sequence[tuple[Path, Path]] = ()) -> list[str]:
+                aliases: Sequence[tuple[Path, Path]] = (), outputs: Path | None = None) -> list[str]:
     """Return the start of an argv that runs a program in the readers' sandbox
     (:mod:`matters.exhibits.ingest.reader_sandbox`): the system as for a conversion, plus the folders ``readonly``
     (the Python environment, LawDesk's ``matters`` package) read-only at their own paths, and no input or output
     folder: files come as descriptors. The program's argv follows. ``hidden``: host folders (the data directory)
     that must not be visible; raises SandboxUnavailable if one lies inside a folder the sandbox shares.
     ``aliases``: (folder, path) pairs, a folder of ``readonly`` shown again at another path (the virtual
-    environment as the interpreter names it, through a link)."""
+    environment as the interpreter names it, through a link). ``outputs``: the host folder shown writable at
+    :data:`OUTPUTS` (the worker's staging folder, :func:`matters.exhibits.ingest.reader_sandbox.stage`): a bind
+    mount, whose parent inside is the sandbox's own root, so ``..`` from it leads nowhere on the host."""
     bwrap = bwrap_path()
     if bwrap is None:
         sandboxed(["true"], Mounts(Path("/dev/null"), Path("/tmp")))  # raises with the install advice
@@ -159,6 +165,8 @@ def reader_argv(readonly: Sequence[Path], *, hidden: Sequence[str] = (),
     for folder, path in aliases:
         args += ["--ro-bind", str(folder), str(path)]
     _refuse_hidden_inside(args, hidden, "the readers' sandbox")
+    if outputs is not None:
+        args += ["--bind", str(outputs), OUTPUTS]
     return [*args, "--chdir", "/", "--"]
 
 

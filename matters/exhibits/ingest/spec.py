@@ -40,6 +40,7 @@ class Spec:
     images: tuple[str, ...] = ()  # page files of a received volume, for the "assemble" job,
     image_pages: tuple[int, ...] = ()  # and which page (0-based) of each to take
     image_sources: tuple[str, ...] = ()  # where images are descriptors (reader_sandbox): the files they stand for
+    display: str = ""  # the display PDF made earlier, where the child cannot read it from out_dir (reader_sandbox)
 
 
 def print_event(event: dict) -> None:

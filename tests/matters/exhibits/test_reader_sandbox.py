@@ -184,3 +184,44 @@ def test_the_fork_server_is_undumpable_to_the_readers_it_forks(data_dir):
     assert in_a_reader("import os; open(f'/proc/{os.getppid()}/environ', 'rb').read()") == COULD_NOT
     assert in_a_reader("import os; fds = f'/proc/{os.getppid()}/fd'; os.readlink(f'{fds}/{os.listdir(fds)[0]}')") \
         == COULD_NOT
+
+
+def test_a_readers_output_folder_leads_nowhere_on_the_host(data_dir):
+    """A child writes in its staging folder, a bind mount: ``..`` from it is the sandbox's root, so a reader taken
+    over by a file cannot climb from where it writes to the data directory (a descriptor of the exhibit's output
+    folder, handed over before, led out through ``/proc/self/fd/N/../..``)."""
+    assert sandbox_problem(sandboxed=True, data_dir=str(data_dir)) == ""
+    secret = data_dir / "blobs" / "cd" / "privileged-memo.pdf"
+    secret.parent.mkdir(parents=True)
+    secret.write_bytes(b"%PDF-1.7 privileged")
+    climb = "/".join([".."] * 12)
+    assert in_a_reader(f"open('{sandbox.OUTPUTS}/{climb}{secret}', 'rb').read()") == COULD_NOT
+    assert in_a_reader(f"import os; os.listdir('{sandbox.OUTPUTS}/{climb}{data_dir}')") == COULD_NOT
+    # What it may do there: write, for the worker to collect.
+    assert in_a_reader(f"open('{sandbox.OUTPUTS}/probe.txt', 'w').write('x')") == 0
+
+
+def test_only_a_readers_own_outputs_are_collected_and_never_through_a_link(tmp_path):
+    """What a child leaves in its staging folder reaches the exhibit's folder only as regular files of the names a
+    reader writes: a link to a host file (for the worker to follow later), a file of another name, a folder where
+    a page image should be are left behind and named."""
+    host_file = tmp_path / "settings.py"
+    host_file.write_text("SECRET_KEY = 'x'")
+    staged = reader_sandbox.Staged(tmp_path / "staged", "/outputs/staged")
+    (staged.host / "pages").mkdir(parents=True)
+    (staged.host / "thumbs").mkdir()
+    (staged.host / "display.pdf").write_bytes(b"%PDF-1.7 display")
+    (staged.host / "pages" / "0001.jpg").write_bytes(b"\xff\xd8 page")
+    (staged.host / "thumbs" / "0001.jpg").symlink_to(host_file)
+    (staged.host / "pages" / "0002.jpg").mkdir()
+    (staged.host / "assembled.pdf").symlink_to(host_file)
+    (staged.host / "notes.txt").write_text("left by the child")
+    out_dir = tmp_path / "derived" / "9"
+    left = reader_sandbox.collect(staged, str(out_dir))
+    assert (out_dir / "display.pdf").read_bytes() == b"%PDF-1.7 display"
+    assert (out_dir / "pages" / "0001.jpg").read_bytes() == b"\xff\xd8 page"
+    assert not (out_dir / "thumbs" / "0001.jpg").exists() and not (out_dir / "thumbs" / "0001.jpg").is_symlink()
+    assert not (out_dir / "assembled.pdf").exists() and not (out_dir / "assembled.pdf").is_symlink()
+    assert not (out_dir / "notes.txt").exists()
+    assert set(left) == {"thumbs/0001.jpg", "assembled.pdf", "notes.txt"}
+    assert host_file.read_text() == "SECRET_KEY = 'x'"
