@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from matters import storage
+from matters.exhibits.ingest.pool import sandbox_problem
 from matters.exhibits.processing import exhibit_process
 from matters.exhibits.services import exhibit_create
 from matters.models import BatesPage, Exhibit, Production
@@ -24,9 +25,12 @@ def files_under(root: Path) -> list[Path]:
 
 
 @pytest.fixture
-def small_disk(settings, tmp_path):
+def small_disk(settings, tmp_path, data_dir):
     """Return a function mounting a tmpfs of ``size_kib`` as the data directory (skips where mounting is not
-    allowed: it needs root, or CAP_SYS_ADMIN)."""
+    allowed: it needs root, or CAP_SYS_ADMIN). The readers' sandbox is started first, on the test's own data
+    directory: it keeps its staging folder in the data directory it starts with, for the life of the process, and
+    a worker's data directory does not change under it."""
+    sandbox_problem(sandboxed=True, data_dir=str(data_dir))
     mounted = []
 
     def mount(size_kib: int) -> Path:

@@ -370,6 +370,9 @@ class IngestPool:
             # In the sandbox the child writes in a staging folder of its own, never in the output folder.
             staged = reader_sandbox.stage(spec) if sandboxed else None
             fields, fds = reader_sandbox.open_files(spec, staged=staged is not None)
+        except reader_sandbox.StagingMissing as exc:
+            yield _error(str(exc))
+            return
         except OSError as exc:
             yield _error(f"The file could not be processed: the stored file or its output folder could not be opened "
                          f"({exc.strerror}).")

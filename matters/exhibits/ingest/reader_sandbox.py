@@ -148,6 +148,10 @@ def _staging_folder(hidden: tuple[str, ...]) -> Path:
     return folder
 
 
+class StagingMissing(Exception):
+    """The worker's staging folder is gone; the message says so, for an attorney and the operator."""
+
+
 @dataclass(frozen=True)
 class Staged:
     """A child's output folder: ``host`` as the worker sees it, ``inside`` as the child does."""
@@ -162,6 +166,11 @@ def stage(spec: Spec) -> Staged | None:
     put there first: the OCR texts of a stamps run (``ocr_texts.json``), copied, never linked."""
     if not _staging:
         return None
+    if not _staging[0].is_dir():
+        # The sandbox shows this very folder at OUTPUTS; one made again in its place would not be the one it shows.
+        raise StagingMissing(f"The file could not be processed: the readers' staging folder {_staging[0]} was "
+                             "removed while this worker ran (its data directory moved or unmounted); restart the "
+                             "worker.")
     host = Path(tempfile.mkdtemp(prefix="out-", dir=_staging[0]))
     texts = Path(spec.out_dir) / "ocr_texts.json"
     if texts.is_file():

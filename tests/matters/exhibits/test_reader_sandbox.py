@@ -225,3 +225,20 @@ def test_only_a_readers_own_outputs_are_collected_and_never_through_a_link(tmp_p
     assert not (out_dir / "notes.txt").exists()
     assert set(left) == {"thumbs/0001.jpg", "assembled.pdf", "notes.txt"}
     assert host_file.read_text() == "SECRET_KEY = 'x'"
+
+
+def test_a_staging_folder_removed_under_a_worker_fails_each_file_with_the_reason(monkeypatch, data_dir, tmp_path):
+    """The sandbox shows the staging folder it started with; if that folder goes (its disk unmounted), a folder made
+    again in its place is not the one the children write in, so files fail saying why, instead of being read."""
+    assert sandbox_problem(sandboxed=True, data_dir=str(data_dir)) == ""
+    monkeypatch.setattr(reader_sandbox, "_staging", [tmp_path / "unmounted" / "reader-staging"])
+    source = tmp_path / "memo.pdf"
+    source.write_bytes(b"%PDF-1.7")
+    pool = IngestPool(idle_children=1)
+    try:
+        events = list(pool.run(Spec(source=str(source), kind="pdf", out_dir=str(tmp_path / "out"),
+                                    data_dir=str(data_dir)), memory_mb=1536, timeout_s=60))
+    finally:
+        pool.shutdown()
+    assert events[-1]["event"] == "error" and "restart the worker" in events[-1]["reason"]
+    assert not (tmp_path / "unmounted").exists()
