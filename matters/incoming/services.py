@@ -276,7 +276,8 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         for page, text, reading in page_texts:
             Page.objects.filter(pk=page.pk).update(text=text, reading_text=reading, source=Page.Source.LOAD_FILE)
         if page_texts:
-            Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="")  # the verifier re-reads the new text
+            # The verifier re-reads the new text; a draft verified before says it is stale (updated_at).
+            Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="", updated_at=timezone.now())
         record_bates_pages(incoming, [IncomingBatesPage(incoming=incoming, page=page, bates=str(number))
                                       for page, number in numbers_not_given(first, pages, page_numbers,
                                                                             given, report)])

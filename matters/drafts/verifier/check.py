@@ -15,6 +15,7 @@ included, so a report shows what was checked and not only what failed. Statuses 
 
 import bisect
 import copy
+import datetime as dt
 import gc
 from collections import defaultdict
 
@@ -36,7 +37,7 @@ from .reading_notes import add_reading_notes
 from .record import BatesMention
 from .text import flatten
 from .transcripts import check_transcript_cite, narrow_to_lines, supported_facts
-from .units import ReadingSettings, paragraph_spans, paragraphs, shifted
+from .units import Before, ReadingSettings, paragraph_spans, paragraphs, shifted
 
 __all__ = ["FindingData", "Verification", "verify_text"]
 class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
@@ -55,6 +56,8 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         self.flat = flatten(text)
         self.memo = memo
         self.evidence = Evidence(matter)
+        # Taken with the evidence, not after the draft is read: a change in between must not be kept under it.
+        self._state = evidence_state(matter, self.evidence) if memo is not None else b""
         self._authorities: list[AuthorityDoc] | None = None
         self._doc_facts: dict[tuple[int, str], set[int]] = {}
         self.findings: list[FindingData] = []
@@ -78,8 +81,13 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         flat = self.flat
         units = paragraph_spans(self.text)
         settings = ReadingSettings(self.matter.date_order, self.matter.number_format, self.matter.court,
-                                   frozenset(self.evidence.known_prefixes()))
-        parts = [paragraphs.get(flat[s:e], settings) for s, e in units]
+                                   frozenset(self.evidence.known_prefixes()), dt.date.today().year)
+        # A paragraph may read what those before it named: a set of rules, a statute, a full date's year.
+        parts, before, used = [], Before(), []
+        for s, e in units:
+            used.append(before.used_by(flat[s:e]))
+            parts.append(paragraphs.get(flat[s:e], settings, used[-1]))
+            before = before.after(parts[-1])
         unit_starts = [s for s, _ in units]
 
         def unit_of(position: int) -> int:
@@ -147,7 +155,8 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
 
         # Which paragraphs to judge: all, or those whose key the memo lacks.
         case_units = [unit_of(c.start) for c in cases]
-        keys = self._paragraph_keys(units, parts, cases, case_units, record_of_id, record, first_sentence, merged)
+        keys = self._paragraph_keys(units, parts, cases, case_units, record_of_id, record, first_sentence, merged,
+                                   used)
         remembered = self.memo.recall(keys, unit_starts) if self.memo is not None else {}
         dirty = {u for u in range(len(units)) if u not in remembered}
         self.checked_paragraphs = len(dirty)
@@ -291,7 +300,7 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
                      if cases[j].form == "full" and not cases[j].in_parenthetical), None)
 
     def _paragraph_keys(self, units, parts, cases, case_units, record_of_id, record, first_sentence,
-                        merged) -> list[bytes]:
+                        merged, used) -> list[bytes]:
         """Each paragraph's key: everything its findings depend on. Its text; the evidence and the matter's
         reading (:func:`matters.drafts.verifier.memo.evidence_state`); whether the draft mixes numeric date
         orders; for each case citation of it that refers elsewhere, what it refers to (the full citation of a
@@ -299,7 +308,7 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         follows); and a citation sentence opening the next paragraph, which supports its last sentence."""
         if self.memo is None:
             return [b""] * len(units)
-        state = evidence_state(self.matter, self.evidence)
+        state = self._state
         outside: list[list] = [[] for _ in units]
         for i, case in enumerate(cases):
             u = case_units[i]
@@ -314,7 +323,11 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
             if first_sentence[u + 1] in merged:
                 sentence = parts[u + 1].sentences[0]
                 s = units[u + 1][0]
-                outside[u].append(("next", self.text[s + sentence.start:s + sentence.end]))
+                # What that sentence cites may itself refer back (an Id., a supra): what the next paragraph
+                # refers to is read too.
+                outside[u].append(("next", self.text[s + sentence.start:s + sentence.end], tuple(outside[u + 1])))
+        for u in range(len(units)):
+            outside[u].append(("before", used[u]))
         return [paragraph_key(state, self._mixed_orders, self.text[s:e], outside[u])
                 for u, (s, e) in enumerate(units)]
 

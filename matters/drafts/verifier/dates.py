@@ -124,10 +124,13 @@ def _day_of(match: re.Match) -> int:
     return int(match.group("day"))
 
 
-def find_dates(text: str, order: str = "mdy", yearless: bool = False) -> list[DateMention]:
+def find_dates(text: str, order: str = "mdy", yearless: bool = False,
+               year_before: tuple[str, str] | None = None) -> list[DateMention]:
     """Every date in ``text``, in order of position. ``order`` is ``mdy`` or ``dmy`` (``Matter.date_order``).
     Invalid dates (``February 30, 2021``) are not dates. ``yearless``: also read dates written without a year
-    (see the module docstring); evidence pages are indexed without them."""
+    (see the module docstring); evidence pages are indexed without them. ``year_before``: the last full date
+    written just before ``text`` (the paragraphs before it), as ``(text, ISO date)``, whose year a date without
+    one takes when no full date of ``text`` stands near it."""
     found: list[DateMention] = []
     taken = Spans()
 
@@ -180,6 +183,8 @@ def find_dates(text: str, order: str = "mdy", yearless: bool = False) -> list[Da
             after = full[i] if i < len(full) and full[i].start - match.end() <= _YEAR_WINDOW else None
             shares = after is not None and _SHARED_YEAR.match(text[match.end():after.start]) is not None
             source = after if shares else before or after
+            if source is None and year_before is not None and not any(d.start < match.start() for d in full):
+                source = DateMention(0, 0, year_before[0], (year_before[1],))
             month, day = MONTHS[match.group("month").lower()], int(match.group("day"))
             if source is None:
                 if 1 <= day <= 31:

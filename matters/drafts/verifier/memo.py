@@ -30,7 +30,8 @@ _KEEP = 50_000
 
 def evidence_state(matter: Matter, evidence) -> bytes:
     """A digest of everything outside the draft a finding depends on: every exhibit of ``matter`` (id, label,
-    title, origin, status, kind, when it last changed, how it cites as, whether it is marked generated), its
+    title, origin, status, kind, when it last changed, how it and a transcript of it are cited, whether it is marked
+    generated), the exhibits the verification counts as evidence (``evidence.exhibit_ids``), its
     productions and incoming productions (status, when finished and served), the pages flagged as a possible
     prompt injection (``evidence.flagged``), the matter's court, date order and number format, the OCR confidence
     under which a finding warns, and the year (two-digit years are read against it). Three queries."""
@@ -39,12 +40,13 @@ def evidence_state(matter: Matter, evidence) -> bytes:
         settings.LAWDESK_OCR_LOW_CONFIDENCE, dt.date.today().year,
         list(Exhibit.objects.filter(matter=matter).order_by("id").values_list(
             "id", "label", "title", "original_name", "origin", "status", "kind", "updated_at", "facts_index",
-            "cites_as", "generated_reason", "generated_override_reason")),
+            "cites_as", "transcript_cite", "generated_reason", "generated_override_reason")),
         list(Production.objects.filter(matter=matter).order_by("id").values_list(
             "id", "status", "prefix", "first_number", "last_number", "finished_at", "served_at")),
         list(IncomingProduction.objects.filter(matter=matter).order_by("id").values_list(
             "id", "status", "bates_prefixes")),
         sorted(evidence.flagged),
+        sorted(evidence.exhibit_ids),
     ]
     return hashlib.blake2b(repr(parts).encode(), digest_size=20).digest()
 

@@ -18,7 +18,8 @@ from .text import Spans, match_words
 
 # Curly quotation marks may pair across lines (a quotation of several paragraphs); straight ones only on one line.
 CURLY_QUOTATION = re.compile(r"“([^“”]{2,2000}?)”")
-_PAIRS = [CURLY_QUOTATION, re.compile(r'(?<![\w"])"([^"\n]{2,2000}?)"(?![\w"])')]
+STRAIGHT_QUOTATION = re.compile(r'(?<![\w"])"([^"\n]{2,2000}?)"(?![\w"])')
+_PAIRS = [CURLY_QUOTATION, STRAIGHT_QUOTATION]
 _ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.(?:\s?\.)?|…)\s*")
 _BRACKET = re.compile(r"\[([^\[\]]{0,60})\]")
 _GAP = "qqgapqq"

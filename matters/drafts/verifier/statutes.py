@@ -216,11 +216,14 @@ def rules_of_court(court: str) -> tuple[str, str] | None:
     return None
 
 
-def read_statutes(flat: str, citations: list | None = None,
-                  court: str = "") -> tuple[list[StatuteMention], list[UnreadableCite]]:
+def read_statutes(flat: str, citations: list | None = None, court: str = "", rules_before: str = "",
+                  statute_before: tuple[str, str, str] | None = None
+                  ) -> tuple[list[StatuteMention], list[UnreadableCite]]:
     """:func:`find_statutes`, and the citation-shaped text none of its readings could read. ``court``: the
     matter's court, whose set of rules a bare ``Rule 56`` means when no set is cited before it
-    (:func:`rules_of_court`)."""
+    (:func:`rules_of_court`). ``rules_before`` and ``statute_before``: the set of rules last named and the last
+    statute cited (title, code, form) in the text before ``flat`` (the paragraphs before it), which a bare
+    ``Rule 12(c)`` or ``§ 1441(b)`` of ``flat`` refers to when ``flat`` names none before it."""
     if citations is None:
         citations = eyecite_citations(flat)
     found: list[StatuteMention] = []
@@ -287,13 +290,18 @@ def read_statutes(flat: str, citations: list | None = None,
                     # it; with none named, it is reported as unreadable, never dropped.
                     named = [s for s in found if s.form == "rule" and s.start < match.start()
                              and not s.code.endswith("L.R.")]
-                    plain = rules_of_court(court) if not named else None
+                    plain = rules_of_court(court) if not named and not rules_before else None
                     if plain:
                         end = _trim(flat, match.start(), match.end())
                         add(StatuteMention(match.start(), end, flat[match.start():end], "", plain[0], section, subs,
                                            "rule", note=(f"“{flat[match.start():end]}” names no set of rules; read "
                                                          f"as the {plain[1]}, the rules of the matter's court "
                                                          f"({' '.join(court.split())}).")))
+                        continue
+                    if not named and rules_before:
+                        end = _trim(flat, match.start(), match.end())
+                        add(StatuteMention(match.start(), end, flat[match.start():end], "", rules_before, section,
+                                           subs, "rule"))
                         continue
                     if not named:
                         end = _trim(flat, match.start(), match.end())
@@ -321,6 +329,9 @@ def read_statutes(flat: str, citations: list | None = None,
             continue
         i = bisect.bisect_left(starts, match.start()) - 1
         before = next((found[j] for j in range(i, -1, -1) if found[j].form != "short"), None)
+        if before is None and statute_before is not None:
+            title, code, form = statute_before
+            before = StatuteMention(0, 0, "", title, code, "", [], form)
         end = _trim(flat, match.start(), match.end())
         if before is None or before.form == "rule":
             unreadable.append(UnreadableCite(match.start(), end, flat[match.start():end],

@@ -2,9 +2,11 @@
 
 A brief is edited paragraph by paragraph, and reading a paragraph (eyecite's tokenizer, the date, amount and
 statute readers, the sentence splitter) is most of a verification's cost. Every claim lies inside one paragraph:
-a citation, date, amount or quotation never runs across a blank line. So :func:`read_paragraph` reads one
-paragraph alone, with offsets into it, and its result depends only on the paragraph's text and the matter's
-reading settings (:class:`ReadingSettings`); it is kept in a bounded cache under exactly those. What depends on
+a citation, date, amount or quotation never runs across a blank line (a quotation is never cut: see
+:func:`paragraph_spans`). So :func:`read_paragraph` reads one paragraph, with offsets into it, and its result
+depends only on the paragraph's text, the matter's reading settings (:class:`ReadingSettings`) and the little it
+reads from the paragraphs before it (:class:`Before`: a set of rules, a statute, a full date's year); it is kept
+in a bounded cache under exactly those. What depends on
 other paragraphs (a short form's full citation, an ``Id.``, a citation sentence that supports the sentence before
 it) is settled afterwards over the whole draft, in :class:`matters.drafts.verifier.check.Verification`.
 
@@ -20,12 +22,12 @@ from dataclasses import dataclass, field
 
 from .check_quotes import MIN_UNCITED_QUOTE_WORDS
 from .citations import CaseMention, eyecite_citations, read_case_citations
-from .dates import DateMention, find_dates
+from .dates import _YEARLESS, DateMention, find_dates
 from .money import AmountMention, find_amounts, find_unreadable_amounts
-from .quotes import CURLY_QUOTATION, QuoteMention, QuoteSearch, find_quotations, prepare
+from .quotes import CURLY_QUOTATION, STRAIGHT_QUOTATION, QuoteMention, QuoteSearch, find_quotations, prepare
 from .record import find_bates, find_docket_cites, find_exhibit_cites, find_pleading_cites
 from .statutes import StatuteMention, UnreadableCite, read_statutes
-from .text import Sentence, Spans, sentences
+from .text import Sentence, Spans, flatten, sentences
 from .transcripts import TranscriptMention, find_transcript_cites
 
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
@@ -41,7 +43,11 @@ def paragraph_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each paragraph of ``text`` that holds more than white space, in order; the spans cover
     every non-blank character of ``text``. A blank line inside a quotation (one of several paragraphs, or a page's
     text quoted with its blank lines) does not end a paragraph: a quotation is read whole."""
-    quoted = Spans(m.span() for m in CURLY_QUOTATION.finditer(text)) if "\u201c" in text else Spans()
+    # Straight quotation marks pair within a line as the quotation reader reads them: on the text flattened, so a
+    # straight-quoted passage over a blank line is one quotation too.
+    flat = flatten(text) if '"' in text else ""
+    quoted = Spans([*(m.span() for m in CURLY_QUOTATION.finditer(text) if "\u201c" in text),
+                    *(m.span() for m in STRAIGHT_QUOTATION.finditer(flat))])
     spans, start = [], 0
     for gap in _BLANK_LINE.finditer(text):
         if quoted.overlaps(gap.start(), gap.end()):
@@ -57,13 +63,42 @@ def paragraph_spans(text: str) -> list[tuple[int, int]]:
 @dataclass(frozen=True)
 class ReadingSettings:
     """What reading a paragraph depends on besides its text: the matter's date order and number format
-    (``Matter.date_order``, ``Matter.number_format``), its court (which rules a bare "Rule 56" is read as) and
-    the Bates prefixes its productions use."""
+    (``Matter.date_order``, ``Matter.number_format``), its court (which rules a bare "Rule 56" is read as), the
+    Bates prefixes its productions use, and the year."""
 
     date_order: str
     number_format: str
     court: str
     bates_prefixes: frozenset[str]
+    year: int  # today's: a two-digit year is read against it (matters.drafts.verifier.dates)
+
+
+@dataclass(frozen=True)
+class Before:
+    """What a paragraph may read from the paragraphs before it: the set of rules last named (a bare ``Rule 12(c)``
+    is read as it), the last statute cited as ``(title, code, form)`` (a bare ``§ 1441(b)``, or ``Id. §
+    1441(b)``, is a section of it), and the last full date of the two paragraphs before, as ``(text, ISO date)``
+    (a date written without a year takes its year). :meth:`used_by` keeps only what a paragraph's text could use,
+    so a paragraph is read again, and checked again, only when what it uses changes."""
+
+    rules: str = ""
+    statute: tuple[str, str, str] | None = None
+    date: tuple[str, str] | None = None
+    date_age: int = 0  # paragraphs since the one holding ``date``
+
+    def used_by(self, flat: str) -> "Before":
+        rules, section, yearless = paragraphs.uses(flat)
+        return Before(self.rules if rules else "", self.statute if section else None,
+                      self.date if yearless else None)
+
+    def after(self, paragraph: "Paragraph") -> "Before":
+        date, age = paragraph.last_date, 0
+        if date is None:
+            date, age = (self.date, self.date_age + 1) if self.date_age < 1 else (None, 0)
+        return Before(paragraph.last_rules or self.rules, paragraph.last_statute or self.statute, date, age)
+
+
+_BARE_RULE = re.compile(r"\bRules?\s+\d")
 
 
 @dataclass
@@ -89,9 +124,14 @@ class Paragraph:
     citation_only: set[int] = field(default_factory=set)
     orders: dict[str, str] = field(default_factory=dict)
     searches: list[QuoteSearch] = field(default_factory=list)  # each quotation's words, as matched in page text
+    # What the paragraphs after it may read (Before): the set of rules it names last, its last statute, its last
+    # full date.
+    last_rules: str = ""
+    last_statute: tuple[str, str, str] | None = None
+    last_date: tuple[str, str] | None = None
 
 
-def read_paragraph(flat: str, settings: ReadingSettings) -> Paragraph:
+def read_paragraph(flat: str, settings: ReadingSettings, before: Before = Before()) -> Paragraph:
     """Read one paragraph (line breaks flattened to spaces, :func:`matters.drafts.verifier.text.flatten`).
 
     A citation inside a quotation is part of what is quoted (checked with the quotation), not the draft's own;
@@ -102,7 +142,7 @@ def read_paragraph(flat: str, settings: ReadingSettings) -> Paragraph:
     quoted = [(q.start, q.end) for q in quotes if q.word_count >= MIN_UNCITED_QUOTE_WORDS]
     in_quotes = Spans(quoted)
     cases = [c for c in read_case_citations(flat, citations) if not in_quotes.overlaps(c.start, c.end)]
-    statutes, unreadable_cites = read_statutes(flat, citations, settings.court)
+    statutes, unreadable_cites = read_statutes(flat, citations, settings.court, before.rules, before.statute)
     # "Id. § 1028A(c)" after a statute is that statute's short form, not a case's.
     section_starts = sorted(s.start for s in statutes)
     for case in cases:
@@ -131,13 +171,20 @@ def read_paragraph(flat: str, settings: ReadingSettings) -> Paragraph:
     cite_spans = (authority_spans + [(r.start, r.end) for r in records]
                   + [(u.start, u.end) for u in unreadable_cites] + [(t.start, t.end) for t in transcripts])
     skip = Spans(cite_spans + [(q.start, q.end) for q in quotes])
-    dates = [d for d in find_dates(flat, settings.date_order, yearless=True) if not skip.overlaps(d.start, d.end)]
+    every_date = find_dates(flat, settings.date_order, yearless=True, year_before=before.date)
+    dates = [d for d in every_date if not skip.overlaps(d.start, d.end)]
     amounts = [a for a in find_amounts(flat, settings.number_format) if not skip.overlaps(a.start, a.end)]
     unreadable_amounts = [u for u in find_unreadable_amounts(flat, amounts) if not skip.overlaps(u[0], u[1])]
     spans = sentences(flat)
     paragraph = Paragraph(citations, cases, statutes, unreadable_cites, quotes, records, transcripts, cite_spans,
                           dates, amounts, unreadable_amounts, spans)
     paragraph.searches = [prepare(q.inner) for q in quotes]
+    rules = [m for m in statutes if m.form == "rule" and not m.code.endswith("L.R.")]
+    paragraph.last_rules = rules[-1].code if rules else ""
+    cited = [m for m in statutes if m.form != "short"]
+    paragraph.last_statute = (cited[-1].title, cited[-1].code, cited[-1].form) if cited else None
+    full = [d for d in every_date if not d.year_from and not d.problem and d.readings]
+    paragraph.last_date = (full[-1].text, full[-1].readings[0]) if full else None
     paragraph.orders = {d.written_order: d.text for d in dates if d.written_order}
     starts = [s.start for s in spans]
     cites_in: dict[int, list[tuple[int, int]]] = {}
@@ -145,7 +192,20 @@ def read_paragraph(flat: str, settings: ReadingSettings) -> Paragraph:
         cites_in.setdefault(max(0, bisect.bisect_right(starts, span[0]) - 1), []).append(span)
     paragraph.citation_only = {i for i, spans_in in cites_in.items()
                                if spans and _citation_only(flat, spans[i].start, spans[i].end, spans_in)}
+    if 0 in paragraph.citation_only and not _may_cite_for_the_paragraph_before(flat, spans[0]):
+        paragraph.citation_only.discard(0)
     return paragraph
+
+
+# An outline heading's marker: "A.", "II.", "3.", "(b)" and a space.
+_HEADING = re.compile(r"\s*(?:[IVXLC]+|[A-Z]|\d{1,2}|\([a-z0-9]{1,3}\))[.)]\s")
+
+
+def _may_cite_for_the_paragraph_before(flat: str, sentence: Sentence) -> bool:
+    """Whether a paragraph opening with a citation sentence gives that citation to the paragraph before it, as a
+    citation set on its own line after a block quotation does ("Ex. 7 at 8."): it ends as a sentence does and is
+    no heading ("A. 28 U.S.C. § 1332", which names what follows, not what went before)."""
+    return flat[sentence.start:sentence.end].rstrip()[-1:] in ".?!)]”\"'’" and not _HEADING.match(flat)
 
 
 def _citation_only(flat: str, start: int, end: int, cite_spans: list[tuple[int, int]]) -> bool:
@@ -180,26 +240,42 @@ class _ParagraphCache:
 
     def __init__(self, size: int):
         self.size = size
-        self._items: OrderedDict[tuple[str, ReadingSettings], Paragraph] = OrderedDict()
+        self._items: OrderedDict[tuple[str, ReadingSettings, Before], Paragraph] = OrderedDict()
+        self._uses: dict[str, tuple[bool, bool, bool]] = {}
         self._lock = threading.Lock()
 
-    def get(self, flat: str, settings: ReadingSettings) -> Paragraph:
-        key = (flat, settings)
+    def get(self, flat: str, settings: ReadingSettings, before: Before = Before()) -> Paragraph:
+        """``flat`` read (:func:`read_paragraph`) with ``before``, which must be only what ``flat`` uses of what
+        comes before it (:meth:`Before.used_by`)."""
+        key = (flat, settings, before)
         with self._lock:
             found = self._items.get(key)
             if found is not None:
                 self._items.move_to_end(key)
                 return found
-        paragraph = read_paragraph(flat, settings)
+        paragraph = read_paragraph(flat, settings, before)
         with self._lock:
             self._items[key] = paragraph
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
         return paragraph
 
+    def uses(self, flat: str) -> tuple[bool, bool, bool]:
+        """Whether ``flat`` holds a bare rule number, a section sign and a date without a year: what it could
+        read from the paragraphs before it. Kept by text (asked of every paragraph on every verification)."""
+        found = self._uses.get(flat)
+        if found is None:
+            found = (bool(_BARE_RULE.search(flat)), "§" in flat, bool(_YEARLESS.search(flat)))
+            with self._lock:
+                if len(self._uses) >= self.size:
+                    self._uses.clear()
+                self._uses[flat] = found
+        return found
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._uses.clear()
 
 
 paragraphs = _ParagraphCache(_CACHE_PARAGRAPHS)

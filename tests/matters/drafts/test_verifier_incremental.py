@@ -83,13 +83,26 @@ def test_every_edit_of_a_session_gives_the_findings_of_a_whole_verification(clai
     _, checked = both(matter, paragraphs)
     assert checked == 2
 
+    # A citation paragraph that is an Id.: what it refers to, two paragraphs up, decides the support of the
+    # paragraph above it, which is checked again when that changes.
+    paragraphs += [f"The opinion was filed. Ex. {claims_matter['G']} at 1.",
+                   "Judge Bryant reasoned that “the games at issue do not amount to games whose outcomes are "
+                   "determined by skill and dexterity, but rather, chance.”",
+                   "Id. at 7–8."]
+    findings, _ = both(matter, paragraphs)
+    paragraphs[-3] = paragraphs[-3].replace(f"Ex. {claims_matter['G']}", f"Ex. {claims_matter['C']}")
+    changed, checked = both(matter, paragraphs)
+    assert checked == 3
+    quoted = [f for f in changed if f.kind == "quotation" and f.text.startswith("“the games")][-1]
+    assert quoted.blocking  # now cited to Ex. C, which does not hold it
+
     # A paragraph inserted, one deleted, two swapped: only what is new.
     paragraphs.insert(3, "The tenant paid $1,250.00 on March 3, 2021.")
     _, checked = both(matter, paragraphs)
     assert checked == 1
     del paragraphs[5]
     _, checked = both(matter, paragraphs)
-    assert checked == 0
+    assert checked <= 1  # at most the paragraph after it, which may read a date, rule set or statute it named
     paragraphs[1], paragraphs[2] = paragraphs[2], paragraphs[1]
     both(matter, paragraphs)
 
@@ -123,3 +136,29 @@ def test_a_case_quoted_from_the_record_is_not_what_a_later_id_refers_to(claims_m
     [short] = [f for f in findings if f.text == "Id. at 620"]
     assert short.status == "grounded" and "Tarrant" in short.message, short.message
     assert not any(f.kind == "case_citation" and "Smith" in f.text for f in findings)
+
+
+def test_what_a_paragraph_reads_from_the_paragraphs_before_it(claims_matter, matter):
+    """A bare rule or section, an ``Id. §`` and a date without a year read what the paragraphs before named; a
+    straight-quoted passage over a blank line is one quotation; a heading that is a citation supports nothing."""
+    matter.court = "Circuit Court of Cook County"
+    text = ("Summary judgment is sought. Fed. R. Civ. P. 56(a).\n\nRule 56(a) governs the motion.\n\n"
+            "Removal was timely. 28 U.S.C. § 1446(b).\n\nId. § 1441(b) bars removal by a forum defendant.\n\n"
+            "On March 1, 2020, the lease began.\n\nOn March 3, the tenant paid.")
+    findings = verify_text(matter=matter, text=text, incremental=False)
+    assert not [f for f in findings if f.status == "unreadable"], [(f.text, f.message) for f in findings]
+    [rule] = [f for f in findings if f.text == "Rule 56(a)"]
+    assert "Fed. R. Civ. P." in rule.message
+    assert not [f for f in findings if f.kind == "case_citation"]  # the Id. is the statute's short form
+    [day] = [f for f in findings if f.text == "March 3"]
+    assert day.detail.get("readings") == ["2020-03-03"] or "2020" in day.message, (day.message, day.detail)
+
+    matter.court = DISTRICT
+    quoted = ('He wrote: "We will pay the full amount for every game at issue.\n\nPayment follows the ruling." '
+              f"Ex. {claims_matter['G']} at 2.")
+    findings = verify_text(matter=matter, text=quoted, incremental=False)
+    assert [f for f in findings if f.kind == "quotation" and f.text.startswith('"We will pay')], findings
+
+    heading = "The amount in controversy is $80,000.\n\nA. 28 U.S.C. § 1332\n\nDiversity exists."
+    [amount] = [f for f in verify_text(matter=matter, text=heading, incremental=False) if f.text == "$80,000"]
+    assert "1332" not in amount.message, amount.message
