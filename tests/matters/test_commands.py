@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from matters.models import Matter
+from matters.models import AuditEntry, Matter
 
 pytestmark = pytest.mark.django_db
 
@@ -24,6 +24,18 @@ def test_matter_create_prints_the_id(attorney):
     matter = Matter.objects.get(pk=matter_id)
     assert (matter.name, matter.court) == ("Doe v. Roe", "N.D. Ill.")
     assert list(matter.members.values_list("username", flat=True)) == ["alice"]
+
+
+def test_matter_create_adds_every_member_through_the_audited_service(attorney, make_user):
+    """Members named on the command line are recorded in the audit trail as the matter page's are."""
+    assistant = make_user("pat", "assistant")
+    matter_id = int(run("matter_create", "--name", "Doe v. Roe", "--member", attorney.username,
+                        "--member", assistant.username))
+    matter = Matter.objects.get(pk=matter_id)
+    assert set(matter.members.values_list("username", flat=True)) == {attorney.username, assistant.username}
+    added = AuditEntry.objects.filter(matter=matter, action="matter.member_add")
+    assert [entry.detail["user"] for entry in added] == [assistant.username]
+    assert AuditEntry.objects.filter(matter=matter, action="matter.create", actor=attorney).exists()
 
 
 def test_ingest_prints_one_json_line_per_file_and_exhibit_text_prints_pages(matter, corpus):

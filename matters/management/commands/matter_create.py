@@ -2,7 +2,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from matters.services import matter_create
+from matters.services import matter_add_member, matter_create
 
 
 class Command(BaseCommand):
@@ -37,5 +37,8 @@ class Command(BaseCommand):
             )
         except ValidationError as error:
             raise CommandError("; ".join(error.messages)) from error
-        matter.members.add(*members)
+        # The first is the creator, a member from the start; the others are added as the matter page adds them,
+        # each recorded in the audit trail (by the command line: no user).
+        for user in members[1:]:
+            matter_add_member(matter=matter, user=user, added_by=None)
         self.stdout.write(str(matter.pk))
