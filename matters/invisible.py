@@ -46,3 +46,10 @@ def reveal_in_html(html: str) -> str:
     """Replace every invisible character of already-safe ``html`` by its mark. Only for HTML whose attributes
     cannot hold such characters (LawDesk's sanitized draft HTML has no attributes at all)."""
     return _INVISIBLE_RE.sub(lambda match: mark_html(match.group()), html)
+
+
+def without_invisible(text: str) -> str:
+    """``text`` without the characters :func:`is_invisible` marks and without any other format character (Unicode
+    category Cf); newlines and tabs stay. What an export writes: the review page showed each of them as a mark,
+    and an exported file must not carry what the attorney saw only as a mark."""
+    return "".join(char for char in text if not is_invisible(char) and unicodedata.category(char) != "Cf")

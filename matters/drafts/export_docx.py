@@ -10,13 +10,12 @@ the page.
 
 The document holds no character that shows nothing yet changes what a reader sees: zero-width and bidirectional
 controls, the soft hyphen, the byte-order mark, other format characters (Unicode category Cf, tag characters
-included) and control characters are removed from the text, the title and the footer (:func:`without_invisible`).
+included) and control characters are removed from the text, the title and the footer (:func:`matters.invisible.without_invisible`).
 The review page shows each of them as a ``U+XXXX`` mark (:mod:`matters.invisible`), so what the attorney approved
 is what the exported words say; a Persian zero-width non-joiner or an emoji's joiner goes too.
 """
 
 import io
-import unicodedata
 
 from docx import Document
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
@@ -29,7 +28,7 @@ from docx.shared import Pt
 from docx.text.paragraph import Paragraph
 
 from matters.drafts.markdown import Block, Run, blocks
-from matters.invisible import is_invisible
+from matters.invisible import without_invisible
 
 FOOTNOTES_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml"
 _SEPARATORS = (
@@ -105,12 +104,6 @@ def _add_block(document, block: Block) -> None:
     else:
         paragraph = document.add_paragraph()
     _add_runs(paragraph, block.runs)
-
-
-def without_invisible(text: str) -> str:
-    """``text`` without the characters :func:`matters.invisible.is_invisible` marks and without any other format
-    character (Unicode category Cf); newlines and tabs stay."""
-    return "".join(char for char in text if not is_invisible(char) and unicodedata.category(char) != "Cf")
 
 
 def docx_bytes(*, text: str, title: str, footer: str) -> bytes:

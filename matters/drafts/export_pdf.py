@@ -12,6 +12,7 @@ import pymupdf
 from django.template.loader import render_to_string
 
 from matters.drafts.markdown import render_html
+from matters.invisible import without_invisible
 
 PAGE = pymupdf.paper_rect("letter")
 MARGIN_PT = 72  # one inch; the footer line sits in the bottom margin
@@ -66,7 +67,10 @@ def _finish(document: pymupdf.Document, *, title: str, footer: str) -> bytes:
 
 def draft_pdf_bytes(*, text: str, title: str, footer: str) -> bytes:
     """Return a PDF of ``text`` read as Markdown (footnotes as numbered notes at the end). ``footer`` must be
-    ASCII (it is written with a base-14 font): the version's SHA-256 and the audit log's head hash."""
+    ASCII (it is written with a base-14 font): the version's SHA-256 and the audit log's head hash. Characters
+    that show nothing yet change what a reader sees are left out, as from the Word export
+    (:func:`matters.invisible.without_invisible`)."""
+    text, title, footer = without_invisible(text), without_invisible(title), without_invisible(footer)
     html = f"<body>{render_html(text, reveal=False)}</body>"
     return _finish(_layout(html, _DRAFT_CSS), title=title, footer=footer)
 

@@ -37,3 +37,19 @@ def test_ordinary_text_other_scripts_and_tabs_pass_unchanged():
     draft = "Caf\u00e9 \u00fcber \u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627 \u6cd5\u9662\tend."
     document = docx.Document(io.BytesIO(docx_bytes(text=draft, title="T", footer="F")))
     assert document.paragraphs[0].text == draft
+
+
+def test_the_pdf_export_leaves_them_out_too():
+    """The PDF export is the other file an attorney files or sends: the same characters are not in its text or its
+    properties."""
+    import pymupdf
+
+    from matters.drafts.export_pdf import draft_pdf_bytes
+
+    content = draft_pdf_bytes(text=DRAFT, title="Motion\u202e to compel", footer="sha256 ab\u200bcd")
+    with pymupdf.open(stream=content, filetype="pdf") as document:
+        text = "".join(page.get_text() for page in document)
+        title = document.metadata["title"]
+    assert {f"U+{ord(char):04X}" for char in HIDDEN if char in text or char in title} == set()
+    assert "The tenant paid 55.218,4$ on March 3, 2019" in " ".join(text.split())
+    assert title == "Motion to compel" and "sha256 abcd" in text
