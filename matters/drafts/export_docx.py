@@ -10,7 +10,8 @@ the page.
 
 The document holds no character that shows nothing yet changes what a reader sees: zero-width and bidirectional
 controls, the soft hyphen, the byte-order mark, other format characters (Unicode category Cf, tag characters
-included) and control characters are removed from the text, the title and the footer (:func:`matters.invisible.without_invisible`).
+included) and control characters are removed from the text, the title and the footer
+(:func:`matters.invisible.without_invisible`).
 The review page shows each of them as a ``U+XXXX`` mark (:mod:`matters.invisible`), so what the attorney approved
 is what the exported words say; a Persian zero-width non-joiner or an emoji's joiner goes too.
 """
