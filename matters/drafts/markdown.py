@@ -41,6 +41,9 @@ class Footnoted:
 
     body: str
     notes: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # the label each note had in the text (note n: item n-1)
+    lines: list[int] = field(default_factory=list)  # for each line of ``body``, its line in the text
+    definition_lines: dict[str, list[int]] = field(default_factory=dict)  # label -> its lines in the text
 
 
 def split_footnotes(text: str) -> Footnoted:
@@ -49,19 +52,25 @@ def split_footnotes(text: str) -> Footnoted:
     the referenced ones, so no text of the draft is lost."""
     text = text.replace(_REF_OPEN, "").replace(_REF_CLOSE, "")
     definitions: dict[str, list[str]] = {}
+    definition_lines: dict[str, list[int]] = {}
     body_lines: list[str] = []
+    lines: list[int] = []
     current: list[str] | None = None
-    for line in text.splitlines():
+    for index, line in enumerate(text.splitlines()):
         match = _DEFINITION.match(line)
         if match:
             current = definitions.setdefault(match.group(1), [])
             current.append(match.group(2).strip())
+            definition_lines.setdefault(match.group(1), []).append(index)
+            label = match.group(1)
             continue
         if current is not None and line.strip() and (line.startswith("    ") or line.startswith("\t")):
             current.append(line.strip())
+            definition_lines[label].append(index)
             continue
         current = None
         body_lines.append(line)
+        lines.append(index)
     numbers: dict[str, int] = {}
 
     def number(match: re.Match) -> str:
@@ -75,9 +84,11 @@ def split_footnotes(text: str) -> Footnoted:
     for label in definitions:
         numbers.setdefault(label, len(numbers) + 1)
     notes = [""] * len(numbers)
+    labels = [""] * len(numbers)
     for label, index in numbers.items():
         notes[index - 1] = " ".join(definitions[label])
-    return Footnoted(body=body, notes=notes)
+        labels[index - 1] = label
+    return Footnoted(body=body, notes=notes, labels=labels, lines=lines, definition_lines=definition_lines)
 
 
 def sanitize(html: str) -> str:
@@ -157,8 +168,25 @@ def _inline_runs(children) -> list[Run]:
 def blocks(text: str) -> tuple[list[Block], list[list[Run]]]:
     """Read ``text`` as Markdown into paragraph-level blocks and the footnotes' runs (note n is item n-1).
     Links keep their text only; images their description."""
+    body, notes, _, _ = _read_blocks(text)
+    return body, notes
+
+
+def source_blocks(text: str) -> tuple[list[tuple[Block, int, int]], list[list[Run]], Footnoted]:
+    """:func:`blocks` with where each block is written: ``(block, first line, end line)``, lines of
+    ``text.splitlines()`` counted from 0, the end excluded (a list item's lines include its marker); and the
+    footnotes as :func:`split_footnotes` read them (their labels and the lines of their definitions)."""
+    body, notes, maps, parts = _read_blocks(text)
+    placed = []
+    for block, (first, end) in zip(body, maps):
+        placed.append((block, parts.lines[first], parts.lines[max(first, end - 1)] + 1))
+    return placed, notes, parts
+
+
+def _read_blocks(text: str) -> tuple[list[Block], list[list[Run]], list[tuple[int, int]], Footnoted]:
     parts = split_footnotes(text)
     out: list[Block] = []
+    maps: list[tuple[int, int]] = []  # each block's lines of ``parts.body``
     lists: list[str] = []  # the open lists, innermost last: "bullet" or "number"
     quote_depth = 0
     pending: Block | None = None
@@ -183,12 +211,15 @@ def blocks(text: str) -> tuple[list[Block], list[list[Run]]]:
         elif token.type == "inline" and pending is not None:
             pending.runs = _inline_runs(token.children)
             out.append(pending)
+            maps.append(tuple(token.map or (0, 0)))
             pending = None
         elif token.type in ("code_block", "fence"):
             out.append(Block("code", [Run(token.content.rstrip("\n"), code=True)]))
+            maps.append(tuple(token.map or (0, 0)))
         elif token.type == "hr":
             out.append(Block("rule"))
+            maps.append(tuple(token.map or (0, 0)))
         elif token.type in ("heading_close", "paragraph_close"):
             pending = None
     notes = [_inline_runs(_parser().parseInline(note)[0].children) if note else [] for note in parts.notes]
-    return out, notes
+    return out, notes, maps, parts
