@@ -7,6 +7,8 @@ out of the evidence. Approval is refused here, not only in the page, while a blo
 import hashlib
 import json
 import re
+from dataclasses import dataclass
+from typing import BinaryIO
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -14,6 +16,7 @@ from django.db import models, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from matters import storage
 from matters.audit.services import audit_record
 from matters.models import Draft, DraftVersion, Exhibit, Finding, Matter, Origin, Production, ReviewAttack
 from matters.permissions import require
@@ -22,6 +25,8 @@ from matters.validation import clean_reason
 
 from .verifier.assertions import uncited_assertions
 from .verifier.check import verify_text
+from .word_merge import MIN_COMMON_WORDS, Merged, merge
+from .word_reading import WordDocument, WordUnreadable, read_word
 
 # A title made from a job's instructions: long enough to tell drafts apart in a list.
 TITLE_MAX_CHARS = 120
@@ -73,10 +78,12 @@ def draft_create(*, matter: Matter, title: str, text: str, author_kind: str, kin
 
 
 def draft_version_create(*, draft: Draft, text: str, author_kind: str, author: AbstractBaseUser | None = None,
-                         model_name: str = "", server_name: str = "", provenance: dict | None = None) -> DraftVersion:
+                         model_name: str = "", server_name: str = "", provenance: dict | None = None,
+                         word: dict | None = None) -> DraftVersion:
     """Append a version to ``draft``. ``author_kind`` is ``model`` (with ``model_name``/``server_name`` and the
-    pipeline's ``provenance``: job and stage records) or ``person`` (with ``author``). Raises ValidationError for
-    an unknown author kind; PermissionDenied for an author who may not edit the matter's drafts."""
+    pipeline's ``provenance``: job and stage records) or ``person`` (with ``author``; ``word``: what the Word
+    file it was made from said, :func:`draft_version_from_word`). Raises ValidationError for an unknown author
+    kind; PermissionDenied for an author who may not edit the matter's drafts."""
     require(author, "edit_draft", draft.matter)
     if author_kind not in DraftVersion.AuthorKind.values:
         raise ValidationError(f"Unknown author kind {author_kind!r}.")
@@ -90,11 +97,138 @@ def draft_version_create(*, draft: Draft, text: str, author_kind: str, author: A
             draft=draft, number=number, text=text, sha256=digest, author_kind=author_kind,
             author=author if author_kind == DraftVersion.AuthorKind.PERSON else None,
             model_name=model_name, server_name=server_name, generated=generated, provenance=provenance or {},
+            word=word or {},
         )
+        detail = {"draft": draft.pk, "number": number, "author_kind": author_kind, "model": model_name,
+                  "server": server_name}
+        if word:
+            detail["word"] = {key: word.get(key) for key in ("sha256", "name", "size_bytes", "exported_from")}
         audit_record(action="draft.version", actor=author, matter=draft.matter, obj=version, file_sha256=digest,
-                     detail={"draft": draft.pk, "number": number, "author_kind": author_kind,
-                             "model": model_name, "server": server_name})
+                     detail=detail)
     return version
+
+
+@dataclass
+class WordVersion:
+    """What :func:`draft_version_from_word` made: the new version, what became of the paragraphs (``merged``),
+    and how many of the version's paragraphs the verifier judged again (``checked_paragraphs`` of
+    ``paragraphs``; the others kept their findings)."""
+
+    version: DraftVersion
+    merged: Merged
+    paragraphs: int
+    checked_paragraphs: int
+
+
+def _exported_from(word: WordDocument, base: DraftVersion) -> str:
+    """The SHA-256 of the version of ``base``'s draft the Word file was exported from ('' when it names none);
+    raise ValidationError when it names another draft's version, or a version older than ``base`` that a later
+    one changed outside Word (uploading it would undo that change)."""
+    if not word.version_sha256s:
+        return ""
+    draft = base.draft
+    mine = {v.sha256: v for v in draft.versions.filter(sha256__in=word.version_sha256s)}
+    sha = next((sha for sha in word.version_sha256s if sha in mine), "")
+    if not sha:
+        other = (DraftVersion.objects.filter(draft__matter=draft.matter, sha256__in=word.version_sha256s)
+                 .exclude(draft=draft).select_related("draft").first())
+        if other is not None:
+            raise ValidationError(f"This Word file is the export of “{other.draft.title}”, version {other.number}, "
+                                  f"not of “{draft.title}”. Upload it on that draft's review page.")
+        return ""
+    for later in draft.versions.filter(number__gt=mine[sha].number, number__lte=base.number).order_by("number"):
+        if (later.word or {}).get("exported_from") != sha:
+            raise ValidationError(
+                f"This Word file was exported from version {mine[sha].number}, and version {later.number} was "
+                f"made since, outside this Word file: taking the file as version {base.number + 1} would undo "
+                f"version {later.number}'s changes. Export the latest version and make the edits in that file.")
+    return sha
+
+
+def _word_comments(word: WordDocument, merged: Merged, text: str) -> list[dict]:
+    """Each comment with where its paragraph is in the new text (``start``/``end``, None for a comment whose
+    paragraph is gone: anchored only in deleted text) and the start of that paragraph, in document order."""
+    out, placed = [], set()
+    for index, paragraph in enumerate(word.paragraphs):
+        start, end = merged.paragraphs[index]
+        for comment_id in paragraph.comments:
+            if comment_id in word.comments and comment_id not in placed:
+                placed.add(comment_id)
+                anchored = end > start
+                out.append({"id": comment_id, **word.comments[comment_id], "start": start if anchored else None,
+                            "end": end if anchored else None,
+                            "paragraph": " ".join(text[start:end].split())[:160] if anchored else ""})
+    out += [{"id": cid, **comment, "start": None, "end": None, "paragraph": ""}
+            for cid, comment in word.comments.items() if cid not in placed]
+    return out
+
+
+def draft_version_from_word(*, base: DraftVersion, upload: BinaryIO, original_name: str,
+                            user: AbstractBaseUser | None) -> WordVersion:
+    """Make the next version of ``base``'s draft from the DOCX an attorney edited in Word (``upload``, a binary
+    stream; ``original_name`` as the browser sent it), verify it, and carry the reviewer's attacks over.
+
+    The file is read as Word shows it (:mod:`matters.drafts.word_reading`) and merged over ``base`` paragraph by
+    paragraph (:mod:`matters.drafts.word_merge`): an unchanged paragraph keeps its text, so the verifier judges
+    only the changed ones and the paragraphs whose claims depend on them. The upload is kept byte for byte as an
+    original (``originals/``), recorded as LawDesk's own draft material, and named in the version's audit entry;
+    the comments are stored with the version (``DraftVersion.word``). A refused upload is kept byte for byte in
+    quarantine and its refusal is in the audit log (``draft.word_refused``).
+
+    Raises PermissionDenied for someone who may not edit the matter's drafts; ValidationError, with the reason,
+    when ``base`` is not the latest version, the file is not a DOCX, is password-protected or damaged, is another
+    draft's export or an export older than a later edit, has no paragraph of MIN_COMMON_WORDS words or more in
+    common with ``base`` (not a version of this draft), or changes nothing."""
+    draft, matter = base.draft, base.draft.matter
+    require(user, "edit_draft", matter)
+    staged = storage.stage_stream(upload)
+    name = original_name[:500]
+
+    def refuse(reason: str):
+        storage.commit_staged(staged, quarantined=True)
+        audit_record(action="draft.word_refused", actor=user, matter=matter, obj=draft, file_sha256=staged.sha256,
+                     detail={"version": base.number, "name": name, "size_bytes": staged.size_bytes,
+                             "reason": reason})
+        raise ValidationError(reason)
+
+    try:
+        latest = draft.versions.order_by("-number").first()
+        if latest.pk != base.pk:
+            refuse(f"Version {latest.number} was saved after version {base.number}, which this file was uploaded "
+                   "on; nothing was made. Upload it on the latest version's page.")
+        try:
+            word = read_word(staged.path)
+            exported_from = _exported_from(word, base)
+        except (WordUnreadable, ValidationError) as problem:
+            refuse(" ".join(problem.messages) if isinstance(problem, ValidationError) else str(problem))
+        merged = merge(base.text, word)
+        if not merged.common:
+            refuse(f"“{name}” has no paragraph in common with version {base.number} of “{draft.title}” (none of "
+                   f"its paragraphs of {MIN_COMMON_WORDS} words or more is unchanged), so it is not a version of "
+                   "this draft. Upload the Word file exported from this draft and edited in Word.")
+        if not merged.text.strip():
+            refuse("The Word file holds no text; nothing was made.")
+        if merged.text == base.text and not word.comments:
+            refuse(f"The Word file's text is version {base.number}'s, word for word, and it has no comments: "
+                   "there is nothing to make a version of.")
+        storage.commit_staged(staged, quarantined=False)
+        info = {"sha256": staged.sha256, "name": name, "size_bytes": staged.size_bytes,
+                "exported_from": exported_from, "base": base.number, "kept": merged.kept, "changed": merged.changed,
+                "added": merged.added, "removed": merged.removed, "insertions": word.changes.insertions,
+                "deletions": word.changes.deletions, "comments": _word_comments(word, merged, merged.text)}
+        with transaction.atomic():
+            version = draft_version_create(draft=draft, text=merged.text, author_kind=DraftVersion.AuthorKind.PERSON,
+                                           author=user, word=info)
+            # The Word file itself, coming back as an exhibit, is recognised as the draft it is.
+            generated_record(matter=matter, origin=Origin.DRAFT, title=f"{draft.title} v{version.number} (Word)",
+                             sha256=staged.sha256)
+            attacks_carry(from_version=base, to_version=version)
+    finally:
+        storage.discard_staged(staged)
+    counts: dict = {}
+    results = verify_text(matter=matter, text=version.text, counts=counts)
+    draft_verify(version=version, results=results)
+    return WordVersion(version, merged, counts["paragraphs"], counts["checked_paragraphs"])
 
 
 def _finding_key(kind: str, verdict: str, text: str, occurrence: int) -> str:

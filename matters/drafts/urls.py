@@ -15,6 +15,7 @@ urlpatterns = [
     path("drafts/<int:draft_id>/v<int:number>/findings/<int:finding_id>/<str:action>/", views.finding_resolve,
          name="finding_resolve"),
     path("drafts/<int:draft_id>/v<int:number>/edit/", views.draft_edit, name="draft_edit"),
+    path("drafts/<int:draft_id>/v<int:number>/word/", views.draft_word_upload, name="draft_word_upload"),
     path("drafts/<int:draft_id>/v<int:number>/approve/", views.draft_approve_view, name="draft_approve"),
     path("drafts/<int:draft_id>/v<int:number>/export/<str:kind>/", views.draft_export_view, name="draft_export"),
 ]

@@ -28,6 +28,7 @@ from matters.drafts.services import (
     draft_reverify_if_stale,
     draft_verify,
     draft_version_create,
+    draft_version_from_word,
     finding_confirm,
     finding_waive,
 )
@@ -35,6 +36,7 @@ from matters.models import Draft, DraftVersion, Finding
 from matters.selectors import matter_for_user
 
 from .exports import EXPORT_KINDS, draft_export
+from .forms import WordVersionForm
 from .review import (
     ATTACK_KIND,
     ReviewFilter,
@@ -143,8 +145,9 @@ def _review_context(request: HttpRequest, version: DraftVersion, review_filter: 
 
 
 def _render_review(request: HttpRequest, version: DraftVersion, review_filter: ReviewFilter,
-                   panel: dict | None = None) -> HttpResponse:
+                   panel: dict | None = None, word_form: WordVersionForm | None = None) -> HttpResponse:
     context = _review_context(request, version, review_filter, panel)
+    context["word_form"] = word_form or WordVersionForm()
     context["provenance_json"] = json.dumps(version.provenance, indent=2, ensure_ascii=False)
     if request.htmx:
         # The versions table counts the same findings as the counts above the text: a waiver changes both, so
@@ -260,6 +263,31 @@ def draft_edit(request: HttpRequest, matter_id: int, draft_id: int, number: int)
     blocking = version.open_blocking().count()
     messages.success(request, f"Saved as version {version.number} and verified: {blocking} blocking finding(s) open.")
     return redirect(_review_url(version))
+
+
+@require_POST
+def draft_word_upload(request: HttpRequest, matter_id: int, draft_id: int, number: int) -> HttpResponse:
+    """Make the next version from the DOCX an attorney edited in Word (:func:`draft_version_from_word`); a
+    refusal is shown on the form's field, on the review page of the version it was uploaded on."""
+    base = _version_for(request.user, matter_id, draft_id, number)
+    if not request.user.has_perm("matters.upload_exhibit"):
+        raise PermissionDenied
+    form = WordVersionForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            made = draft_version_from_word(base=base, upload=upload, original_name=upload.name, user=request.user)
+        except ValidationError as problem:
+            form.add_error("file", problem)
+        else:
+            merged, version = made.merged, made.version
+            messages.success(request, (
+                f"Saved “{upload.name}” as version {version.number}: {merged.changed} paragraph(s) changed, "
+                f"{merged.added} added, {merged.removed} removed, {merged.kept} unchanged; "
+                f"{made.checked_paragraphs} of {made.paragraphs} verified again, the others kept their findings. "
+                f"{version.open_blocking().count()} blocking finding(s) open."))
+            return redirect(_review_url(version))
+    return _render_review(request, base, ReviewFilter(), word_form=form)
 
 
 @require_POST

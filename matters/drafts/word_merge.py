@@ -166,26 +166,35 @@ def merge(previous: str, word: WordDocument) -> Merged:
         used.add(label)
         labels[number] = label
 
-    pieces: list[tuple[str, str, int | None]] = []  # (text, kind, Word paragraph index or None)
+    # (text, kind, Word paragraph index or None, what comes before it: None for a blank line, or a list item's
+    # line break after a list item)
+    pieces: list[tuple[str, str, int | None, str | None]] = []
     merged = Merged(text="")
     if lead := between(-1):
-        pieces.append((lead, "extra", None))
+        pieces.append((lead, "extra", None, None))
     matcher = difflib.SequenceMatcher(None, old_forms, new_forms, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
+            gap = None
             for offset in range(i2 - i1):
                 block, first, end = placed[i1 + offset]
-                pieces.append((source(first, end), block.kind, word_paragraphs[j1 + offset][0]))
+                pieces.append((source(first, end), block.kind, word_paragraphs[j1 + offset][0], gap))
+                # Between two kept blocks, what separated them is kept too (a line break in a tight list).
+                gap = None
                 if extra := between(i1 + offset):
-                    pieces.append((extra, "extra", None))
+                    pieces.append((extra, "extra", None, None))
+                elif i1 + offset + 1 < len(placed):
+                    last = lines[end - 1]
+                    gap = last[len(last.rstrip("\r\n")):] + "".join(
+                        lines[k] for k in range(end, placed[i1 + offset + 1][1]) if k not in definition_lines)
                 merged.common += len(old_forms[i1 + offset].split()) >= MIN_COMMON_WORDS
             merged.kept += i2 - i1
             continue
         for index, paragraph in word_paragraphs[j1:j2]:
-            pieces.append((paragraph_markdown(paragraph, labels), paragraph_kind(paragraph)[0], index))
+            pieces.append((paragraph_markdown(paragraph, labels), paragraph_kind(paragraph)[0], index, None))
         for u in range(i1, i2):
             if extra := between(u):
-                pieces.append((extra, "extra", None))
+                pieces.append((extra, "extra", None, None))
         if op == "replace":
             common = min(i2 - i1, j2 - j1)
             merged.changed += common
@@ -197,8 +206,10 @@ def merge(previous: str, word: WordDocument) -> Merged:
             merged.removed += i2 - i1
     # Consecutive list items stay one list; anything else is its own paragraph.
     text, spans = "", {}
-    for k, (piece, kind, index) in enumerate(pieces):
-        if k:
+    for k, (piece, kind, index, gap) in enumerate(pieces):
+        if k and gap is not None and gap.strip("\r\n") == "" and gap:
+            text += gap
+        elif k:
             text += "\n" if kind in _LIST_KINDS and pieces[k - 1][1] in _LIST_KINDS else "\n\n"
         if index is not None:
             spans[index] = (len(text), len(text) + len(piece))

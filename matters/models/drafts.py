@@ -56,6 +56,11 @@ class DraftVersion(models.Model):
         default=dict, blank=True,
         help_text="how a model wrote it: job, stages (server, model, board, packet SHA-256); set by the pipeline",
     )
+    word = models.JSONField(
+        default=dict, blank=True,
+        help_text="a version made from a Word file: its SHA-256, name and size, the version it was exported from, "
+                  "what became of each paragraph, its tracked changes, and its comments beside their paragraphs",
+    )
     verified_at = models.DateTimeField(null=True, blank=True)
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(

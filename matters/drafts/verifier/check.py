@@ -375,14 +375,16 @@ def _described(case: CaseMention) -> tuple:
             case.defendant, case.problem, case.name, case.in_parenthetical)
 
 
-def verify_text(*, matter: Matter, text: str, incremental: bool = True) -> list[FindingData]:
+def verify_text(*, matter: Matter, text: str, incremental: bool = True,
+                counts: dict | None = None) -> list[FindingData]:
     """Check every claim of ``text`` against ``matter``; return the findings in order of position.
 
     Offsets are into ``text``. Reads the database (evidence pages, their indexed facts, productions,
     authorities); writes only the facts index of exhibits not yet indexed. ``incremental``: take the findings of
     paragraphs checked before, against the same evidence, from the process's memo
     (:mod:`matters.drafts.verifier.memo`) and keep this run's there; the result is the same as with
-    ``incremental=False``, which checks every paragraph and keeps nothing.
+    ``incremental=False``, which checks every paragraph and keeps nothing. ``counts``, when given, receives
+    ``paragraphs`` (how many the text has) and ``checked_paragraphs`` (how many were judged, not remembered).
     """
     # The cyclic collector is paused while a draft is checked: its findings and mentions are tens of thousands of
     # young objects and no cycles, and every collection they set off walked the process's kept paragraphs and
@@ -390,7 +392,11 @@ def verify_text(*, matter: Matter, text: str, incremental: bool = True) -> list[
     paused = gc.isenabled()
     gc.disable()
     try:
-        return Verification(matter, text, memo=memos.shared if incremental else None).run()
+        verification = Verification(matter, text, memo=memos.shared if incremental else None)
+        findings = verification.run()
+        if counts is not None:
+            counts.update(paragraphs=len(paragraph_spans(text)), checked_paragraphs=verification.checked_paragraphs)
+        return findings
     finally:
         if paused:
             gc.enable()
