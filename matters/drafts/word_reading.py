@@ -184,6 +184,10 @@ def refusal_for_type(path: Path) -> str:
         return ("The Word file is password-protected (encrypted), so its text cannot be read. In Word, remove the "
                 "password (File › Info › Protect Document › Encrypt with Password, cleared), save, and upload it "
                 "again.")
+    if found.kind != "docx" and head.startswith(b"PK\x03\x04") and not zipfile.is_zipfile(path):
+        # A ZIP that does not open: a DOCX cut short in a download or a copy, most likely.
+        return ("The Word file is damaged and could not be read (its ZIP package does not open: it may have been cut "
+                "short). Open it in Word, save it again, and upload that.")
     if found.kind != "docx":
         return (f"This file is a {found.description}, not a Word document (DOCX). Save the draft in Word as a "
                 "Word Document (.docx) and upload that.")

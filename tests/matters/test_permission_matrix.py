@@ -10,7 +10,15 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
-from matters.drafts.services import draft_approve, draft_create, draft_verify, draft_version_create, finding_waive
+from matters.drafts.export_docx import docx_bytes
+from matters.drafts.services import (
+    draft_approve,
+    draft_create,
+    draft_verify,
+    draft_version_create,
+    draft_version_from_word,
+    finding_waive,
+)
 from matters.exhibits.services import exhibit_create, exhibit_update
 from matters.incoming.services import incoming_receive
 from matters.models import AuditEntry, Exhibit, Production
@@ -72,13 +80,17 @@ ACTS = {
                                                            user=u),
     "edit_draft": lambda m, a, u: draft_version_create(draft=a_draft_version(m, a).draft, text="New text.",
                                                        author_kind="person", author=u),
+    "upload_word_version": lambda m, a, u: draft_version_from_word(
+        base=a_draft_version(m, a), upload=io.BytesIO(docx_bytes(text="New text.", title="Motion", footer="")),
+        original_name="motion.docx", user=u),
     "approve_draft": lambda m, a, u: draft_approve(version=a_draft_version(m, a), user=u),
     "waive_finding": lambda m, a, u: finding_waive(finding=a_finding(m, a), user=u, reason="x"),
     "serve_production": lambda m, a, u: production_serve(production=a_done_production(m, a), user=u,
                                                          served_to="Counsel for defendant"),
     "remove_redaction": lambda m, a, u: redaction_delete(redaction=a_redaction(m, a), user=u),
 }
-ASSISTANT_MAY = {"upload", "edit_exhibit", "start_job", "start_production", "receive_production", "edit_draft"}
+ASSISTANT_MAY = {"upload", "edit_exhibit", "start_job", "start_production", "receive_production", "edit_draft",
+                 "upload_word_version"}
 ROLES = {
     # role: (group, superuser, member of the matter, acts allowed)
     "attorney": ("attorney", False, True, set(ACTS)),
@@ -104,6 +116,21 @@ def test_permission_matrix_cell(make_user, attorney, matter, role, act):
     except ValidationError:  # refused on its input, past the permission check
         outcome = "allowed"
     assert outcome == ("allowed" if act in allowed else "denied"), f"{role} / {act}"
+
+
+@pytest.mark.parametrize(("role", "status"), [("attorney", 200), ("assistant", 200), ("operator", 403),
+                                            ("attorney of another matter", 404), ("superuser, not a member", 404)])
+def test_the_word_upload_url_follows_the_matrix(make_user, attorney, matter, client, role, status):
+    group, superuser, member, _ = ROLES[role]
+    user = make_user("someone", group, is_superuser=superuser, is_staff=superuser)
+    if member:
+        matter.members.add(user)
+    version = a_draft_version(matter, attorney)
+    client.force_login(user)
+    # No file: past the wall the form refuses it on its field, so no version is made by anyone.
+    response = client.post(reverse("matters:draft_word_upload", args=[matter.pk, version.draft_id, 1]))
+    assert response.status_code == status
+    assert version.draft.versions.count() == 1
 
 
 def test_serving_records_who_and_when_once_and_is_audited(attorney, matter, client):

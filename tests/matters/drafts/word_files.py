@@ -4,6 +4,7 @@ anchors, relationship and content type), ECMA-376 Part 1, 17.13."""
 
 import io
 import zipfile
+from xml.sax.saxutils import escape, quoteattr
 
 from lxml import etree
 
@@ -142,8 +143,8 @@ class WordEdit:
                                                       standalone=True)
         if self.comments:
             body = "".join(
-                f'<w:comment w:id="{i}" w:author="{author}" w:date="2026-03-02T10:00:00Z" w:initials="DW">'
-                f'<w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:comment>'
+                f'<w:comment w:id="{i}" w:author={quoteattr(author)} w:date="2026-03-02T10:00:00Z" w:initials="DW">'
+                f'<w:p><w:r><w:t>{escape(text)}</w:t></w:r></w:p></w:comment>'
                 for i, (author, text) in enumerate(self.comments, start=1))
             members["word/comments.xml"] = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
                                             f'<w:comments xmlns:w="{W}">{body}</w:comments>').encode()
