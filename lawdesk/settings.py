@@ -212,6 +212,8 @@ LAWDESK_READERS_UNSANDBOXED = os.environ.get("LAWDESK_READERS_UNSANDBOXED", "") 
 # A page whose OCR mean word confidence (Tesseract, 0-100) is below this is flagged, and so is a finding grounded
 # only on such pages (docs/reading.md).
 LAWDESK_OCR_LOW_CONFIDENCE = float(os.environ.get("LAWDESK_OCR_LOW_CONFIDENCE", "60"))
+# A draft's table of authorities lists an authority cited on this many pages or more as "passim" (0: never).
+LAWDESK_TOA_PASSIM_PAGES = _env_int("LAWDESK_TOA_PASSIM_PAGES", 5)
 # Limits on a production ZIP: members, total uncompressed MiB, and compression ratio of any member.
 LAWDESK_ZIP_MAX_MEMBERS = _env_int("LAWDESK_ZIP_MAX_MEMBERS", 50_000)
 LAWDESK_ZIP_MAX_MB = _env_int("LAWDESK_ZIP_MAX_MB", 20_480)

@@ -23,6 +23,8 @@ from matters.provenance import generated_record, sha256_bytes
 from .export_docx import docx_bytes
 from .export_pdf import draft_pdf_bytes, report_pdf_bytes
 from .review import version_history
+from .toa import TableOfAuthorities, toa_build
+from .toa_pages import docx_with_table
 
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 EXPORT_KINDS = {
@@ -60,6 +62,15 @@ def _footer(version: DraftVersion, audit_head: str) -> str:
             f"Audit log head {audit_head} | approved {version.approved_at:%Y-%m-%d %H:%M} UTC by {approver}")
 
 
+def preview_footer(version: DraftVersion, audit_head: str) -> str:
+    """The footer of ``version``'s export as it would be now, for laying the brief out before it is exported: the
+    export's own when the version is approved, else the same two lines, as long, saying it is not."""
+    if version.approved_at is not None:
+        return _footer(version, audit_head)
+    return (f"Version {version.number} SHA-256 {version.sha256}\n"
+            f"Audit log head {audit_head} | not approved yet (preview)")
+
+
 def _source_label(source: dict) -> str:
     where = f"Exhibit {source.get('label') or source.get('exhibit')}, p. {source.get('page')}"
     return f"{source['bates']} ({where})" if source.get("bates") else where
@@ -86,6 +97,14 @@ def report_context(version: DraftVersion, audit_head: str) -> dict:
     }
 
 
+def version_table(version: DraftVersion) -> TableOfAuthorities:
+    """The table of authorities of ``version``'s text, pages not yet set: its citations as the verifier reads them
+    now, an attorney's waivers of citation findings on this version honoured (:func:`matters.drafts.toa.toa_build`)."""
+    waived = version.findings.filter(status=Finding.Status.WAIVED, kind__in=(
+        Finding.Kind.CASE_CITATION, Finding.Kind.STATUTE_CITATION)).values_list("start", "end")
+    return toa_build(matter=version.draft.matter, text=version.text, waived=list(waived))
+
+
 def _require_member(user: AbstractBaseUser, version: DraftVersion) -> None:
     if not version.draft.matter.members.filter(pk=user.pk).exists():
         raise PermissionDenied("Only a member of the matter may export its drafts.")
@@ -95,8 +114,12 @@ def draft_export(*, version: DraftVersion, user: AbstractBaseUser, kind: str) ->
     """Export an approved ``version`` as ``kind`` (``docx``, ``pdf`` or ``report``); record it as generated
     material and in the audit log (``draft.export``, with the file's SHA-256 and the head hash it carries).
 
-    Raises PermissionDenied for a non-member; ValidationError for an unknown kind, a version not approved, or a
-    matter whose audit chain does not verify (an export would then vouch for a log that was altered).
+    A DOCX opens with the brief's table of authorities when it cites any (:mod:`matters.drafts.toa_pages`).
+
+    Raises PermissionDenied for a non-member; ValidationError for an unknown kind, a version not approved, a
+    matter whose audit chain does not verify (an export would then vouch for a log that was altered), or a DOCX
+    whose table of authorities cannot be built (a citation no authority of the matter grounds, or one the
+    verifier blocks), the message listing each such citation.
     """
     _require_member(user, version)
     if kind not in EXPORT_KINDS:
@@ -113,7 +136,15 @@ def draft_export(*, version: DraftVersion, user: AbstractBaseUser, kind: str) ->
     title = f"{version.draft.title} v{version.number}"
     footer = _footer(version, chain.head_hash)
     if kind == "docx":
-        content = docx_bytes(text=version.text, title=title, footer=footer)
+        # A brief that cites authorities carries its table, built again now and paged as printed; one that cites
+        # none is exported as it is.
+        table = version_table(version)
+        if not table.ok:
+            raise ValidationError("Not exported as DOCX. " + table.refusal())
+        if table.entries:
+            content = docx_with_table(table, text=version.text, title=title, footer=footer)
+        else:
+            content = docx_bytes(text=version.text, title=title, footer=footer)
         text = version.text
     elif kind == "pdf":
         content = draft_pdf_bytes(text=version.text, title=title, footer=footer)

@@ -28,6 +28,30 @@ _REFERENCE = re.compile(r"\[\^([^\]\s]+)\]")
 # a draft has no business containing; any that it does contain are removed first).
 _REF_OPEN, _REF_CLOSE = "\ue000", "\ue001"
 _PLACEHOLDER = re.compile(f"{_REF_OPEN}(\\d+){_REF_CLOSE}")
+# Places marked in the text before it is read (a citation's start, for the table of authorities): private-use
+# characters too, which Markdown reads as ordinary text and which never stand next to a construct's syntax.
+_MARK_OPEN, _MARK_CLOSE = "\ue002", "\ue003"
+_MARK = re.compile(f"{_MARK_OPEN}(\\d+){_MARK_CLOSE}")
+_PLACE = re.compile(f"{_REF_OPEN}(\\d+){_REF_CLOSE}|{_MARK_OPEN}(\\d+){_MARK_CLOSE}")
+
+
+def mark_places(text: str, places: list[tuple[int, int]]) -> str:
+    """``text`` with a mark before each character offset of ``places`` (``(offset, mark number)`` pairs), which
+    :func:`blocks` returns as a :class:`Run` with that ``mark``. Marks the draft itself holds (the same private-use
+    characters) are removed; offsets are those of ``text`` as given. Several marks at one offset stand in the
+    order of their numbers."""
+    pieces, position = [], 0
+    for offset, number in sorted(places):
+        pieces.append(text[position:offset].replace(_MARK_OPEN, "").replace(_MARK_CLOSE, ""))
+        pieces.append(f"{_MARK_OPEN}{number}{_MARK_CLOSE}")
+        position = max(position, offset)
+    pieces.append(text[position:].replace(_MARK_OPEN, "").replace(_MARK_CLOSE, ""))
+    return "".join(pieces)
+
+
+def unmarked(text: str) -> str:
+    """``text`` without the marks :func:`mark_places` put in (a code block prints its text as it is)."""
+    return _MARK.sub("", text)
 
 
 def _parser() -> MarkdownIt:
@@ -113,13 +137,15 @@ def render_html(text: str, *, notes_heading: str = "Notes", reveal: bool = True)
 
 @dataclass
 class Run:
-    """A piece of a paragraph with one formatting; ``footnote`` is a note's number (the run is its reference)."""
+    """A piece of a paragraph with one formatting; ``footnote`` is a note's number (the run is its reference);
+    ``mark`` the number of a place marked with :func:`mark_places` (the run holds no text)."""
 
     text: str = ""
     bold: bool = False
     italic: bool = False
     code: bool = False
     footnote: int | None = None
+    mark: int | None = None
 
 
 @dataclass
@@ -134,7 +160,7 @@ class Block:
 
     @property
     def text(self) -> str:
-        return "".join(f"[{r.footnote}]" if r.footnote else r.text for r in self.runs)
+        return "".join(f"[{r.footnote}]" if r.footnote else r.text for r in self.runs if r.mark is None)
 
 
 def _inline_runs(children) -> list[Run]:
@@ -146,22 +172,26 @@ def _inline_runs(children) -> list[Run]:
         elif token.type in ("em_open", "em_close"):
             italic = token.type == "em_open"
         elif token.type == "code_inline":
-            runs.append(Run(token.content, bold, italic, code=True))
+            runs.extend(Run(mark=int(m)) for m in _MARK.findall(token.content))
+            runs.append(Run(unmarked(token.content), bold, italic, code=True))
         elif token.type == "softbreak":
             runs.append(Run(" ", bold, italic))
         elif token.type == "hardbreak":
             runs.append(Run("\n", bold, italic))
         elif token.type in ("text", "html_inline"):
             position = 0
-            for match in _PLACEHOLDER.finditer(token.content):
+            for match in _PLACE.finditer(token.content):
                 if match.start() > position:
                     runs.append(Run(token.content[position:match.start()], bold, italic))
-                runs.append(Run(footnote=int(match.group(1))))
+                if match.group(1):
+                    runs.append(Run(footnote=int(match.group(1))))
+                else:
+                    runs.append(Run(mark=int(match.group(2))))
                 position = match.end()
             if position < len(token.content):
                 runs.append(Run(token.content[position:], bold, italic))
         elif token.type == "image":
-            runs.append(Run(token.content, bold, italic))
+            runs.append(Run(unmarked(token.content), bold, italic))
     return runs
 
 
@@ -214,7 +244,8 @@ def _read_blocks(text: str) -> tuple[list[Block], list[list[Run]], list[tuple[in
             maps.append(tuple(token.map or (0, 0)))
             pending = None
         elif token.type in ("code_block", "fence"):
-            out.append(Block("code", [Run(token.content.rstrip("\n"), code=True)]))
+            marks = [Run(mark=int(m)) for m in _MARK.findall(token.content)]
+            out.append(Block("code", [*marks, Run(unmarked(token.content).rstrip("\n"), code=True)]))
             maps.append(tuple(token.map or (0, 0)))
         elif token.type == "hr":
             out.append(Block("rule"))

@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-from matters.drafts import views
+from matters.drafts import toa_views, views
 
 urlpatterns = [
     path("drafts/", views.draft_list, name="drafts"),
@@ -18,4 +18,5 @@ urlpatterns = [
     path("drafts/<int:draft_id>/v<int:number>/word/", views.draft_word_upload, name="draft_word_upload"),
     path("drafts/<int:draft_id>/v<int:number>/approve/", views.draft_approve_view, name="draft_approve"),
     path("drafts/<int:draft_id>/v<int:number>/export/<str:kind>/", views.draft_export_view, name="draft_export"),
+    path("drafts/<int:draft_id>/v<int:number>/authorities/", toa_views.draft_authorities, name="draft_authorities"),
 ]

@@ -162,3 +162,22 @@ def test_an_assistant_sees_no_serve_button_and_is_refused(make_user, attorney, m
     assert response.status_code == 403
     production.refresh_from_db()
     assert production.served_at is None and not Exhibit.objects.filter(matter=matter).exists()
+
+
+@pytest.mark.parametrize("role", list(ROLES))
+def test_the_table_of_authorities_preview_is_behind_the_matter_wall(make_user, attorney, matter, client, role):
+    """Reading a draft's table of authorities is reading the draft: every member may, nobody else (404, so the
+    matter's existence is not disclosed either)."""
+    group, superuser, member, _ = ROLES[role]
+    user = make_user("someone", group, is_superuser=superuser, is_staff=superuser)
+    if member:
+        matter.members.add(user)
+    version = a_draft_version(matter, attorney)
+    url = reverse("matters:draft_authorities", args=[matter.pk, version.draft_id, version.number])
+    client.force_login(user)
+    response = client.get(url)
+    assert response.status_code == (200 if member else 404), role
+    if member:
+        assert 'id="toa-empty"' in response.content.decode()  # the draft cites no authority
+    client.logout()
+    assert client.get(url).status_code == 302  # to the login page

@@ -35,6 +35,7 @@ from .memo import Memo, evidence_state, paragraph_key
 from .money import AmountMention
 from .reading_notes import add_reading_notes
 from .record import BatesMention
+from .statutes import StatuteMention, UnreadableCite
 from .text import flatten
 from .transcripts import check_transcript_cite, narrow_to_lines, supported_facts
 from .units import Before, ReadingSettings, paragraph_spans, paragraphs, shifted
@@ -62,6 +63,13 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
         self._doc_facts: dict[tuple[int, str], set[int]] = {}
         self.findings: list[FindingData] = []
         self.checked_paragraphs = 0  # how many paragraphs this run judged (the others came from the memo)
+        # Every authority citation judged, as read, with the authority that grounds it (None: none does), in order
+        # of judging; every case mention of the draft (``CaseMention.antecedent`` indexes it) and eyecite's
+        # citations they were read from (``CaseMention.source``). The table of authorities (matters.drafts.toa)
+        # is built from these, never from a reading of its own.
+        self.cited: list[tuple[CaseMention | StatuteMention | UnreadableCite, AuthorityDoc | None]] = []
+        self.cases: list[CaseMention] = []
+        self.eyecite_citations: list = []
 
     @property
     def authorities(self) -> list[AuthorityDoc]:
@@ -122,6 +130,7 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
                 cases.append(shifted(mention, s))
                 cases[-1].source = None if mention.source is None else base + mention.source
         resolve_case_citations(cases, citations)
+        self.cases, self.eyecite_citations = cases, citations
         # "Id." after a record cite refers to that record document (Compl. ¶ 12 ... Id. ¶ 14), not to a case.
         record_starts: list[int] = []
         record_at: list[tuple[int, int]] = []
@@ -215,15 +224,18 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
                 support[sentence_of(check.mention.start)].record_cites.append(check.mention.text)
                 support[sentence_of(check.mention.start)].pages.extend(check.page_ids)
         resolved = self._check_cases(cases, wanted_cases)
+        self.cited.extend(resolved)
         for mention, doc in resolved:
             if starts and sentence_of(mention.start) in needed:
                 support[sentence_of(mention.start)].authorities.append((doc, mention.text))
         for statute in statutes:
             doc = self._check_statute(statute)
+            self.cited.append((statute, doc))
             if starts:
                 support[sentence_of(statute.start)].authorities.append((doc, statute.text))
         for cite in unreadable_cites:
             self._unreadable_statute(cite)
+            self.cited.append((cite, None))
             if starts:
                 support[sentence_of(cite.start)].authorities.append((None, cite.text))
         for start, end, text in unreadable_amounts:

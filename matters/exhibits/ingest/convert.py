@@ -30,14 +30,16 @@ class ConversionRefused(Exception):
 
 
 def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, hidden: Sequence[str] = (),
-                  changes: WordChanges | None = None) -> int:
+                  changes: WordChanges | None = None, pdf_options: str = "") -> int:
     """Convert the document at ``source`` (its type told by ``suffix``, e.g. ``.docx``; ``description`` names it
     for people, e.g. "Word document") to the PDF ``target``; return how many outside links were cut first.
 
     ``hidden``: host folders the sandbox must not show (the data directory). ``changes``: where a Word file's
     tracked changes, comments and hidden text go; the file converted reads with its changes accepted. Raises
     ConversionRefused when LibreOffice is missing, the sandbox cannot start, the package is damaged, or the
-    conversion fails or takes longer than CONVERT_TIMEOUT_S seconds.
+    conversion fails or takes longer than CONVERT_TIMEOUT_S seconds. ``pdf_options``: options of LibreOffice's
+    PDF export filter as JSON (LibreOffice 7.4 and later: ``{"ExportBookmarksToPDFDestination": {"type":
+    "boolean", "value": "true"}}``), none by default.
     """
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if soffice is None:
@@ -73,7 +75,7 @@ def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, 
             "--headless",
             "--norestore",
             "--convert-to",
-            "pdf",
+            f"pdf:writer_pdf_Export:{pdf_options}" if pdf_options else "pdf",
             "--outdir",
             sandbox.SANDBOX_OUTPUT_DIR,
             mounts.sandbox_input,

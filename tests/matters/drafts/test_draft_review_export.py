@@ -24,6 +24,7 @@ from matters.drafts.services import (
 )
 from matters.models import AuditEntry, GeneratedDocument
 from matters.provenance import sha256_bytes
+from tests.factories import ExhibitFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -61,12 +62,27 @@ def approved(matter, record, attorney):
     return draft_approve(version=version, user=attorney)
 
 
+@pytest.fixture
+def approved_brief(matter, record, attorney):
+    """The motion approved with the opinion it cites in the matter as an authority: the Word export, which
+    carries the brief's table of authorities, lists only authorities the matter holds."""
+    ExhibitFactory(matter=matter, origin="authority", title="Brown v. Greenfield Properties", pages=[
+        "BROWN v. GREENFIELD PROPERTIES, 512 F.3d 441 (9th Cir. 2008). Opinion of the court."])
+    version = draft_create(matter=matter, title="Motion to compel repairs", text=TEXT, author_kind="model",
+                           model_name="gemma-3-270m", server_name="embedded", kind="motion")
+    draft_verify(version=version)
+    finding_waive(finding=version.findings.get(text="July 1, 2021"), user=attorney,
+                  reason="Inspection date from the client's calendar.")
+    return draft_approve(version=version, user=attorney)
+
+
 def page_texts(content: bytes) -> list[str]:
     with pymupdf.open("pdf", content) as document:
         return [page.get_text() for page in document]
 
 
-def test_docx_has_the_headings_paragraphs_and_footnotes(approved, attorney, matter):
+def test_docx_has_the_headings_paragraphs_and_footnotes(approved_brief, attorney, matter):
+    approved = approved_brief
     export = draft_export(version=approved, user=attorney, kind="docx")
     document = docx.Document(io.BytesIO(export.content))
     paragraphs = [(p.style.name, p.text) for p in document.paragraphs]
@@ -75,8 +91,9 @@ def test_docx_has_the_headings_paragraphs_and_footnotes(approved, attorney, matt
     assert ("Normal", "The lease was signed on March 3, 2021. SMITH000001. The roof was inspected on July 1, 2021.") \
         in paragraphs
     assert ("List Bullet", "Relief requested: an order to repair.") in paragraphs
-    italic = [r.text for p in document.paragraphs for r in p.runs if r.italic]
-    assert italic == ["Relief requested"]
+    body = [p.text for p in document.paragraphs].index("Motion to compel repairs")
+    italic = [r.text for p in document.paragraphs[body:] for r in p.runs if r.italic]
+    assert italic == ["Relief requested"]  # the table of authorities before it italicises its case name
     assert "[^1]" not in export.content.decode("latin-1")
     with zipfile.ZipFile(io.BytesIO(export.content)) as package:
         footnotes = package.read("word/footnotes.xml").decode()
@@ -89,12 +106,12 @@ def test_docx_has_the_headings_paragraphs_and_footnotes(approved, attorney, matt
     assert len(export.audit_head) == 64
 
 
-def test_docx_footnotes_sit_at_the_foot_of_the_page_in_libreoffice(approved, attorney, tmp_path):
+def test_docx_footnotes_sit_at_the_foot_of_the_page_in_libreoffice(approved_brief, attorney, tmp_path):
     """Word and LibreOffice read the footnotes part; LibreOffice, which is installed, proves it renders."""
     soffice = shutil.which("soffice")
     if soffice is None:
         pytest.skip("LibreOffice is not installed")
-    export = draft_export(version=approved, user=attorney, kind="docx")
+    export = draft_export(version=approved_brief, user=attorney, kind="docx")
     path = tmp_path / "motion.docx"
     path.write_bytes(export.content)
     subprocess.run([soffice, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo", "--convert-to", "pdf",
@@ -129,7 +146,9 @@ def test_the_verification_report_lists_every_claim_with_its_status_and_source_pa
     assert export.audit_head in text and approved.sha256 in text
 
 
-def test_exports_are_generated_material_audited_and_the_chain_still_verifies(approved, attorney, matter, client):
+def test_exports_are_generated_material_audited_and_the_chain_still_verifies(approved_brief, attorney, matter,
+                                                                            client):
+    approved = approved_brief
     client.force_login(attorney)
     url = reverse("matters:draft_export", args=[matter.pk, approved.draft_id, approved.number, "docx"])
     head_before = audit_verify(matter=matter).head_hash
