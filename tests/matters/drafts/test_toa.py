@@ -270,3 +270,17 @@ def test_the_preview_shows_the_refusal_with_its_list(matter, authorities, client
     assert 'id="toa-refused"' in page and 'id="toa"' not in page
     listed = re.findall(r"<li><strong>(.*?)</strong>", page)
     assert listed == ["Smith v. Jones, 999 F.3d 111 (4th Cir. 2021)"]
+
+
+def test_a_citation_in_a_footnote_is_on_the_page_its_note_prints_on(matter, authorities, tmp_path):
+    from matters.drafts.export_docx import docx_bytes
+    from matters.drafts.toa_pages import toa_paginate
+
+    text = "\n\n".join([FILLER] * 5 + ["The covenant binds the landlord.[^1]", FILLER, FILLER]) + (
+        "\n\n[^1]: See Brown v. Greenfield Props., Inc., 512 F.3d 441 (9th Cir. 2008).\n")
+    table = toa_build(matter=matter, text=text)
+    assert [e.name for e in table.entries] == ["Brown v. Greenfield Props., Inc., 512 F.3d 441 (9th Cir. 2008)"]
+    toa_paginate(table, text=text, title="t", footer="f")
+    pages = printed_pages(docx_bytes(text=text, title="t", footer="f"), tmp_path)
+    assert [str(p) for p in table.entries[0].pages] == [n for n, page in pages if "512 F.3d 441" in page]
+    assert table.entries[0].pages != [1]  # the note is past the first page: its page was read, not guessed
