@@ -26,7 +26,8 @@ class Job(models.Model):
     """One request of an attorney in a matter, run as stages in order. ``kind`` is blank until the router stage
     classifies a request nobody classified. ``exhibits``: the exhibit ids chosen (empty: all the evidence).
     ``status`` uses the stage vocabulary: the state of the stage in front, ``done`` when every stage is.
-    ``draft`` is the draft the job wrote (the review page's subject)."""
+    ``draft`` is the draft the job wrote (the review page's subject). ``due_at``: when the work must be done (a
+    filing deadline, aware datetime), or null; the queue orders waiting stage runs by it."""
 
     matter = models.ForeignKey("matters.Matter", on_delete=models.PROTECT, related_name="jobs")
     kind = models.CharField(max_length=20, choices=JobKind.choices, blank=True)
@@ -43,6 +44,7 @@ class Job(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    due_at = models.DateTimeField(null=True, blank=True, help_text="when the work must be done (filing deadline)")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
