@@ -16,7 +16,8 @@ echo "== ruff"
 .venv/bin/ruff check . || status=$?
 echo "== PostgreSQL ($LAWDESK_TEST_PG_URL)"
 # --durations: the slowest tests of each pass are printed, so the next cut of CI's time starts from figures.
-DATABASE_URL="$LAWDESK_TEST_PG_URL" .venv/bin/python -m pytest -q --durations=15 -m "not ocr and not browser and not live" "$@" || status=$?
+# Only the tests that reach the database run twice (tests/conftest.py): the rest prove nothing more on a second one.
+DATABASE_URL="$LAWDESK_TEST_PG_URL" LAWDESK_TEST_DATABASE_ONLY=1 .venv/bin/python -m pytest -q --durations=15 -m "not ocr and not browser and not live" "$@" || status=$?
 echo "== SQLite"
 # The fault suite runs once, in the PostgreSQL pass above: its database-restart test needs PostgreSQL, and its
 # worker, model-server and disk-full tests hold the same on both databases.

@@ -144,3 +144,25 @@ def processes():
     started = Processes()
     yield started
     started.stop()
+
+
+# Fixtures through which a test reaches the database (pytest-django's own names).
+_DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback",
+                                "live_server"})
+
+
+def pytest_collection_modifyitems(config, items):
+    """With LAWDESK_TEST_DATABASE_ONLY=1, keep only the tests that reach the database (and the fault tests, which
+    run in no other pass). The second database's pass runs under it: a test that never opens a connection proves
+    the same thing on either database, and it already runs in the first pass."""
+    if os.environ.get("LAWDESK_TEST_DATABASE_ONLY") != "1":
+        return
+    kept, dropped = [], []
+    for item in items:
+        uses_database = item.get_closest_marker("django_db") is not None or bool(
+            _DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        )
+        (kept if uses_database or item.get_closest_marker("faults") else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
