@@ -300,6 +300,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"file": {"format": "%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"}},
+    "filters": {"answer_without_traceback": {"()": "lawdesk.log_filters.AnswerWithoutTraceback"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "level": "WARNING"},
         "console_errors": {"class": "logging.StreamHandler", "level": "ERROR"},
@@ -313,7 +314,8 @@ LOGGING = {
         **{name: {"handlers": ["console", "file"], "level": "INFO", "propagate": False}
            for name in ("django_tasks", "django.tasks", "django_tasks_db")},
         # 404s and 403s are answers, not problems: the file keeps them; the terminal shows server errors.
-        "django.request": {"handlers": ["console_errors", "file"], "level": "WARNING", "propagate": False},
+        "django.request": {"handlers": ["console_errors", "file"], "level": "WARNING", "propagate": False,
+                           "filters": ["answer_without_traceback"]},
         "django": {"handlers": ["console", "file"], "level": "INFO", "propagate": False},
     },
 }
