@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from matters.permissions import ATTORNEY
 from matters.roles import role_group
 
 
@@ -43,5 +44,5 @@ def ensure_first_attorney(*, username: str, password: str | None) -> FirstAccoun
                 + " Choose another, or leave it unset to have one generated."
             ) from error
         user = User.objects.create_superuser(username=username, password=secret, email="")
-        user.groups.add(role_group("attorney"))
+        user.groups.add(role_group(ATTORNEY))
     return FirstAccount(username=username, password=secret if generated else None, created=True)

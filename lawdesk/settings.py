@@ -136,6 +136,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    # The rule set (matters.permissions) answers user.has_perm("matters.<act>", matter).
+    "rules.permissions.ObjectPermissionBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 # Every password LawDesk sets goes through these: the admin's forms, manage.py changepassword/createsuperuser and

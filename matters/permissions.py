@@ -1,53 +1,115 @@
-"""The permission matrix of docs/glossary.md ("People and permissions"), enforced in the services.
+"""Who may do what: the one rule set of LawDesk (docs/glossary.md, "People and permissions").
 
-Every act on a matter needs membership of the matter (superusers included) and the role's permission:
+Every act is a django-rules predicate over ``(user, matter)``. Services call :func:`require`, views and
+templates ask :func:`may` (``{% load gate %}{% may "edit_drafts" matter as can_edit %}``), the topology admin
+and page ask :func:`may` with no matter; nothing else decides. The rules are registered twice with django-rules:
+as rules (``rules.test_rule(act, user, matter)``) and as object permissions named ``matters.<act>``
+(``user.has_perm("matters.edit_drafts", matter)`` through ``rules.permissions.ObjectPermissionBackend``).
 
-=====================  =================  =========  =========  ========
-act                    permission         attorney   assistant  operator
-=====================  =================  =========  =========  ========
-upload, edit exhibits  upload_exhibit     yes        yes        no
-start jobs             upload_exhibit     yes        yes        no
-start productions      upload_exhibit     yes        yes        no
-receive productions    upload_exhibit     yes        yes        no
-edit drafts            upload_exhibit     yes        yes        no
-approve drafts         approve_draft      yes        no         no
-waive / confirm        approve_draft      yes        no         no
-set "cites as"         approve_draft      yes        no         no
-serve productions      serve_production   yes        no         no
-withhold; remove a     serve_production   yes        no         no
-redaction box
-hold, lift, purge      hold_matter        yes        no         no
-=====================  =================  =========  =========  ========
+=====================  =========  =========  ========
+act                    attorney   assistant  operator
+=====================  =========  =========  ========
+create_matters         yes        yes        no
+manage_members         yes        no         no
+change_exhibits        yes        yes        no
+start_jobs             yes        yes        no
+start_productions      yes        yes        no
+receive_productions    yes        yes        no
+edit_drafts            yes        yes        no
+approve_draft          yes        no         no
+decide_evidence        yes        no         no
+set_cites_as           yes        no         no
+serve_production       yes        no         no
+remove_redaction       yes        no         no
+hold_matter            yes        no         no
+see_topology           no         no         yes
+manage_topology        no         no         yes
+=====================  =========  =========  ========
 
+Every act on a matter also needs membership of that matter, checked with the role every time (superusers
+included: an administrator who is not a member of a matter may not act in it). ``create_matters`` and
+the topology acts concern no matter. A superuser counts as holding every role; staff may also see the topology
+page (not change it in the admin without the operator's role or the admin's own model permissions).
 ``user=None`` is the command line, run by whoever administers the machine, and is not checked here.
 """
 
+import rules
 from django.core.exceptions import PermissionDenied
 
-ACTS: dict[str, tuple[str, str]] = {
-    # act: (permission codename, what the refusal says the user may not do)
-    "upload": ("upload_exhibit", "upload or change exhibits"),
-    "start_job": ("upload_exhibit", "start jobs"),
-    "start_production": ("upload_exhibit", "start productions"),
-    "receive_production": ("upload_exhibit", "receive productions"),
-    "edit_draft": ("upload_exhibit", "edit drafts"),
-    "approve_draft": ("approve_draft", "approve drafts, waive or confirm findings"),
-    "set_cites_as": ("approve_draft", "set how an exhibit is cited (an attorney's act)"),
-    "serve_production": ("serve_production", "serve productions (an attorney's act)"),
+ATTORNEY, ASSISTANT, OPERATOR = "attorney", "assistant", "operator"
+ROLES = (ATTORNEY, ASSISTANT, OPERATOR)
+
+
+@rules.predicate
+def is_active(user) -> bool:
+    return bool(user is not None and user.is_authenticated and user.is_active)
+
+
+@rules.predicate
+def is_member(user, matter) -> bool:
+    """The user is one of the matter's members (an unsaved or missing matter has none)."""
+    if matter is None or getattr(matter, "pk", None) is None:
+        return False
+    return matter.members.filter(pk=user.pk).exists()
+
+
+def _role(name: str) -> rules.Predicate:
+    return rules.is_superuser | rules.is_group_member(name)
+
+
+is_attorney = _role(ATTORNEY)
+is_assistant = _role(ASSISTANT)
+is_operator = _role(OPERATOR)
+
+_writer = is_attorney | is_assistant
+
+# act: (who, what the refusal says the user may not do)
+ACTS: dict[str, tuple[rules.Predicate, str]] = {
+    "create_matters": (is_active & _writer, "open matters"),
+    "manage_members": (is_active & is_member & is_attorney, "add or remove the matter's members (an attorney's act)"),
+    "change_exhibits": (is_active & is_member & _writer, "upload or change exhibits"),
+    "start_jobs": (is_active & is_member & _writer, "start, cancel or retry jobs"),
+    "start_productions": (is_active & is_member & _writer, "start productions"),
+    "receive_productions": (is_active & is_member & _writer, "receive productions"),
+    "edit_drafts": (is_active & is_member & _writer, "edit drafts"),
+    "approve_draft": (is_active & is_member & is_attorney, "approve drafts, waive or confirm findings"),
+    # Counting a marked file as evidence after all, or a flagged page as safe: what the models are given.
+    "decide_evidence": (is_active & is_member & is_attorney,
+                        "override a generated marking or a prompt-injection flag (an attorney's act)"),
+    "set_cites_as": (is_active & is_member & is_attorney, "set how an exhibit is cited (an attorney's act)"),
+    # Withholding a document and confirming an improper redaction are part of serving: what leaves the office.
+    "serve_production": (is_active & is_member & is_attorney, "serve productions (an attorney's act)"),
     # A removed box lets its words into the next production: the same decision as withholding a document.
-    "remove_redaction": ("serve_production", "remove a redaction box (an attorney's act: its words would reach "
-                                             "the next production)"),
-    "hold_matter": ("hold_matter", "put the matter on legal hold, lift the hold or purge it (an attorney's act)"),
+    "remove_redaction": (is_active & is_member & is_attorney,
+                         "remove a redaction box (an attorney's act: its words would reach the next production)"),
+    "hold_matter": (is_active & is_member & is_attorney,
+                    "put the matter on legal hold, lift the hold or purge it (an attorney's act)"),
+    "see_topology": (is_active & (rules.is_staff | is_operator), "see the topology (staff and operators)"),
+    "manage_topology": (is_active & is_operator, "administer hosts, GPUs, boards and model servers"),
 }
+MATTERLESS_ACTS = frozenset({"create_matters", "see_topology", "manage_topology"})
+
+for _act, (_who, _what) in ACTS.items():
+    rules.add_rule(_act, _who)
+    rules.add_perm(f"matters.{_act}", _who)
 
 
-def require(user, act: str, matter) -> None:
-    """Raise PermissionDenied unless ``user`` is a member of ``matter`` holding the permission ``act`` needs
-    (:data:`ACTS`); ``user=None`` (the command line) passes. KeyError for an act not in the matrix."""
-    permission, what = ACTS[act]
-    if user is None:
+def may(user, act: str, matter=None) -> bool:
+    """Whether ``user`` may do ``act`` (a key of :data:`ACTS`) in ``matter`` (None for the acts that concern no
+    matter). Unlike ``user.has_perm``, a superuser is not let through without the membership. KeyError for an act
+    not in the rule set."""
+    ACTS[act]
+    return rules.test_rule(act, user, matter)
+
+
+def require(user, act: str, matter=None) -> None:
+    """Raise PermissionDenied unless ``user`` may do ``act`` in ``matter`` (:func:`may`), saying whether the
+    membership or the role is missing; ``user=None`` (the command line) passes. KeyError for an act not in the
+    rule set."""
+    what = ACTS[act][1]
+    if user is None or may(user, act, matter):
         return
-    if not user.is_active or not matter.members.filter(pk=user.pk).exists():
+    if act not in MATTERLESS_ACTS and not (is_active(user) and is_member(user, matter)):
         raise PermissionDenied(f"Only a member of the matter may {what}.")
-    if not user.has_perm(f"matters.{permission}"):
-        raise PermissionDenied(f"You may not {what} in this matter.")
+    raise PermissionDenied(f"You may not {what} in this matter." if act not in MATTERLESS_ACTS
+                           else f"You may not {what}.")

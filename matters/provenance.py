@@ -9,7 +9,7 @@ import hashlib
 import re
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from rapidfuzz import fuzz
@@ -17,6 +17,7 @@ from rapidfuzz import fuzz
 from matters.audit.services import audit_record
 
 from .models import GENERATED_ORIGINS, Exhibit, GeneratedDocument, Matter, Origin, Page
+from .permissions import require
 from .validation import clean_reason
 
 # Phrases that address instructions to a language model rather than state facts. A match flags the page for an
@@ -109,10 +110,7 @@ def exhibit_check_near_duplicate(exhibit: Exhibit) -> bool:
 def exhibit_override_generated(*, exhibit: Exhibit, user, reason: str) -> Exhibit:
     """Count a marked exhibit as evidence after all (an opposing brief quoting ours at length). Attorneys only;
     the reason is recorded in the audit log. Raises ValidationError without a reason or a marking."""
-    if not exhibit.matter.members.filter(pk=user.pk).exists():
-        raise PermissionDenied("Only a member of the matter may override the generated marking.")
-    if not user.has_perm("matters.approve_draft"):
-        raise ValidationError("Only an attorney can override the generated marking.")
+    require(user, "decide_evidence", exhibit.matter)
     if not exhibit.generated_reason:
         raise ValidationError("This exhibit is not marked as generated.")
     reason = clean_reason(reason, what="why this file is evidence")
@@ -127,10 +125,7 @@ def exhibit_override_generated(*, exhibit: Exhibit, user, reason: str) -> Exhibi
 
 def page_clear_injection(*, page: Page, user, reason: str) -> Page:
     """An attorney's decision that a flagged page is ordinary evidence. Raises ValidationError without a reason."""
-    if not page.exhibit.matter.members.filter(pk=user.pk).exists():
-        raise PermissionDenied("Only a member of the matter may clear a prompt-injection flag.")
-    if not user.has_perm("matters.approve_draft"):
-        raise ValidationError("Only an attorney can clear a prompt-injection flag.")
+    require(user, "decide_evidence", page.exhibit.matter)
     reason = clean_reason(reason, what="why this page is safe to use as evidence")
     with transaction.atomic():
         Page.objects.filter(pk=page.pk).update(injection_cleared_reason=reason, injection_cleared_by=user)

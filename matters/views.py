@@ -4,7 +4,6 @@ exhibits and search. Thin: parse input, call a selector or service, render.
 Every view goes through ``matters.selectors``, which answer 404 to anyone who is not a member of the matter.
 """
 
-from django.contrib.auth.decorators import permission_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -14,6 +13,7 @@ from matters.exhibits.listing import exhibit_list_page, matter_exhibit_counts
 from matters.exhibits.search import matter_search_results
 from matters.forms import MatterForm, SearchForm
 from matters.models import UPLOAD_ORIGINS, Origin
+from matters.permissions import require
 from matters.retention.selectors import matter_hold_record
 from matters.selectors import matter_for_user, matters_for_user
 from matters.services import matter_create
@@ -29,8 +29,8 @@ def matter_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@permission_required("matters.upload_exhibit", raise_exception=True)
 def matter_new(request: HttpRequest) -> HttpResponse:
+    require(request.user, "create_matters")
     form = MatterForm(request.POST)
     if not form.is_valid():
         return render(request, "matters/list.html", {"matters": matters_for_user(request.user), "form": form})

@@ -17,6 +17,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from matters.audit.admin import AuditedAdmin
+from matters.permissions import may
 
 from .admin_forms import BoardForm, ModelServerForm
 from .api_keys import key_clear, key_read, key_write
@@ -31,8 +32,6 @@ from .topology.selectors import snapshot_load
 from .topology.server_report import header_summary, server_report
 from .topology.svg import STATUS_COLOURS
 
-TOPOLOGY_PERMISSION = "matters.manage_topology"
-
 # The topology snapshot of the server list being rendered (set by ModelServerAdmin.changelist_view).
 _LIST_SNAPSHOT: ContextVar = ContextVar("server_list_snapshot", default=None)
 
@@ -43,7 +42,7 @@ class TopologyAdmin(AuditedAdmin):
     audit_prefix = "topology"
 
     def _operator(self, request) -> bool:
-        return request.user.is_active and request.user.has_perm(TOPOLOGY_PERMISSION)
+        return may(request.user, "manage_topology")
 
     def has_module_permission(self, request) -> bool:
         return self._operator(request) or super().has_module_permission(request)
@@ -63,16 +62,16 @@ class TopologyAdmin(AuditedAdmin):
 
 class TopologyInline:
     def has_view_permission(self, request, obj=None) -> bool:
-        return request.user.has_perm(TOPOLOGY_PERMISSION) or super().has_view_permission(request, obj)
+        return may(request.user, "manage_topology") or super().has_view_permission(request, obj)
 
     def has_add_permission(self, request, obj=None) -> bool:
-        return request.user.has_perm(TOPOLOGY_PERMISSION) or super().has_add_permission(request, obj)
+        return may(request.user, "manage_topology") or super().has_add_permission(request, obj)
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return request.user.has_perm(TOPOLOGY_PERMISSION) or super().has_change_permission(request, obj)
+        return may(request.user, "manage_topology") or super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        return request.user.has_perm(TOPOLOGY_PERMISSION) or super().has_delete_permission(request, obj)
+        return may(request.user, "manage_topology") or super().has_delete_permission(request, obj)
 
 
 class GPUInline(TopologyInline, admin.TabularInline):

@@ -10,18 +10,18 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from matters.permissions import may
+
 from .topology.discover import NvmlUnavailable, discovery_apply, nvml_read
 from .topology.overview import topology_changes, topology_overview
 from .topology.probe import probe_summary, probe_warnings, servers_probe
 from .topology.rules import RULES, counts
 from .topology.svg import speed_chart_svg, topology_svg
 
-TOPOLOGY_PERMISSION = "matters.manage_topology"
-
 
 def can_see_topology(user) -> bool:
-    """Staff, and operators (``manage_topology``), may see and act on the topology."""
-    return user.is_authenticated and user.is_active and (user.is_staff or user.has_perm(TOPOLOGY_PERMISSION))
+    """Staff, and operators, may see and act on the topology (``see_topology`` in :mod:`matters.permissions`)."""
+    return may(user, "see_topology")
 
 
 def _require_topology(request: HttpRequest) -> None:

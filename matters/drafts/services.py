@@ -47,10 +47,9 @@ def draft_title_from(text: str, *, limit: int = TITLE_MAX_CHARS) -> str:
 
 def draft_rename(*, draft: Draft, title: str, user: AbstractBaseUser) -> Draft:
     """Give ``draft`` a new title (whitespace collapsed), recorded in the audit log with the old one. Attorneys
-    and assistants, who may edit drafts, may rename them: raise PermissionDenied for anyone else, ValidationError
-    for an empty title or one past 300 characters."""
-    if not user.has_perm("matters.upload_exhibit"):
-        raise PermissionDenied("Only attorneys and assistants may rename a draft.")
+    and assistants of the matter, who may edit drafts, may rename them: raise PermissionDenied for anyone else,
+    ValidationError for an empty title or one past 300 characters."""
+    require(user, "edit_drafts", draft.matter)
     title = " ".join(title.split())
     if not title:
         raise ValidationError("A draft needs a title; the old one was kept.")
@@ -84,7 +83,7 @@ def draft_version_create(*, draft: Draft, text: str, author_kind: str, author: A
     pipeline's ``provenance``: job and stage records) or ``person`` (with ``author``; ``word``: what the Word
     file it was made from said, :func:`draft_version_from_word`). Raises ValidationError for an unknown author
     kind; PermissionDenied for an author who may not edit the matter's drafts."""
-    require(author, "edit_draft", draft.matter)
+    require(author, "edit_drafts", draft.matter)
     if author_kind not in DraftVersion.AuthorKind.values:
         raise ValidationError(f"Unknown author kind {author_kind!r}.")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -180,7 +179,7 @@ def draft_version_from_word(*, base: DraftVersion, upload: BinaryIO, original_na
     draft's export or an export older than a later edit, has no paragraph of MIN_COMMON_WORDS words or more in
     common with ``base`` (not a version of this draft), or changes nothing."""
     draft, matter = base.draft, base.draft.matter
-    require(user, "edit_draft", matter)
+    require(user, "edit_drafts", matter)
     staged = storage.stage_stream(upload)
     name = original_name[:500]
 

@@ -10,7 +10,7 @@ and the services refuse them anyway.
 import json
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -33,6 +33,7 @@ from matters.drafts.services import (
     finding_waive,
 )
 from matters.models import Draft, DraftVersion, Finding
+from matters.permissions import may, require
 from matters.selectors import matter_for_user
 
 from .exports import EXPORT_KINDS, draft_export
@@ -120,8 +121,8 @@ def _base_context(request: HttpRequest, version: DraftVersion, review_filter: Re
     return {
         "matter": draft.matter, "draft": draft, "version": version, "is_latest": version.number == latest,
         "latest_number": latest, "filter": review_filter, "panel": panel,
-        "can_resolve": request.user.has_perm("matters.approve_draft"),
-        "can_edit": request.user.has_perm("matters.upload_exhibit"),
+        "can_resolve": may(request.user, "approve_draft", draft.matter),
+        "can_edit": may(request.user, "edit_drafts", draft.matter),
     }
 
 
@@ -240,8 +241,7 @@ def draft_edit(request: HttpRequest, matter_id: int, draft_id: int, number: int)
     """Save the edited text as a new version written by this person, verify it at once and carry the reviewer's
     attacks over to it (re-anchored; those whose quoted span is gone become outdated)."""
     base = _version_for(request.user, matter_id, draft_id, number)
-    if not request.user.has_perm("matters.upload_exhibit"):
-        raise PermissionDenied
+    require(request.user, "edit_drafts", base.draft.matter)
     # Browsers send a textarea's line breaks as CRLF; the draft's offsets count one character per break.
     text = request.POST.get("text", "").replace("\r\n", "\n").replace("\r", "\n")
     latest = base.draft.latest_version
@@ -270,8 +270,7 @@ def draft_word_upload(request: HttpRequest, matter_id: int, draft_id: int, numbe
     """Make the next version from the DOCX an attorney edited in Word (:func:`draft_version_from_word`); a
     refusal is shown on the form's field, on the review page of the version it was uploaded on."""
     base = _version_for(request.user, matter_id, draft_id, number)
-    if not request.user.has_perm("matters.upload_exhibit"):
-        raise PermissionDenied
+    require(request.user, "edit_drafts", base.draft.matter)
     form = WordVersionForm(request.POST, request.FILES)
     if form.is_valid():
         upload = form.cleaned_data["file"]

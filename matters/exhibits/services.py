@@ -57,7 +57,7 @@ def exhibit_create(
     Raises ValidationError for an origin that is not an upload origin; PermissionDenied for a user who may not
     upload to the matter (:mod:`matters.permissions`).
     """
-    require(uploaded_by, "upload", matter)
+    require(uploaded_by, "change_exhibits", matter)
     if origin not in UPLOAD_ORIGINS:
         raise ValidationError({"origin": f"{origin!r} is not an origin for uploaded material."})
     staged = storage.stage_stream(stream)
@@ -165,7 +165,7 @@ def exhibit_update(*, exhibit: Exhibit, updated_by: AbstractBaseUser, title: str
     """Change an exhibit's title and label, and the short form it is cited by as a transcript (``Roe Dep.``; None
     leaves it). Raises ValidationError if the label is empty or taken in the matter; PermissionDenied for a user
     who may not edit the matter's exhibits."""
-    require(updated_by, "upload", exhibit.matter)
+    require(updated_by, "change_exhibits", exhibit.matter)
     label = label.strip()
     title = title.strip()
     if exhibit.label_seq is None and label:
@@ -200,7 +200,7 @@ def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: Ab
     is deleted as soon as the worker has tried it. Raises ValidationError if the exhibit is not waiting for one;
     PermissionDenied for a user who may not change the matter's exhibits.
     """
-    require(submitted_by, "upload", exhibit.matter)
+    require(submitted_by, "change_exhibits", exhibit.matter)
     if exhibit.status != Exhibit.Status.NEEDS_PASSWORD:
         raise ValidationError("This exhibit is not waiting for a password.")
     if not password:
@@ -219,7 +219,7 @@ def exhibit_submit_password(*, exhibit: Exhibit, password: str, submitted_by: Ab
 def exhibit_reprocess(*, exhibit: Exhibit, requested_by: AbstractBaseUser) -> Exhibit:
     """Queue a failed exhibit again (after an operator raised a limit or installed a converter, say).
     Raises ValidationError for any other status; PermissionDenied for a user who may not change exhibits."""
-    require(requested_by, "upload", exhibit.matter)
+    require(requested_by, "change_exhibits", exhibit.matter)
     if exhibit.status != Exhibit.Status.FAILED or exhibit.label_seq is None:
         raise ValidationError(f"Only a failed exhibit can be processed again; this one is {exhibit.status}.")
     with transaction.atomic():

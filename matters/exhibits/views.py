@@ -7,7 +7,7 @@ Every view goes through ``matters.selectors``, which answer 404 to anyone who is
 import contextlib
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -17,6 +17,7 @@ from matters.audit.services import audit_record, audit_record_once_per
 from matters.downloads import file_response
 from matters.exhibits.listing import exhibit_list_page
 from matters.forms import CitesAsForm, ExhibitEditForm, PasswordForm, UploadForm
+from matters.permissions import require
 from matters.privilege.services import exhibit_privilege_context, page_privilege_context
 from matters.provenance import exhibit_override_generated, page_clear_injection
 from matters.selectors import (
@@ -34,19 +35,12 @@ from .services import (
 )
 
 
-def _require_permission(user, permission: str) -> None:
-    """Raise PermissionDenied (403) unless ``user`` has ``permission``. Call it after the membership check, so a
-    non-member still gets 404 and learns nothing about the matter."""
-    if not user.has_perm(permission):
-        raise PermissionDenied
-
-
 @require_POST
 def exhibit_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
     """Take one file; answer JSON with the exhibit's status and its rendered list row (400 with a reason if the
     request itself is unusable)."""
     matter = matter_for_user(request.user, matter_id)
-    _require_permission(request.user, "matters.upload_exhibit")
+    require(request.user, "change_exhibits", matter)
     try:
         if len(request.FILES.getlist("file")) > 1:
             return JsonResponse({"error": "Send one file per request; each file gets its own exhibit."}, status=400)
@@ -111,7 +105,7 @@ def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> Htt
 @require_POST
 def exhibit_edit(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
-    _require_permission(request.user, "matters.upload_exhibit")
+    require(request.user, "change_exhibits", exhibit.matter)
     form = ExhibitEditForm(request.POST)
     if form.is_valid():
         try:
@@ -127,8 +121,7 @@ def exhibit_edit(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpR
 @require_POST
 def exhibit_cites_as(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
-    if not request.user.has_perm("matters.approve_draft"):
-        raise PermissionDenied("Only an attorney may set how an exhibit is cited.")
+    require(request.user, "set_cites_as", exhibit.matter)
     form = CitesAsForm(request.POST)
     if form.is_valid():
         try:
@@ -144,7 +137,7 @@ def exhibit_cites_as(request: HttpRequest, matter_id: int, exhibit_id: int) -> H
 @require_POST
 def exhibit_password(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
-    _require_permission(request.user, "matters.upload_exhibit")
+    require(request.user, "change_exhibits", exhibit.matter)
     form = PasswordForm(request.POST)
     try:
         if not form.is_valid():
@@ -159,7 +152,7 @@ def exhibit_password(request: HttpRequest, matter_id: int, exhibit_id: int) -> H
 @require_POST
 def exhibit_reprocess_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
-    _require_permission(request.user, "matters.upload_exhibit")
+    require(request.user, "change_exhibits", exhibit.matter)
     try:
         exhibit_reprocess(exhibit=exhibit, requested_by=request.user)
         messages.success(request, "The file is queued for processing again.")

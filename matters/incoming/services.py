@@ -344,7 +344,7 @@ def incoming_receive(*, matter: Matter, uploads: list, origin: str, user) -> Inc
     objects with a ``name``. A ZIP that breaks a limit is recorded as failed with the reason. Raises
     PermissionDenied for a user who may not receive productions in the matter, and ValidationError for an origin
     other than ``opposing_party`` or ``third_party``."""
-    require(user, "receive_production", matter)
+    require(user, "receive_productions", matter)
     require_choice(origin, INCOMING_ORIGINS, field="origin")
     incoming = IncomingProduction.objects.create(
         matter=matter, origin=origin, source_name=", ".join(u.name for u in uploads)[:500], sha256="",
@@ -377,7 +377,7 @@ def incoming_receive(*, matter: Matter, uploads: list, origin: str, user) -> Inc
 
 def incoming_confirm(*, incoming: IncomingProduction, field_map: dict, user) -> IncomingProduction:
     """Record the field mapping the user confirmed and queue the import. PermissionDenied as for receiving."""
-    require(user, "receive_production", incoming.matter)
+    require(user, "receive_productions", incoming.matter)
     IncomingProduction.objects.filter(pk=incoming.pk).update(field_map=field_map, queued_at=timezone.now(),
                                                            status=IncomingProduction.Status.IMPORTING)
     incoming.refresh_from_db()

@@ -2,7 +2,6 @@
 report."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -11,6 +10,7 @@ from django.views.decorators.http import require_http_methods
 from matters.incoming.loadfiles import FIELD_ALIASES
 from matters.incoming.services import incoming_confirm, incoming_receive
 from matters.models import IncomingProduction
+from matters.permissions import require
 from matters.productions.overlaps import bates_overlaps
 from matters.selectors import matter_for_user
 
@@ -20,8 +20,7 @@ CANONICAL_FIELDS = list(FIELD_ALIASES)
 @require_http_methods(["POST"])
 def incoming_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
-    if not request.user.has_perm("matters.upload_exhibit"):
-        raise PermissionDenied
+    require(request.user, "receive_productions", matter)
     uploads = request.FILES.getlist("files")
     origin = request.POST.get("origin", "")
     if not uploads or origin not in ("opposing_party", "third_party"):
@@ -39,8 +38,7 @@ def incoming_detail(request: HttpRequest, matter_id: int, incoming_id: int) -> H
         raise Http404("No such production.")
     awaiting = incoming.status == IncomingProduction.Status.AWAITING_CONFIRMATION
     if request.method == "POST" and awaiting:
-        if not request.user.has_perm("matters.upload_exhibit"):
-            raise PermissionDenied
+        require(request.user, "receive_productions", matter)
         mapping = {field: request.POST[field] for field in CANONICAL_FIELDS
                    if request.POST.get(field) in incoming.header}
         incoming_confirm(incoming=incoming, field_map=mapping, user=request.user)

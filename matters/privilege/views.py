@@ -2,12 +2,13 @@
 redacted for real or confirmed, and a production's privilege log (edit, CSV, PDF)."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from matters.audit.services import audit_record
+from matters.permissions import require
 from matters.privilege.log import EDITABLE, log_csv_bytes, log_entries, log_entry_update, log_pdf_bytes
 from matters.privilege.services import improper_open, improper_redaction_confirm, redaction_add, redaction_delete
 from matters.selectors import exhibit_for_user, matter_for_user, page_for_user
@@ -15,16 +16,11 @@ from matters.selectors import exhibit_for_user, matter_for_user, page_for_user
 from .redaction_search import redactions_from_search
 
 
-def _require_upload(request: HttpRequest) -> None:
-    if not request.user.has_perm("matters.upload_exhibit"):
-        raise PermissionDenied
-
-
 @require_POST
 def redaction_add_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
     """Add a box drawn on the page viewer (``x0``, ``y0``, ``x1``, ``y1`` in points, ``reason``)."""
     page = page_for_user(request.user, matter_id, exhibit_id, number)
-    _require_upload(request)
+    require(request.user, "change_exhibits", page.exhibit.matter)
     try:
         rect = [request.POST.get(k, "") for k in ("x0", "y0", "x1", "y1")]
         redaction_add(page=page, rect=rect, reason=request.POST.get("reason", ""), user=request.user)
@@ -38,7 +34,7 @@ def redaction_add_view(request: HttpRequest, matter_id: int, exhibit_id: int, nu
 def redaction_delete_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int,
                           redaction_id: int) -> HttpResponse:
     page = page_for_user(request.user, matter_id, exhibit_id, number)
-    _require_upload(request)
+    require(request.user, "change_exhibits", page.exhibit.matter)
     redaction = page.redactions.filter(pk=redaction_id).first()
     if redaction is None:
         raise Http404("No such redaction.")
@@ -51,7 +47,7 @@ def redaction_delete_view(request: HttpRequest, matter_id: int, exhibit_id: int,
 def improper_redact_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
     """Put a real redaction over each open improper box of the page, with the reason code given."""
     page = page_for_user(request.user, matter_id, exhibit_id, number)
-    _require_upload(request)
+    require(request.user, "change_exhibits", page.exhibit.matter)
     try:
         for box in improper_open(page):
             redaction_add(page=page, rect=(box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1),
@@ -77,7 +73,7 @@ def improper_confirm_view(request: HttpRequest, matter_id: int, exhibit_id: int,
 def redact_search_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     """Add a redaction over every match of the words or pattern typed, on every page of the exhibit."""
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
-    _require_upload(request)
+    require(request.user, "change_exhibits", exhibit.matter)
     try:
         added = redactions_from_search(exhibit=exhibit, query=request.POST.get("query", ""),
                                        reason=request.POST.get("reason", ""), user=request.user,

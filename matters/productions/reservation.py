@@ -74,7 +74,7 @@ def production_create(
     improper redaction still open; PermissionDenied for a user who may not start productions in the matter
     (:mod:`matters.permissions`), or who withholds a document without being an attorney.
     """
-    require(created_by, "start_production", matter)
+    require(created_by, "start_productions", matter)
     prefix, suffix = prefix.strip(), suffix.strip()
     if not PREFIX_PATTERN.match(prefix):
         raise ValidationError({"prefix": "A Bates prefix is a letter followed by up to 29 letters, digits, - or _, "

@@ -2,7 +2,7 @@
 downloads. Productions received from other parties have their own pages (:mod:`matters.incoming.views`)."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from matters.audit.services import audit_record
 from matters.downloads import file_response
 from matters.models import PrivilegeBasis, Production
+from matters.permissions import may, require
 from matters.productions.delivery import production_files, production_serve
 from matters.productions.overlaps import bates_overlaps
 from matters.productions.reservation import AEO, CONFIDENTIAL, PREFIX_HTML_PATTERN, default_exhibits, production_create
@@ -37,8 +38,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     candidates = list(default_exhibits(matter))
     if request.method == "POST":
-        if not request.user.has_perm("matters.upload_exhibit"):
-            raise PermissionDenied
+        require(request.user, "start_productions", matter)
         try:
             chosen = []
             for exhibit in candidates:
@@ -81,7 +81,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
         "positions": Production.Position.choices, "cover_choices": Production.CoverSheets.choices,
         "privilege_bases": PrivilegeBasis.choices,
         "stamping": matter.productions.filter(status=Production.Status.STAMPING).exists(),
-        "can_serve": request.user.has_perm("matters.serve_production"),
+        "can_serve": may(request.user, "serve_production", matter),
         "incoming": matter.incoming_productions.order_by("-created_at"),
         "prefix_pattern": PREFIX_HTML_PATTERN,
         "overlaps": overlaps,

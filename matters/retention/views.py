@@ -3,12 +3,13 @@
 and audit."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from matters.permissions import require
 from matters.retention.selectors import matter_hold_record
 from matters.retention.services import matter_hold, matter_hold_lift
 from matters.selectors import matter_for_user
@@ -26,8 +27,7 @@ def _retention_section(request: HttpRequest, matter, error: str = "", notice: st
 def matter_hold_view(request: HttpRequest, matter_id: int) -> HttpResponse:
     """Put the matter on legal hold (``action=hold``) or lift it (``action=lift``), with ``reason``."""
     matter = matter_for_user(request.user, matter_id)
-    if not request.user.has_perm("matters.hold_matter"):
-        raise PermissionDenied
+    require(request.user, "hold_matter", matter)
     service = matter_hold_lift if request.POST.get("action") == "lift" else matter_hold
     error = notice = ""
     try:
@@ -45,8 +45,7 @@ def matter_hold_view(request: HttpRequest, matter_id: int) -> HttpResponse:
 def matter_purge_view(request: HttpRequest, matter_id: int) -> HttpResponse:
     """Purge the matter once its name is typed again in ``confirm_name``; then back to the list of matters."""
     matter = matter_for_user(request.user, matter_id)
-    if not request.user.has_perm("matters.hold_matter"):
-        raise PermissionDenied
+    require(request.user, "hold_matter", matter)
     try:
         report = matter_purge(matter=matter, user=request.user, confirm_name=request.POST.get("confirm_name", ""))
     except ValidationError as exc:

@@ -13,7 +13,7 @@ MISSING = "–"
 
 # Plurals the pages use that English does not make with a bare "s".
 _IRREGULAR = {"box": "boxes", "copy": "copies", "entry": "entries", "family": "families", "party": "parties",
-              "match": "matches", "attorney": "attorneys", "day": "days", "try": "tries"}
+              "match": "matches", "try": "tries"}
 
 
 @register.filter

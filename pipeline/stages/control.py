@@ -1,16 +1,17 @@
 """Writes on jobs: start one, cancel it, retry a stage, continue past the gate, recover interrupted stages.
 
-Every action is recorded in the matter's audit chain. Permissions: starting, cancelling and retrying need the
-``upload_exhibit`` permission (attorneys and assistants); continuing past a gate that found no grounds is an
-attorney's decision (``approve_draft``) with a written reason.
+Every action is recorded in the matter's audit chain. Permissions (:mod:`matters.permissions`): starting,
+cancelling and retrying are ``start_jobs`` (attorneys and assistants of the matter); continuing past a gate that
+found no grounds is an attorney's decision (``approve_draft``) with a written reason.
 """
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
 from matters.audit.services import audit_record
 from matters.models import Exhibit, Matter
+from matters.permissions import require
 from matters.selectors import evidence_exhibits
 from matters.validation import clean_reason
 
@@ -19,19 +20,12 @@ from .scheduling import stage_queue, stage_watch_schedule
 from .specs import plan_for
 
 
-def _require(user, permission: str, matter: Matter, what: str) -> None:
-    if user is None:
-        return  # the command line, run by the operator of the machine
-    if not user.has_perm(f"matters.{permission}") or not matter.members.filter(pk=user.pk).exists():
-        raise PermissionDenied(f"You may not {what} in this matter.")
-
-
 def job_start(*, matter: Matter, instructions: str, kind: str = "", exhibits: list[int] | None = None,
               user=None, enqueue: bool = True) -> Job:
     """Start a job: its first stage is queued for a worker (the router when ``kind`` is blank). ``exhibits``
     restricts the evidence to those exhibit ids of the matter. Raises ValidationError for empty instructions, an
     unknown kind, or exhibits that are not the matter's evidence; PermissionDenied for a user who may not."""
-    _require(user, "upload_exhibit", matter, "start jobs")
+    require(user, "start_jobs", matter)
     instructions = (instructions or "").strip()
     if not instructions:
         raise ValidationError("Say in plain words what the job should do.")
@@ -58,7 +52,7 @@ def job_cancel(*, job: Job, user=None) -> Job:
     """Ask the job to stop: queued or waiting stages are cancelled now; a running stage stops between two tokens
     (its heartbeat sees the flag and closes the stream). Raises ValidationError for a job with no stage queued,
     waiting or running: one that has ended keeps its status (a done job is not made ``cancelled``)."""
-    _require(user, "upload_exhibit", job.matter, "cancel jobs")
+    require(user, "start_jobs", job.matter)
     with transaction.atomic():
         if not StageRun.objects.filter(job=job, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER,
                                                             StageStatus.RUNNING]).exists():
@@ -81,7 +75,7 @@ def _latest(job: Job) -> StageRun:
 
 def stage_retry(*, job: Job, user=None, enqueue: bool = True) -> StageRun:
     """Run the job's last stage again, as a new attempt, after it failed, was cancelled or interrupted."""
-    _require(user, "upload_exhibit", job.matter, "retry stages")
+    require(user, "start_jobs", job.matter)
     last = _latest(job)
     if last is None or last.status not in (StageStatus.FAILED, StageStatus.CANCELLED, StageStatus.INTERRUPTED):
         raise ValidationError("Only a failed, cancelled or interrupted stage can be run again.")
@@ -95,7 +89,7 @@ def stage_retry(*, job: Job, user=None, enqueue: bool = True) -> StageRun:
 
 def job_continue(*, job: Job, user, reason: str, enqueue: bool = True) -> StageRun:
     """Go on past a gate that found no grounds, on an attorney's written reason (recorded)."""
-    _require(user, "approve_draft", job.matter, "override the gate")
+    require(user, "approve_draft", job.matter)
     reason = clean_reason(reason, what="why the job should go on")
     last = _latest(job)
     if last is None or last.stage != "gate" or last.status != StageStatus.STOPPED:
