@@ -197,11 +197,48 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
     return mentions
 
 
-def read_case_citations(flat: str, citations: list) -> list[CaseMention]:
+def _after_stops(flat: str, name_start: int, cite_start: int, stops: Spans | None) -> int:
+    """Where a case name reaching back from ``cite_start`` to ``name_start`` begins once it gives up every other
+    citation in it (``stops``: the spans of the statutes, rules, record and transcript cites read from the same
+    text): right after the last one that ends inside it, past the commas, semicolons and signals between."""
+    if stops is None:
+        return name_start
+    inside = stops.ends_within(name_start, cite_start)
+    if inside is None:
+        return name_start
+    rest = _LEADING_SEPARATORS.match(flat, inside, cite_start)
+    return rest.end() if rest else inside
+
+
+# What stands between a citation and the next one's case name: punctuation and signals ("; see also", ", and").
+_LEADING_SEPARATORS = re.compile(
+    r"[\s,;.:]*(?:(?:see(?:\s+also)?|also|and|or|but|cf\.|accord|compare|with|contra|e\.g\.,?)\b[\s,;.:]*)*",
+    re.IGNORECASE)
+_LOWER_SIGNALS = re.compile(r"(?:(?:see(?:\s+also)?|also|and|or|but|cf\.|accord|compare|with|contra|e\.g\.,?)\s+)+")
+# A short form's name is a party's name ("Tarrant", "Calvary Chapel"): a semicolon, a section sign, a closing
+# parenthesis, a number or a sentence end in what eyecite took for it belongs to a citation or a sentence before.
+_NOT_IN_SHORT_NAME = re.compile(r".*(?:[;§)]|\S*\d\S*|[a-z]{2}[.!?:](?=\s))", re.DOTALL)
+
+
+def _short_name_start(flat: str, name_start: int, cite_start: int, stops: Spans | None) -> int:
+    """Where a short form's case name begins (``Tarrant, 569 U.S. at 622``): eyecite's guess, ``name_start``, cut
+    after any other citation in it and after the last character no party's name holds; ``cite_start`` (no name)
+    when nothing is left."""
+    name_start = _after_stops(flat, name_start, cite_start, stops)
+    cut = _NOT_IN_SHORT_NAME.match(flat, name_start, cite_start)
+    if cut:
+        rest = _LEADING_SEPARATORS.match(flat, cut.end(), cite_start)
+        name_start = rest.end() if rest else cut.end()
+    return name_start if flat[name_start:cite_start].strip(" ,") else cite_start
+
+
+def read_case_citations(flat: str, citations: list, stops: Spans | None = None) -> list[CaseMention]:
     """The case citations of ``flat`` in order of position, read but not resolved: each mention read from one of
     eyecite's ``citations`` (:func:`eyecite_citations` of ``flat``) names it by index in ``source``, for
     :func:`resolve_case_citations`. Reads nothing before ``flat``'s start, so a paragraph reads the same wherever
-    it stands."""
+    it stands. ``stops``: the spans of the other citations read from ``flat`` (statutes, rules, record and
+    transcript cites); a case name never reaches back over one (eyecite's guess can: ``See Fed. R. Civ. P.
+    56(a), Tarrant, 569 U.S. at 622`` gave the rule to the short form, and the rule went unchecked)."""
     mentions: list[CaseMention] = []
     for index, citation in enumerate(citations):
         start, end = citation.span()
@@ -212,11 +249,16 @@ def read_case_citations(flat: str, citations: list) -> list[CaseMention]:
             if citation.full_span_start is not None and start - citation.full_span_start <= _NAME_SPAN:
                 name_start = citation.full_span_start
                 # eyecite's case name can reach back over the sentence before and a citation it does not read
-                # ("Cooper, 2022-NCSC-1, ¶ 29. Also 2019 WI 12"): the name starts after the last sentence end.
+                # ("Cooper, 2022-NCSC-1, ¶ 29. Also 2019 WI 12"): the name starts after the last sentence end,
+                # and after any citation another reader read.
                 ends = [m for m in _SENTENCE_END.finditer(flat, name_start, start)
                         if m.group(1).lower() not in NAME_ABBREVIATIONS]
-                if ends:
-                    name_start = ends[-1].end()
+                cut = max(ends[-1].end() if ends else name_start, _after_stops(flat, name_start, start, stops))
+                # A lower-case signal or conjunction eyecite took in ("and Smith v. Jones") is no party's word.
+                signal = _LOWER_SIGNALS.match(flat, cut, start)
+                cut = signal.end() if signal else cut
+                if cut != name_start:
+                    name_start = cut
                     parties = re.split(r"\s+v\.?\s+", flat[name_start:start].strip().rstrip(","), maxsplit=1)
                     plaintiff, defendant = (_party(parties[0]), parties[1]) if len(parties) == 2 else ("", "")
             mention = CaseMention(
@@ -239,13 +281,14 @@ def read_case_citations(flat: str, citations: list) -> list[CaseMention]:
             mention = CaseMention(start, end, flat[start:end], "short", citation.groups.get("volume") or "",
                                   citation.groups.get("reporter") or "", "", citation.metadata.pin_cite or "")
             if citation.full_span_start is not None and start - citation.full_span_start <= 80:
-                mention.start = citation.full_span_start
+                mention.start = _short_name_start(flat, citation.full_span_start, start, stops)
                 mention.text = flat[mention.start:end]
         elif isinstance(citation, IdCitation):
             end = max(end, citation.full_span_end or end)
             mention = CaseMention(start, end, flat[start:end], "id", pin_cite=citation.metadata.pin_cite or "")
         elif isinstance(citation, SupraCitation):
-            start = citation.full_span_start if citation.full_span_start is not None else start
+            if citation.full_span_start is not None:
+                start = _short_name_start(flat, citation.full_span_start, start, stops)
             end = max(end, citation.full_span_end or end)
             mention = CaseMention(start, end, flat[start:end], "supra", pin_cite=citation.metadata.pin_cite or "")
         else:

@@ -97,9 +97,11 @@ class Spans:
 
     def __init__(self, spans=()):
         self._starts: list[int] = []
+        self._ends: list[int] = []
         self._reach: list[int] = []  # the furthest end among the spans up to this one, in order of start
         for start, end in sorted(spans):
             self._starts.append(start)
+            self._ends.append(end)
             self._reach.append(max(end, self._reach[-1]) if self._reach else end)
 
     def overlaps(self, start: int, end: int) -> bool:
@@ -107,7 +109,18 @@ class Spans:
         i = bisect.bisect_left(self._starts, end)
         return i > 0 and self._reach[i - 1] > start
 
+    def ends_within(self, start: int, end: int) -> int | None:
+        """The furthest end of the held spans lying wholly inside ``[start, end)``; None when none does."""
+        found = None
+        i = bisect.bisect_left(self._starts, start)
+        while i < len(self._starts) and self._starts[i] < end:
+            if self._ends[i] <= end and (found is None or self._ends[i] > found):
+                found = self._ends[i]
+            i += 1
+        return found
+
     def add(self, start: int, end: int) -> None:
         i = bisect.bisect_right(self._starts, start)
         self._starts.insert(i, start)
+        self._ends.insert(i, end)
         self._reach.insert(i, max(end, self._reach[i - 1]) if i else end)

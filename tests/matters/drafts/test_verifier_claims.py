@@ -99,6 +99,12 @@ TRUE = [
     # A court of appeals' matter: "Rule 28(j)" is the Federal Rules of Appellate Procedure's.
     ("rule of the matter's court", "Dr. Xiang may answer a supplemental notice by letter. Rule 28(j).",
      "Rule 28(j)", APPEALS),
+    # A rule cited just before a short form (the authority "Rule 56. Summary Judgment (a) Motion for Summary
+    # Judgment or Partial Summary Judgment."): the short form's case name once reached back over it, and the rule
+    # got no finding.
+    ("citation before a short form", "The Compact allocates water among the States. Tarrant Regional Water Dist. "
+                                     "v. Herrmann, 569 U.S. 614, 620 (2013). Summary judgment is proper. See Fed. R. "
+                                     "Civ. P. 56(a), Tarrant, 569 U.S. at 622.", "Fed. R. Civ. P. 56(a)"),
 ]
 
 FALSE = [
@@ -144,6 +150,9 @@ FALSE = [
     ("citation inside a record quotation", "The plaintiffs argued that defendants “abandoned the argument on appeal "
                                            "under Appellate Rule 28(b)(7).” Ex. {G} at 9."),
     ("rule of the matter's court", "Summary judgment is proper on this record. Rule 57(a).", None, DISTRICT),
+    ("citation before a short form", "The Compact allocates water among the States. Tarrant Regional Water Dist. "
+                                     "v. Herrmann, 569 U.S. 614, 620 (2013). Summary judgment is proper. See Fed. R. "
+                                     "Civ. P. 57(a), Tarrant, 569 U.S. at 622."),
 ]
 
 

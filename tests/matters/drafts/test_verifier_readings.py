@@ -84,3 +84,40 @@ def test_per_centum_on_the_record_grounds_a_percentage_and_no_other(matter, reco
     paid = by_text(findings, "one dollar")
     assert paid.start == draft.rindex("one dollar") and paid.blocking
 
+
+
+# eyecite's guess at a short form's case name reads back over whatever stands before it in the citation sentence;
+# each of these citations was taken into the short form (or the supra) after it and left without a finding.
+BEFORE_A_SHORT_FORM = [
+    ("See Fed. R. Civ. P. 56(a), ", "statutes", "Fed. R. Civ. P. 56(a)"),
+    ("The statute controls. N.C. Gen. Stat. § 1A-1 and ", "statutes", "N.C. Gen. Stat. § 1A-1"),
+    ("He admitted it. ECF No. 31 at 4, ", "records", "ECF No. 31 at 4"),
+    ("He admitted it. Ex. 3 at 2, ", "records", "Ex. 3 at 2"),
+    ("He admitted it. Compl. ¶ 12; ", "records", "Compl. ¶ 12"),
+    ("He admitted it. Roe Dep. 12:4-9, ", "transcripts", "Roe Dep. 12:4-9"),
+]
+
+
+@pytest.mark.parametrize("short_form", ["Tarrant, 569 U.S. at 622.", "Tarrant, supra, at 622."])
+@pytest.mark.parametrize(("before", "reader", "cite"), BEFORE_A_SHORT_FORM)
+def test_a_short_forms_case_name_never_takes_the_citation_before_it(before, reader, cite, short_form):
+    from matters.drafts.verifier.units import ReadingSettings, read_paragraph
+
+    court = "United States District Court for the District of Massachusetts"
+    paragraph = read_paragraph(before + short_form, ReadingSettings("mdy", "en", court, frozenset(), 2026))
+    assert [m.text for m in getattr(paragraph, reader)] == [cite]
+    [case] = paragraph.cases
+    assert case.text == short_form.rstrip(".")
+
+
+@pytest.mark.parametrize("before", ["See Fed. R. Civ. P. 56(a), ", "See 28 U.S.C. § 1441(b), and ",
+                                    "Compl. ¶ 12; see also "])
+def test_a_full_citations_case_name_never_takes_the_citation_before_it(before):
+    from matters.drafts.verifier.units import ReadingSettings, read_paragraph
+
+    text = before + "Smith v. Jones, 500 F.3d 100, 105 (2d Cir. 2007)."
+    paragraph = read_paragraph(text, ReadingSettings("mdy", "en", "", frozenset(), 2026))
+    [case] = paragraph.cases
+    assert (case.text, case.plaintiff, case.defendant) == (
+        "Smith v. Jones, 500 F.3d 100, 105 (2d Cir. 2007)", "Smith", "Jones")
+    assert len(paragraph.statutes) + len(paragraph.records) == 1
