@@ -38,6 +38,16 @@ TRUE = [
     ("page break", "Gift Surplus buys products “as necessary to fill orders as a drop shipping business. In its "
                    "business arrangement with Sandhill, Gift Surplus designs sweepstakes kiosks.” Ex. {G} at 4–5.",
      "“as necessary"),
+    # Ex. C pp. 1-2 (ca5 pp. 2-3), the CM/ECF footer, the running head and the page number between the halves:
+    # "filled out the \n2014 Personal Enrollment Form, requesting supplemental life insurance in \nCase: 21-50498
+    # Document: 00516242060     Page: 2     Date Filed: 03/16/2022" | "No. 21-50498 \n3 \nthe amount of $200,000
+    # and dependent life insurance on behalf of her \nhusband in the amount of $100,000."
+    ("page break", "St. Pierre “filled out the 2014 Personal Enrollment Form, requesting supplemental life "
+                   "insurance in the amount of $200,000 and dependent life insurance on behalf of her husband.” "
+                   "Ex. {C} at 1–2.", "“filled out"),
+    ("page break", "St. Pierre “filled out the 2014 Personal Enrollment Form, requesting supplemental life "
+                   "insurance in the amount of $200,000 and dependent life insurance on behalf of her husband.” "
+                   "Ex. {C} at 1.", "“filled out"),
     # Ex. I (the invoice): "Summary for Aug 1, 2024 - Aug 31, 2024"
     ("range", "The invoice covers August 1 through August 31, 2024. Ex. {I} at 1.", "August 1 through"),
     ("range", "The invoice covers the period from 08/01/2024 to 08/31/2024. Ex. {I} at 1.", "08/01/2024"),
@@ -116,6 +126,9 @@ FALSE = [
                    "however skillfully disguised, in order to ascertain if it is prohibited.” Ex. {G} at 2–3."),
     ("page break", "Gift Surplus buys products “as necessary to fill orders as a drop shipping business. In its "
                    "business arrangement with Sandhill, Gift Surplus builds sweepstakes kiosks.” Ex. {G} at 4–5."),
+    ("page break", "St. Pierre “filled out the 2014 Personal Enrollment Form, requesting supplemental life "
+                   "insurance in the amount of $200,000 and dependent life insurance on behalf of her daughter.” "
+                   "Ex. {C} at 1–2."),
     ("range", "The invoice covers August 1 through September 30, 2024. Ex. {I} at 1."),
     ("range", "The invoice covers the period from 07/01/2024 to 07/31/2024. Ex. {I} at 1."),
     ("range", "The appeal was before the Supreme Court from 23 March 2021 to 12 February 2022. Ex. {G} at 1."),
