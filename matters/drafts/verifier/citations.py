@@ -310,7 +310,7 @@ def read_case_citations(flat: str, citations: list, stops: Spans | None = None) 
     for match in _NEUTRAL.finditer(flat):
         if known.overlaps(match.start(), match.end()):
             continue
-        start, parties = _caption_before(flat, match.start())
+        start, parties = _caption_before(flat, match.start(), stops)
         mentions.append(CaseMention(
             start, match.end(), flat[start:match.end()], "full", match.group("year"), match.group("court"),
             match.group("number"), match.group("pin") or "", int(match.group("year")), _party(parties[0]),
@@ -318,7 +318,7 @@ def read_case_citations(flat: str, citations: list, stops: Spans | None = None) 
     for match in _BLANK_PAGE.finditer(flat):
         if known.overlaps(match.start(), match.end()):
             continue
-        start, parties = _caption_before(flat, match.start())
+        start, parties = _caption_before(flat, match.start(), stops)
         mentions.append(CaseMention(
             start, match.end(), flat[start:match.end()], "full", match.group("volume"), match.group("reporter"), "",
             match.group("pin") or "", int(match.group("year")), _party(parties[0]), parties[1].strip()))
@@ -356,9 +356,12 @@ def resolve_case_citations(mentions: list[CaseMention], citations: list) -> None
     _resolve_ids(mentions)
 
 
-def _caption_before(flat: str, start: int) -> tuple[int, list[str]]:
-    """Where the case name written just before ``start`` begins, and its two parties (``["", ""]`` when none)."""
-    name = _CAPTION_BEFORE.search(flat[max(0, start - 120):start])
+def _caption_before(flat: str, start: int, stops: Spans | None = None) -> tuple[int, list[str]]:
+    """Where the case name written just before ``start`` begins, and its two parties (``["", ""]`` when none).
+    The name never reaches back over one of ``stops`` (another citation: see :func:`read_case_citations`)."""
+    low = max(0, start - 120)
+    low = max(low, _after_stops(flat, low, start, stops))
+    name = _CAPTION_BEFORE.search(flat[low:start])
     if not name:
         return start, ["", ""]
     # The window can reach back past the end of the sentence before ("Appeal. State v. Doe").

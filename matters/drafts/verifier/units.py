@@ -149,10 +149,11 @@ def read_paragraph(flat: str, settings: ReadingSettings, before: Before = Before
     stops = Spans((m.start, m.end) for m in (*statutes, *unreadable_cites, *found_dockets, *found_pleadings,
                                              *found_bates, *found_exhibits, *found_transcripts))
     cases = [c for c in read_case_citations(flat, citations, stops) if not in_quotes.overlaps(c.start, c.end)]
-    # "Id. § 1028A(c)" after a statute is that statute's short form, not a case's.
-    section_starts = sorted(s.start for s in statutes)
+    # "Id. § 1028A(c)" after a statute is that statute's short form, not a case's: an Id. with no pin of its own
+    # right before a bare section. ("Id. at 622, Fed. R. Civ. P. 56." is a case's Id. and a rule cited after it.)
+    section_starts = sorted(s.start for s in statutes if s.form == "short")
     for case in cases:
-        if case.form != "id":
+        if case.form != "id" or case.pin_cite:
             continue
         after = case.end + len(flat[case.end:case.end + 4]) - len(flat[case.end:case.end + 4].lstrip(" ,"))
         i = bisect.bisect_left(section_starts, case.start)

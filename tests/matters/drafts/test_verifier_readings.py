@@ -121,3 +121,25 @@ def test_a_full_citations_case_name_never_takes_the_citation_before_it(before):
     assert (case.text, case.plaintiff, case.defendant) == (
         "Smith v. Jones, 500 F.3d 100, 105 (2d Cir. 2007)", "Smith", "Jones")
     assert len(paragraph.statutes) + len(paragraph.records) == 1
+
+
+@pytest.mark.parametrize("before", ["He admitted it. ECF No. 31 at 4, ", "The rule applies. Fed. R. Civ. P. 56, "])
+@pytest.mark.parametrize("cite", ["2022-NCSC-1, ¶ 29", "569 U.S. ___, ___ (2023)"])
+def test_a_public_domain_or_unpaged_citations_caption_never_takes_the_citation_before_it(before, cite):
+    from matters.drafts.verifier.units import ReadingSettings, read_paragraph
+
+    paragraph = read_paragraph(f"{before}Smith v. Doe, {cite}.", ReadingSettings("mdy", "en", "", frozenset(), 2026))
+    [case] = paragraph.cases
+    assert (case.text, case.plaintiff, case.defendant) == (f"Smith v. Doe, {cite}", "Smith", "Doe")
+    assert [m.text for m in [*paragraph.statutes, *paragraph.records]] == [before.split(". ", 1)[1].rstrip(", ")]
+
+
+def test_an_id_with_a_pin_is_a_cases_even_when_a_statute_follows_it():
+    from matters.drafts.verifier.units import ReadingSettings, read_paragraph
+
+    settings = ReadingSettings("mdy", "en", "", frozenset(), 2026)
+    [case] = read_paragraph("Id. at 622, Fed. R. Civ. P. 56.", settings).cases
+    assert (case.form, case.text) == ("id", "Id. at 622")
+    # "Id. § 1028A(c)" after a statute is the statute's short form.
+    [short] = read_paragraph("Also 18 U.S.C. § 1028A. Id. § 1028A(c).", settings).cases
+    assert short.form == "statute_id"
