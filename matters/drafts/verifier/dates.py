@@ -48,6 +48,7 @@ _WORDY = [
     re.compile(rf"(?=\d)\b{_DAY}\s+(?:day\s+)?(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
 ]
 _MONTH2 = _MONTH.replace("?P<month>", "?P<month2>")
+_DAY_WORD = re.compile(r"day", re.IGNORECASE)
 # "and" joins a range only after "between" ("between March 9 and 13, 2012"); "March 18 and April 29, 2020" is
 # two dates.
 _RANGE = re.compile(
@@ -158,11 +159,13 @@ def find_dates(text: str, order: str = "mdy", yearless: bool = False,
             if span <= 366:
                 days = tuple((dt.date.fromisoformat(first) + dt.timedelta(days=k)).isoformat() for k in range(span + 1))
                 add(match, [first], days=days)
-    for pattern in _WORDY:
+    for k, pattern in enumerate(_WORDY):
+        if k == 0 and not _DAY_WORD.search(text):
+            continue  # "the ninth day of July": most texts have no "day"
         for match in pattern.finditer(text):
             month = MONTHS[match.group("month").lower()]
             add(match, [_iso(int(match.group("year")), month, _day_of(match))])
-    for match in _ISO.finditer(text):
+    for match in (_ISO.finditer(text) if "-" in text else ()):
         add(match, [_iso(int(match.group("year")), int(match.group("a")), int(match.group("b")))])
     for match in _NUMERIC.finditer(text):
         if _SECTION_BEFORE.search(text[max(0, match.start() - 12):match.start()]):

@@ -101,6 +101,7 @@ _WORDS_ONLY = re.compile(
     rf"(?:\s+and\s+(?P<centwords>{_WORD_NUMBER})\s*cents?\b)?",
     re.IGNORECASE,
 )
+_CURRENCY_CODE = re.compile(r"USD|EUR|GBP|€")
 _UNIT = {"dollar": "USD", "euro": "EUR", "pound": "GBP"}
 _UNIT_WORD = re.compile(r"\b(?:dollars?|euros?|pounds?)\b", re.IGNORECASE)
 # Percentages: "12.5%", "12.5 percent", "twenty per cent". Kept as amounts with the currency ``PCT``.
@@ -199,7 +200,10 @@ def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
                 written.append((m.span(), m.span("digits"), _words_value(m)))
     written.sort(key=lambda w: w[1])
     digit_starts = [ds for _, (ds, _), _ in written]
-    for pattern in _patterns(number_format):
+    codes = _CURRENCY_CODE.search(text) is not None
+    for k, pattern in enumerate(_patterns(number_format)):
+        if k and not codes:
+            continue  # the second and third forms hold a currency code or "€"; most texts have none
         for match in pattern.finditer(text):
             if taken.overlaps(match.start(), match.end()):
                 continue

@@ -61,6 +61,8 @@ _ABBREVIATIONS = {
 # last sentence end made a run of abbreviations ("Ex. Ex. Ex. ...") quadratic. No abbreviation is this long.
 _WORD_BEFORE = 40
 _END = re.compile(r"([.?!])(['\"”’)\]]*)(\s+)(?=[A-Z(\[\"“'‘])")
+_LAST_WORD = re.compile(r"[\w'’]+$")
+_INITIALS = re.compile(r"\b[A-Z]\.[A-Z]$")
 
 
 def sentences(text: str) -> list[Sentence]:
@@ -71,13 +73,13 @@ def sentences(text: str) -> list[Sentence]:
     start = 0
     for match in _END.finditer(flat):
         stop = match.start(1)
-        word = re.search(r"([\w'’]+)$", flat[max(start, stop - _WORD_BEFORE):stop])
+        word = _LAST_WORD.search(flat, max(start, stop - _WORD_BEFORE), stop)
         closing = match.group(2)
         if match.group(1) == "." and not closing and flat[stop - 1:stop] not in (")", "]", '"', "”", "’", "'"):
-            token = word.group(1) if word else ""
+            token = word.group(0) if word else ""
             if not token or (not token[-1].isdigit() and (len(token) < 3 or token.lower() in _ABBREVIATIONS)):
                 continue
-            if re.search(r"\b[A-Z]\.[A-Z]$", flat[max(0, stop - 4):stop]):
+            if _INITIALS.search(flat, max(0, stop - 4), stop):
                 continue  # U.S. / N.Y. style
         end = match.end(2)
         if flat[start:end].strip():

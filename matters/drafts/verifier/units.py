@@ -99,6 +99,7 @@ class Before:
 
 
 _BARE_RULE = re.compile(r"\bRules?\s+\d")
+_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 @dataclass
@@ -222,7 +223,7 @@ def _citation_only(flat: str, start: int, end: int, cite_spans: list[tuple[int, 
             chars[i - start] = " "
     rest = _SIGNALS.sub(" ", "".join(chars))
     has_cite = any(s < end and start < e for s, e in cite_spans)
-    return has_cite and len(re.findall(r"[A-Za-z]{2,}", rest)) == 0
+    return has_cite and _WORD.search(rest) is None
 
 
 def shifted(mention, offset: int):
