@@ -10,6 +10,7 @@ resolution of short forms to the full citation they refer to. Three gaps of eyec
 A year outside the dates of the reporter's edition (reporters-db, through eyecite) is reported too.
 """
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -147,9 +148,8 @@ def _year_and_end(flat: str, end: int) -> tuple[int | None, str, int]:
     return int(match.group("year")), (match.group("pin") or ""), match.end()
 
 
-def in_citing_parenthetical(flat: str, start: int) -> bool:
-    """Whether ``start`` lies inside a ``(citing ...)`` or ``(quoting ...)`` parenthetical: the nearest
-    unclosed parenthesis before it opens with such a signal."""
+def _open_parenthesis(flat: str, start: int) -> int | None:
+    """Where the nearest parenthesis left open before ``start`` opens (looking back ``_LOOK_BACK`` characters)."""
     depth = 0
     for k in range(start - 1, max(-1, start - _LOOK_BACK), -1):
         char = flat[k]
@@ -157,9 +157,29 @@ def in_citing_parenthetical(flat: str, start: int) -> bool:
             depth += 1
         elif char == "(":
             if depth == 0:
-                return bool(_CITING.match(flat, k))
+                return k
             depth -= 1
-    return False
+    return None
+
+
+def in_citing_parenthetical(flat: str, start: int, ends: list[int] = ()) -> bool:
+    """Whether ``start`` lies inside a parenthetical whose citations are the cited authority's: one opening with
+    ``citing`` or ``quoting`` (also after "internal quotation marks omitted;"), or any parenthetical opening right
+    after a citation (``ends``: where the citations before ``start`` end), as an explanatory parenthetical does
+    (``(relying on ...)``, ``(first quoting ...; then quoting ...)``, ``(internal quotation marks omitted; quoting
+    ...)``; Bluebook rule 1.5). A parenthetical of the text's own (``The statute (see ...) applies``) is
+    neither."""
+    k = _open_parenthesis(flat, start)
+    if k is None:
+        return False
+    if _CITING.match(flat, k):
+        return True
+    # Right after a citation: only white space and whole parentheticals ("(2012) (cleaned up) ") between.
+    i = bisect.bisect_right(ends, k) - 1
+    return i >= 0 and _ONLY_PARENTHETICALS.fullmatch(flat, ends[i], k) is not None
+
+
+_ONLY_PARENTHETICALS = re.compile(r"[\s,]*(?:\([^()]*\)[\s,]*)*")
 
 
 def _edition_problem(citation, year: int | None) -> str:
@@ -214,6 +234,7 @@ def _after_stops(flat: str, name_start: int, cite_start: int, stops: Spans | Non
 _LEADING_SEPARATORS = re.compile(
     r"[\s,;.:]*(?:(?:see(?:\s+also)?|also|and|or|but|cf\.|accord|compare|with|contra|e\.g\.,?)\b[\s,;.:]*)*",
     re.IGNORECASE)
+_PARENTHETICAL_SIGNAL = re.compile(r"\s*(?:quoting|citing|cited\s+in|quoted\s+in)\s+", re.IGNORECASE)
 _LOWER_SIGNALS = re.compile(r"(?:(?:see(?:\s+also)?|also|and|or|but|cf\.|accord|compare|with|contra|e\.g\.,?)\s+)+")
 # A short form's name is a party's name ("Tarrant", "Calvary Chapel"): a semicolon, a section sign, a closing
 # parenthesis, a number or a sentence end in what eyecite took for it belongs to a citation or a sentence before.
@@ -254,7 +275,14 @@ def read_case_citations(flat: str, citations: list, stops: Spans | None = None) 
                 ends = [m for m in _SENTENCE_END.finditer(flat, name_start, start)
                         if m.group(1).lower() not in NAME_ABBREVIATIONS]
                 cut = max(ends[-1].end() if ends else name_start, _after_stops(flat, name_start, start, stops))
-                # A lower-case signal or conjunction eyecite took in ("and Smith v. Jones") is no party's word.
+                # A parenthesis eyecite's name reaches back over opens before the name ("(Quoting Hest Techs.,
+                # Inc. v. State"); a lower-case signal or conjunction it took in ("and Smith v. Jones") is no
+                # party's word.
+                opened = flat.rfind("(", cut, start)
+                if opened >= 0 and ")" not in flat[opened:start]:
+                    cut = opened + 1
+                    participle = _PARENTHETICAL_SIGNAL.match(flat, cut, start)
+                    cut = participle.end() if participle else cut
                 signal = _LOWER_SIGNALS.match(flat, cut, start)
                 cut = signal.end() if signal else cut
                 if cut != name_start:
@@ -323,8 +351,10 @@ def read_case_citations(flat: str, citations: list, stops: Spans | None = None) 
             start, match.end(), flat[start:match.end()], "full", match.group("volume"), match.group("reporter"), "",
             match.group("pin") or "", int(match.group("year")), _party(parties[0]), parties[1].strip()))
     mentions.sort(key=lambda m: m.start)
+    ends: list[int] = []
     for mention in mentions:
-        mention.in_parenthetical = in_citing_parenthetical(flat, mention.start)
+        mention.in_parenthetical = in_citing_parenthetical(flat, mention.start, ends)
+        bisect.insort(ends, mention.end)
     return mentions
 
 

@@ -88,6 +88,15 @@ TRUE = [
     ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
                                   "2022-NCSC-1, ¶ 1 (citing Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, "
                                   "289 (2012)). The court then considered the new feature. Id. ¶ 29.", "Id. ¶ 29"),
+    # The forms a parenthetical's signal takes after other words, or with none (an explanatory parenthetical).
+    ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
+                                  "2022-NCSC-1, ¶ 1 (internal quotation marks omitted; quoting Hest Techs., Inc. v. "
+                                  "State ex rel. Perdue, 366 N.C. 289, 289 (2012)). The court then considered the "
+                                  "new feature. Id. ¶ 29.", "Id. ¶ 29"),
+    ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
+                                  "2022-NCSC-1, ¶ 1 (relying on Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. "
+                                  "289, 289 (2012)). The court then considered the new feature. Id. ¶ 29.",
+     "Id. ¶ 29"),
     # Ex. G p. 5: "Sandhill places the \nkiosks into operation in convenience stores and retail establishments
     # across North \nCarolina. The establishments are predominantly patronized by low-income \ncustomers, who Gift
     # Surplus has identified as its target demographic."
@@ -154,6 +163,10 @@ FALSE = [
     ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
                                   "2022-NCSC-1, ¶ 1 (quoting Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, "
                                   "289 (2012)). The court then considered the new feature. Id. ¶ 98."),
+    ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
+                                  "2022-NCSC-1, ¶ 1 (internal quotation marks omitted; quoting Hest Techs., Inc. v. "
+                                  "State ex rel. Perdue, 366 N.C. 289, 289 (2012)). The court then considered the "
+                                  "new feature. Id. ¶ 98."),
     ("quotation with its cite", "The opinion found that “Sandhill places the kiosks into operation in convenience "
                                 "stores and retail establishments across North Carolina. The establishments are "
                                 "predominantly patronized by high-income customers.” Ex. {G} at 5."),

@@ -143,3 +143,33 @@ def test_an_id_with_a_pin_is_a_cases_even_when_a_statute_follows_it():
     # "Id. § 1028A(c)" after a statute is the statute's short form.
     [short] = read_paragraph("Also 18 U.S.C. § 1028A. Id. § 1028A(c).", settings).cases
     assert short.form == "statute_id"
+
+
+HEST = "Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, 289 (2012)"
+
+
+@pytest.mark.parametrize("parenthetical", [
+    f"(quoting {HEST})", f"(internal quotation marks omitted; quoting {HEST})", f"(first quoting {HEST})",
+    f"(alteration in original) (quoting {HEST})", f"(relying on {HEST})", f"(cited with approval in {HEST})",
+    f"(Quoting {HEST})",
+])
+def test_id_after_any_parenthetical_of_a_citation_refers_to_the_citation(parenthetical):
+    from matters.drafts.verifier.citations import find_case_citations
+
+    text = (f"Chance predominates. Gift Surplus, LLC v. State ex rel. Cooper, 2022-NCSC-1, ¶ 1 {parenthetical}. "
+            "The court then considered it. Id. ¶ 29.")
+    cases = find_case_citations(text)
+    [hest] = [c for c in cases if c.reporter == "N.C."]
+    assert hest.in_parenthetical and hest.text.startswith("Hest Techs.")
+    [id_] = [c for c in cases if c.form == "id"]
+    assert cases[id_.antecedent].plaintiff == "Gift Surplus, LLC"
+
+
+def test_a_citation_in_a_parenthetical_of_the_texts_own_is_what_id_refers_to():
+    from matters.drafts.verifier.citations import find_case_citations
+
+    cases = find_case_citations("The statute (see Smith v. Jones, 500 F.3d 100 (2d Cir. 2007)) applies. Id. at 105.")
+    [smith] = [c for c in cases if c.form == "full"]
+    assert not smith.in_parenthetical
+    [id_] = [c for c in cases if c.form == "id"]
+    assert cases[id_.antecedent] is smith
