@@ -237,15 +237,18 @@ _LEADING_SEPARATORS = re.compile(
 _PARENTHETICAL_SIGNAL = re.compile(r"\s*(?:quoting|citing|cited\s+in|quoted\s+in)\s+", re.IGNORECASE)
 _LOWER_SIGNALS = re.compile(r"(?:(?:see(?:\s+also)?|also|and|or|but|cf\.|accord|compare|with|contra|e\.g\.,?)\s+)+")
 # A short form's name is a party's name ("Tarrant", "Calvary Chapel"): a semicolon, a section sign, a closing
-# parenthesis, a number or a sentence end in what eyecite took for it belongs to a citation or a sentence before.
-_NOT_IN_SHORT_NAME = re.compile(r".*(?:[;§)]|\S*\d\S*|[a-z]{2}[.!?:](?=\s))", re.DOTALL)
+# parenthesis or a number in what eyecite took for it belongs to a citation before it.
+_NOT_IN_SHORT_NAME = re.compile(r".*(?:[;§)]|\S*\d\S*)", re.DOTALL)
 
 
 def _short_name_start(flat: str, name_start: int, cite_start: int, stops: Spans | None) -> int:
     """Where a short form's case name begins (``Tarrant, 569 U.S. at 622``): eyecite's guess, ``name_start``, cut
-    after any other citation in it and after the last character no party's name holds; ``cite_start`` (no name)
-    when nothing is left."""
+    after any other citation in it, the last sentence end and the last character no party's name holds;
+    ``cite_start`` (no name) when nothing is left."""
     name_start = _after_stops(flat, name_start, cite_start, stops)
+    ends = [m for m in _SENTENCE_END.finditer(flat, name_start, cite_start)
+            if m.group(1).lower() not in NAME_ABBREVIATIONS]
+    name_start = ends[-1].end() if ends else name_start  # a sentence end, as a full citation's name stops at
     cut = _NOT_IN_SHORT_NAME.match(flat, name_start, cite_start)
     if cut:
         rest = _LEADING_SEPARATORS.match(flat, cut.end(), cite_start)

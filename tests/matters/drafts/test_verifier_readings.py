@@ -173,3 +173,12 @@ def test_a_citation_in_a_parenthetical_of_the_texts_own_is_what_id_refers_to():
     assert not smith.in_parenthetical
     [id_] = [c for c in cases if c.form == "id"]
     assert cases[id_.antecedent] is smith
+
+
+@pytest.mark.parametrize("short_form", ["Tarrant Reg'l Water Dist. v. Herrmann, 569 U.S. at 622",
+                                        "Ass'n v. Mfg. Co., 500 F.3d at 5", "Tarrant, 569 U.S. at 622"])
+def test_a_short_form_keeps_its_whole_name(short_form):
+    from matters.drafts.verifier.citations import find_case_citations
+
+    [case] = find_case_citations(f"The rule is old. See {short_form}.")
+    assert case.text == short_form
