@@ -267,7 +267,8 @@ def find_bare_numbers(text: str, number_format: str = "en") -> list[Decimal]:
 
 # Anything a currency sign or code stands next to that looks like a figure: digits with dots and commas.
 _CURRENCY_FIGURE = re.compile(
-    r"(?=[U$€£EG\d])(?:US\$|\$|€|£|\b(?:USD|EUR|GBP)\b)\s?\d[\d.,]*\d|(?<![\w.,])\d[\d.,]*\d\s?(?:€|\b(?:EUR|USD|GBP)\b)")
+    r"(?=[U$€£EG\d])(?:(?:US\$|\$|€|£|\b(?:USD|EUR|GBP)\b)\s?\d[\d.,]*\d"
+    r"|(?<![\w.,])\d[\d.,]*\d\s?(?:€|\b(?:EUR|USD|GBP)\b))")
 
 
 def find_unreadable_amounts(text: str, found: list[AmountMention]) -> list[tuple[int, int, str]]:
