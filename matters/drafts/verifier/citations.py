@@ -179,7 +179,7 @@ def in_citing_parenthetical(flat: str, start: int, ends: list[int] = ()) -> bool
     return i >= 0 and _ONLY_PARENTHETICALS.fullmatch(flat, ends[i], k) is not None
 
 
-_ONLY_PARENTHETICALS = re.compile(r"[\s,]*(?:\([^()]*\)[\s,]*)*")
+_ONLY_PARENTHETICALS = re.compile(r"[\s,)]*(?:\([^()]*\)[\s,)]*)*")
 
 
 def _edition_problem(citation, year: int | None) -> str:

@@ -151,7 +151,7 @@ HEST = "Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, 289 (2012)"
 @pytest.mark.parametrize("parenthetical", [
     f"(quoting {HEST})", f"(internal quotation marks omitted; quoting {HEST})", f"(first quoting {HEST})",
     f"(alteration in original) (quoting {HEST})", f"(relying on {HEST})", f"(cited with approval in {HEST})",
-    f"(Quoting {HEST})",
+    f"(Quoting {HEST})", f"(quoting Roe v. Doe, 2 S.E.2d 2, 3 (2010)) (relying on {HEST})",
 ])
 def test_id_after_any_parenthetical_of_a_citation_refers_to_the_citation(parenthetical):
     from matters.drafts.verifier.citations import find_case_citations
