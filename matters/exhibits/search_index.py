@@ -55,6 +55,25 @@ MATTER_TRIGGERS = [
            INSERT INTO matters_page_fts(rowid, reading_text, matter)
            VALUES (new.id, new.reading_text, {_PAGE_MATTER}); END""",
 ]
+# Pages indexed a few at a time (an exhibit's, in one transaction) leave FTS5 with many small segments, and a query
+# reads each segment's list of each of its words: at 1,000 pages ingested 20 at a time, the verifier's phrase query
+# for an uncited quotation took three to four times as long as once the segments are merged (0.2-0.33 ms against
+# 0.07 ms a query; a 100-page brief makes about 560 of them). FTS5's 'merge' command with a positive budget merges
+# segments of a level that holds enough of them, writing at most about that many database pages, so the step is
+# bounded whatever the size of the index (about 5 ms at 1,000 pages); 'optimize' rewrites the whole index.
+MERGE_PAGES = 500
+
+
+def merge_page_index(connection) -> None:
+    """Merge the small segments of the page index (SQLite FTS5), a bounded step taken when an exhibit's pages have
+    been indexed (:func:`matters.drafts.verifier.facts.exhibit_index_facts`). PostgreSQL's GIN index over
+    ``search_vector`` needs nothing of the kind: this does nothing there."""
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO matters_page_fts(matters_page_fts, rank) VALUES ('merge', %s)", [MERGE_PAGES])
+
+
 _MATTER_FILL = """INSERT INTO matters_page_fts(rowid, reading_text, matter)
     SELECT p.id, p.reading_text, e.matter_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id"""
 

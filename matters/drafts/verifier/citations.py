@@ -10,6 +10,7 @@ resolution of short forms to the full citation they refer to. Three gaps of eyec
 A year outside the dates of the reporter's edition (reporters-db, through eyecite) is reported too.
 """
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -147,9 +148,8 @@ def _year_and_end(flat: str, end: int) -> tuple[int | None, str, int]:
     return int(match.group("year")), (match.group("pin") or ""), match.end()
 
 
-def in_citing_parenthetical(flat: str, start: int) -> bool:
-    """Whether ``start`` lies inside a ``(citing ...)`` or ``(quoting ...)`` parenthetical: the nearest
-    unclosed parenthesis before it opens with such a signal."""
+def _open_parenthesis(flat: str, start: int) -> int | None:
+    """Where the nearest parenthesis left open before ``start`` opens (looking back ``_LOOK_BACK`` characters)."""
     depth = 0
     for k in range(start - 1, max(-1, start - _LOOK_BACK), -1):
         char = flat[k]
@@ -157,9 +157,29 @@ def in_citing_parenthetical(flat: str, start: int) -> bool:
             depth += 1
         elif char == "(":
             if depth == 0:
-                return bool(_CITING.match(flat, k))
+                return k
             depth -= 1
-    return False
+    return None
+
+
+def in_citing_parenthetical(flat: str, start: int, ends: list[int] = ()) -> bool:
+    """Whether ``start`` lies inside a parenthetical whose citations are the cited authority's: one opening with
+    ``citing`` or ``quoting`` (also after "internal quotation marks omitted;"), or any parenthetical opening right
+    after a citation (``ends``: where the citations before ``start`` end), as an explanatory parenthetical does
+    (``(relying on ...)``, ``(first quoting ...; then quoting ...)``, ``(internal quotation marks omitted; quoting
+    ...)``; Bluebook rule 1.5). A parenthetical of the text's own (``The statute (see ...) applies``) is
+    neither."""
+    k = _open_parenthesis(flat, start)
+    if k is None:
+        return False
+    if _CITING.match(flat, k):
+        return True
+    # Right after a citation: only white space and whole parentheticals ("(2012) (cleaned up) ") between.
+    i = bisect.bisect_right(ends, k) - 1
+    return i >= 0 and _ONLY_PARENTHETICALS.fullmatch(flat, ends[i], k) is not None
+
+
+_ONLY_PARENTHETICALS = re.compile(r"[\s,)]*(?:\([^()]*\)[\s,)]*)*")
 
 
 def _edition_problem(citation, year: int | None) -> str:
@@ -197,11 +217,52 @@ def find_case_citations(flat: str, citations: list | None = None) -> list[CaseMe
     return mentions
 
 
-def read_case_citations(flat: str, citations: list) -> list[CaseMention]:
+def _after_stops(flat: str, name_start: int, cite_start: int, stops: Spans | None) -> int:
+    """Where a case name reaching back from ``cite_start`` to ``name_start`` begins once it gives up every other
+    citation in it (``stops``: the spans of the statutes, rules, record and transcript cites read from the same
+    text): right after the last one that ends inside it, past the commas, semicolons and signals between."""
+    if stops is None:
+        return name_start
+    inside = stops.ends_within(name_start, cite_start)
+    if inside is None:
+        return name_start
+    rest = _LEADING_SEPARATORS.match(flat, inside, cite_start)
+    return rest.end() if rest else inside
+
+
+# What stands between a citation and the next one's case name: punctuation and signals ("; see also", ", and").
+_LEADING_SEPARATORS = re.compile(
+    r"[\s,;.:]*(?:(?:see(?:\s+also)?|also|and|or|but|cf\.|accord|compare|with|contra|e\.g\.,?)\b[\s,;.:]*)*",
+    re.IGNORECASE)
+_PARENTHETICAL_SIGNAL = re.compile(r"\s*(?:quoting|citing|cited\s+in|quoted\s+in)\s+", re.IGNORECASE)
+_LOWER_SIGNALS = re.compile(r"(?:(?:see(?:\s+also)?|also|and|or|but|cf\.|accord|compare|with|contra|e\.g\.,?)\s+)+")
+# A short form's name is a party's name ("Tarrant", "Calvary Chapel"): a semicolon, a section sign, a closing
+# parenthesis or a number in what eyecite took for it belongs to a citation before it.
+_NOT_IN_SHORT_NAME = re.compile(r".*(?:[;§)]|\S*\d\S*)", re.DOTALL)
+
+
+def _short_name_start(flat: str, name_start: int, cite_start: int, stops: Spans | None) -> int:
+    """Where a short form's case name begins (``Tarrant, 569 U.S. at 622``): eyecite's guess, ``name_start``, cut
+    after any other citation in it, the last sentence end and the last character no party's name holds;
+    ``cite_start`` (no name) when nothing is left."""
+    name_start = _after_stops(flat, name_start, cite_start, stops)
+    ends = [m for m in _SENTENCE_END.finditer(flat, name_start, cite_start)
+            if m.group(1).lower() not in NAME_ABBREVIATIONS]
+    name_start = ends[-1].end() if ends else name_start  # a sentence end, as a full citation's name stops at
+    cut = _NOT_IN_SHORT_NAME.match(flat, name_start, cite_start)
+    if cut:
+        rest = _LEADING_SEPARATORS.match(flat, cut.end(), cite_start)
+        name_start = rest.end() if rest else cut.end()
+    return name_start if flat[name_start:cite_start].strip(" ,") else cite_start
+
+
+def read_case_citations(flat: str, citations: list, stops: Spans | None = None) -> list[CaseMention]:
     """The case citations of ``flat`` in order of position, read but not resolved: each mention read from one of
     eyecite's ``citations`` (:func:`eyecite_citations` of ``flat``) names it by index in ``source``, for
     :func:`resolve_case_citations`. Reads nothing before ``flat``'s start, so a paragraph reads the same wherever
-    it stands."""
+    it stands. ``stops``: the spans of the other citations read from ``flat`` (statutes, rules, record and
+    transcript cites); a case name never reaches back over one (eyecite's guess can: ``See Fed. R. Civ. P.
+    56(a), Tarrant, 569 U.S. at 622`` gave the rule to the short form, and the rule went unchecked)."""
     mentions: list[CaseMention] = []
     for index, citation in enumerate(citations):
         start, end = citation.span()
@@ -212,11 +273,23 @@ def read_case_citations(flat: str, citations: list) -> list[CaseMention]:
             if citation.full_span_start is not None and start - citation.full_span_start <= _NAME_SPAN:
                 name_start = citation.full_span_start
                 # eyecite's case name can reach back over the sentence before and a citation it does not read
-                # ("Cooper, 2022-NCSC-1, ¶ 29. Also 2019 WI 12"): the name starts after the last sentence end.
+                # ("Cooper, 2022-NCSC-1, ¶ 29. Also 2019 WI 12"): the name starts after the last sentence end,
+                # and after any citation another reader read.
                 ends = [m for m in _SENTENCE_END.finditer(flat, name_start, start)
                         if m.group(1).lower() not in NAME_ABBREVIATIONS]
-                if ends:
-                    name_start = ends[-1].end()
+                cut = max(ends[-1].end() if ends else name_start, _after_stops(flat, name_start, start, stops))
+                # A parenthesis eyecite's name reaches back over opens before the name ("(Quoting Hest Techs.,
+                # Inc. v. State"); a lower-case signal or conjunction it took in ("and Smith v. Jones") is no
+                # party's word.
+                opened = flat.rfind("(", cut, start)
+                if opened >= 0 and ")" not in flat[opened:start]:
+                    cut = opened + 1
+                    participle = _PARENTHETICAL_SIGNAL.match(flat, cut, start)
+                    cut = participle.end() if participle else cut
+                signal = _LOWER_SIGNALS.match(flat, cut, start)
+                cut = signal.end() if signal else cut
+                if cut != name_start:
+                    name_start = cut
                     parties = re.split(r"\s+v\.?\s+", flat[name_start:start].strip().rstrip(","), maxsplit=1)
                     plaintiff, defendant = (_party(parties[0]), parties[1]) if len(parties) == 2 else ("", "")
             mention = CaseMention(
@@ -239,13 +312,14 @@ def read_case_citations(flat: str, citations: list) -> list[CaseMention]:
             mention = CaseMention(start, end, flat[start:end], "short", citation.groups.get("volume") or "",
                                   citation.groups.get("reporter") or "", "", citation.metadata.pin_cite or "")
             if citation.full_span_start is not None and start - citation.full_span_start <= 80:
-                mention.start = citation.full_span_start
+                mention.start = _short_name_start(flat, citation.full_span_start, start, stops)
                 mention.text = flat[mention.start:end]
         elif isinstance(citation, IdCitation):
             end = max(end, citation.full_span_end or end)
             mention = CaseMention(start, end, flat[start:end], "id", pin_cite=citation.metadata.pin_cite or "")
         elif isinstance(citation, SupraCitation):
-            start = citation.full_span_start if citation.full_span_start is not None else start
+            if citation.full_span_start is not None:
+                start = _short_name_start(flat, citation.full_span_start, start, stops)
             end = max(end, citation.full_span_end or end)
             mention = CaseMention(start, end, flat[start:end], "supra", pin_cite=citation.metadata.pin_cite or "")
         else:
@@ -267,7 +341,7 @@ def read_case_citations(flat: str, citations: list) -> list[CaseMention]:
     for match in _NEUTRAL.finditer(flat):
         if known.overlaps(match.start(), match.end()):
             continue
-        start, parties = _caption_before(flat, match.start())
+        start, parties = _caption_before(flat, match.start(), stops)
         mentions.append(CaseMention(
             start, match.end(), flat[start:match.end()], "full", match.group("year"), match.group("court"),
             match.group("number"), match.group("pin") or "", int(match.group("year")), _party(parties[0]),
@@ -275,13 +349,15 @@ def read_case_citations(flat: str, citations: list) -> list[CaseMention]:
     for match in _BLANK_PAGE.finditer(flat):
         if known.overlaps(match.start(), match.end()):
             continue
-        start, parties = _caption_before(flat, match.start())
+        start, parties = _caption_before(flat, match.start(), stops)
         mentions.append(CaseMention(
             start, match.end(), flat[start:match.end()], "full", match.group("volume"), match.group("reporter"), "",
             match.group("pin") or "", int(match.group("year")), _party(parties[0]), parties[1].strip()))
     mentions.sort(key=lambda m: m.start)
+    ends: list[int] = []
     for mention in mentions:
-        mention.in_parenthetical = in_citing_parenthetical(flat, mention.start)
+        mention.in_parenthetical = in_citing_parenthetical(flat, mention.start, ends)
+        bisect.insort(ends, mention.end)
     return mentions
 
 
@@ -313,9 +389,12 @@ def resolve_case_citations(mentions: list[CaseMention], citations: list) -> None
     _resolve_ids(mentions)
 
 
-def _caption_before(flat: str, start: int) -> tuple[int, list[str]]:
-    """Where the case name written just before ``start`` begins, and its two parties (``["", ""]`` when none)."""
-    name = _CAPTION_BEFORE.search(flat[max(0, start - 120):start])
+def _caption_before(flat: str, start: int, stops: Spans | None = None) -> tuple[int, list[str]]:
+    """Where the case name written just before ``start`` begins, and its two parties (``["", ""]`` when none).
+    The name never reaches back over one of ``stops`` (another citation: see :func:`read_case_citations`)."""
+    low = max(0, start - 120)
+    low = max(low, _after_stops(flat, low, start, stops))
+    name = _CAPTION_BEFORE.search(flat[low:start])
     if not name:
         return start, ["", ""]
     # The window can reach back past the end of the sentence before ("Appeal. State v. Doe").

@@ -29,6 +29,9 @@ MONTHS = {
     "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
 }
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+# A pattern opening with a month names the months' first letters in a lookahead, and one opening with a digit a
+# digit: ``re`` can then skip to where a match may start, which it cannot from a ``\b`` (a third of the time).
+_MONTH_AHEAD = r"(?=[jfmasondJFMASOND])"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th|d)?"
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
@@ -39,20 +42,21 @@ _ORDINAL = (r"(?P<ordinal>(?:twenty|thirty)[\s-](?:first|second|third|fourth|fif
             + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + r"|[0-3]?\d(?:st|nd|rd|th|d)?)")
 _YEAR = r"(?P<year>[12]\d{3})"
 _WORDY = [
-    re.compile(rf"\b(?:the|this)\s+{_ORDINAL}\s+day\s+of\s+{_MONTH},?\s+(?:in\s+the\s+year\s+)?{_YEAR}\b",
+    re.compile(rf"(?=[tT])\b(?:the|this)\s+{_ORDINAL}\s+day\s+of\s+{_MONTH},?\s+(?:in\s+the\s+year\s+)?{_YEAR}\b",
                re.IGNORECASE),
-    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
-    re.compile(rf"\b{_DAY}\s+(?:day\s+)?(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"{_MONTH_AHEAD}\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"(?=\d)\b{_DAY}\s+(?:day\s+)?(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
 ]
 _MONTH2 = _MONTH.replace("?P<month>", "?P<month2>")
+_DAY_WORD = re.compile(r"day", re.IGNORECASE)
 # "and" joins a range only after "between" ("between March 9 and 13, 2012"); "March 18 and April 29, 2020" is
 # two dates.
 _RANGE = re.compile(
-    rf"\b{_MONTH}\s+{_DAY}\s*(?P<sep>[-–—]|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\band\b)\s*(?:{_MONTH2}\s+)?"
+    rf"{_MONTH_AHEAD}\b{_MONTH}\s+{_DAY}\s*(?P<sep>[-–—]|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\band\b)\s*(?:{_MONTH2}\s+)?"
     r"(?P<day2>[0-3]?\d)(?:st|nd|rd|th|d)?,?\s+" + _YEAR + r"\b", re.IGNORECASE)
 # A date with no year: capitalised month (so "may 5" as a verb is not one), not followed by a year.
 _YEARLESS = re.compile(
-    r"\b(?P<month>" + "|".join(m.capitalize() for m in sorted(MONTHS, key=len, reverse=True)) + r")\.?\s+"
+    r"(?=[JFMASOND])\b(?P<month>" + "|".join(m.capitalize() for m in sorted(MONTHS, key=len, reverse=True)) + r")\.?\s+"
     r"(?P<day>[0-3]?\d)(?:st|nd|rd|th|d)?\b(?![,.]?\s*(?:[12]\d{3}|[-–—/]|\d))")
 _BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)
 # Dates sharing one year: "March 18 and April 29, 2020", "May 1, 2 and 3, 2019".
@@ -60,9 +64,9 @@ _SHARED_YEAR = re.compile(r"^[\s,]*(?:(?:and|or|&|to|through)\s+)?$")
 _ON_OR_ABOUT = re.compile(r"\b(?:on\s+or\s+about|on\s+or\s+around|in\s+or\s+about|about|approximately|"
                           r"circa)\s*$", re.IGNORECASE)
 _YEAR_WINDOW = 2000
-_ISO = re.compile(r"(?<![\d.\-/])(?P<year>[12]\d{3})-(?P<a>\d{2})-(?P<b>\d{2})(?![\d\-/])")
+_ISO = re.compile(r"(?=[12])(?<![\d.\-/])(?P<year>[12]\d{3})-(?P<a>\d{2})-(?P<b>\d{2})(?![\d\-/])")
 _NUMERIC = re.compile(
-    r"(?<![\d.\-/§])(?P<a>\d{1,2})(?P<sep>[/.\-])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4}|\d{2})(?![\d/]|[.\-]\d)"
+    r"(?=\d)(?<![\d.\-/§])(?P<a>\d{1,2})(?P<sep>[/.\-])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4}|\d{2})(?![\d/]|[.\-]\d)"
 )
 _SECTION_BEFORE = re.compile(r"(§|\bsections?|\bsecs?\.|\bpara(?:graph)?s?\.?|\bno\.|\bnos\.)\s*$", re.IGNORECASE)
 
@@ -155,11 +159,13 @@ def find_dates(text: str, order: str = "mdy", yearless: bool = False,
             if span <= 366:
                 days = tuple((dt.date.fromisoformat(first) + dt.timedelta(days=k)).isoformat() for k in range(span + 1))
                 add(match, [first], days=days)
-    for pattern in _WORDY:
+    for k, pattern in enumerate(_WORDY):
+        if k == 0 and not _DAY_WORD.search(text):
+            continue  # "the ninth day of July": most texts have no "day"
         for match in pattern.finditer(text):
             month = MONTHS[match.group("month").lower()]
             add(match, [_iso(int(match.group("year")), month, _day_of(match))])
-    for match in _ISO.finditer(text):
+    for match in (_ISO.finditer(text) if "-" in text else ()):
         add(match, [_iso(int(match.group("year")), int(match.group("a")), int(match.group("b")))])
     for match in _NUMERIC.finditer(text):
         if _SECTION_BEFORE.search(text[max(0, match.start() - 12):match.start()]):

@@ -83,6 +83,7 @@ class Evidence:
             .values_list("id", flat=True))
         self._exhibit_of: dict[int, int] = {}
         self._texts: dict[int, tuple[str, str]] = {}
+        self._candidates: dict[tuple, list[int]] = {}
         self.grounding = _EvidencePages(self, grounding_only=True)
         self.all_pages = _EvidencePages(self, grounding_only=False)
 
@@ -159,8 +160,16 @@ class Evidence:
         phrase; failing that, the best-ranked pages holding all its distinctive words, then any of them (for
         OCR'd text and for naming the closest passage of a misquotation)."""
         longest = max(search.plain, key=len).split()
-        candidates = page_ids_with_phrase(matter=self.matter, words=longest, limit=_PHRASE_CANDIDATES)
         words = sorted(set(search.words), key=len, reverse=True)[:8]
+        # A brief quotes the same passage more than once (a fifth of the bench brief's quotations repeat one
+        # before them): the index is asked once per verification for the same words.
+        key = (tuple(longest), tuple(words))
+        if key not in self._candidates:
+            self._candidates[key] = self._search_candidates(longest, words)
+        return list(self._candidates[key])
+
+    def _search_candidates(self, longest: list[str], words: list[str]) -> list[int]:
+        candidates = page_ids_with_phrase(matter=self.matter, words=longest, limit=_PHRASE_CANDIDATES)
         if not candidates:
             candidates = page_ids_with_words(matter=self.matter, words=words, limit=_CANDIDATES)
         if not candidates:

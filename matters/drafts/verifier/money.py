@@ -20,6 +20,7 @@ import bisect
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 from text_to_num import text2num
 
@@ -33,6 +34,7 @@ _NUMBER = {
     "en": r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?",
     "de": r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d{1,2})?",
 }
+# Patterns opening with a number word name its first letters in a lookahead, which lets ``re`` skip to them.
 _WORD_NUMBER = (
     r"(?:(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
     r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
@@ -73,18 +75,21 @@ def parse_number(text: str, number_format: str = "en") -> Decimal | None:
         return None
 
 
+@lru_cache(maxsize=None)
 def _patterns(number_format: str) -> list[re.Pattern]:
+    """The figure patterns of a number format, compiled once (asked for by every paragraph read). A leading
+    lookahead names the characters a match can start with, which lets ``re`` skip to them."""
     number = _NUMBER[number_format]
     scale = r"(?:\s*(?P<scale>thousand|million|billion)\b)?"
     return [
         re.compile(rf"(?P<sym>US\$|\$|€|£)\s?(?P<num>{number})(?![.,]?\d){scale}", re.IGNORECASE),
-        re.compile(rf"\b(?P<sym>USD|EUR|GBP)\s?(?P<num>{number})(?![.,]?\d){scale}"),
-        re.compile(rf"(?<![\d.,])(?P<num>{number}){scale}\s?(?P<sym>€|EUR\b|USD\b|GBP\b)"),
+        re.compile(rf"(?=[UEG])\b(?P<sym>USD|EUR|GBP)\s?(?P<num>{number})(?![.,]?\d){scale}"),
+        re.compile(rf"(?=\d)(?<![\d.,])(?P<num>{number}){scale}\s?(?P<sym>€|EUR\b|USD\b|GBP\b)"),
     ]
 
 
 _WRITTEN = re.compile(
-    rf"\b(?P<words>{_WORD_NUMBER})\s*(?:and\s+(?P<cents>\d{{1,2}})/100\s+)?(?P<unit>dollars?|euros?|pounds?)"
+    rf"(?=[zotfsenhmb])\b(?P<words>{_WORD_NUMBER})\s*(?:and\s+(?P<cents>\d{{1,2}})/100\s+)?(?P<unit>dollars?|euros?|pounds?)"
     rf"(?:\s+and\s+(?P<centwords>{_WORD_NUMBER})\s*cents?\b)?"
     r"\s*\(\s*(?P<digits>[^)]{1,30})\)",
     re.IGNORECASE,
@@ -92,10 +97,11 @@ _WRITTEN = re.compile(
 # An amount written only in words ("three hundred thousand dollars", "seven dollars and twenty cents"): a claim
 # like any figure, checked against the evidence (an evidence page's words are indexed the same way).
 _WORDS_ONLY = re.compile(
-    rf"\b(?P<words>{_WORD_NUMBER})\s*(?:and\s+(?P<cents>\d{{1,2}})/100\s+)?(?P<unit>dollars?|euros?|pounds?)\b"
+    rf"(?=[zotfsenhmb])\b(?P<words>{_WORD_NUMBER})\s*(?:and\s+(?P<cents>\d{{1,2}})/100\s+)?(?P<unit>dollars?|euros?|pounds?)\b"
     rf"(?:\s+and\s+(?P<centwords>{_WORD_NUMBER})\s*cents?\b)?",
     re.IGNORECASE,
 )
+_CURRENCY_CODE = re.compile(r"USD|EUR|GBP|€")
 _UNIT = {"dollar": "USD", "euro": "EUR", "pound": "GBP"}
 _UNIT_WORD = re.compile(r"\b(?:dollars?|euros?|pounds?)\b", re.IGNORECASE)
 # Percentages: "12.5%", "12.5 percent", "twenty per cent". Kept as amounts with the currency ``PCT``.
@@ -103,10 +109,12 @@ _UNIT_WORD = re.compile(r"\b(?:dollars?|euros?|pounds?)\b", re.IGNORECASE)
 # "50-percent" is a compound adjective ("a 50-percent interest").
 _PERCENT_WORD = r"(?:\s?%|[\s-]?per\s?cent(?:um)?\b)"
 _PERCENT = {
-    "en": re.compile(rf"(?<![\w.,])(?P<num>\d{{1,3}}(?:\.\d{{1,4}})?){_PERCENT_WORD}", re.IGNORECASE),
-    "de": re.compile(rf"(?<![\w.,])(?P<num>\d{{1,3}}(?:,\d{{1,4}})?){_PERCENT_WORD}", re.IGNORECASE),
+    "en": re.compile(rf"(?=\d)(?<![\w.,])(?P<num>\d{{1,3}}(?:\.\d{{1,4}})?){_PERCENT_WORD}", re.IGNORECASE),
+    "de": re.compile(rf"(?=\d)(?<![\w.,])(?P<num>\d{{1,3}}(?:,\d{{1,4}})?){_PERCENT_WORD}", re.IGNORECASE),
 }
-_PERCENT_WORDS = re.compile(rf"\b(?P<words>{_WORD_NUMBER})\s*per\s?cent(?:um)?\b", re.IGNORECASE)
+_PERCENT_WORDS = re.compile(rf"(?=[zotfsenhmb])\b(?P<words>{_WORD_NUMBER})\s*(?P<per>per\s?cent(?:um)?)\b",
+                            re.IGNORECASE)
+_PER_CENT = re.compile(r"per\s?cent", re.IGNORECASE)
 # "pounds" is a weight as often as money: read as GBP only as "pounds sterling" or beside "£" or "GBP".
 _STERLING_AFTER = re.compile(r"\s*(?:sterling\b|\(\s*(?:£|GBP\b))", re.IGNORECASE)
 _STERLING_BEFORE = re.compile(r"(?:£|\bGBP|\bsterling)\W{0,3}$", re.IGNORECASE)
@@ -169,6 +177,14 @@ def _is_sum(text: str, match: re.Match, value: Decimal) -> bool:
     return not (value == 1 and _NEGATION_BEFORE.search(before) and not _BOUND_BEFORE.search(before))
 
 
+def _percent_words(text: str):
+    """Matches of ``_PERCENT_WORDS`` in order, tried only just before a "per cent", as written amounts are tried
+    only before a currency word: an alternation of number words is slow to try at every position."""
+    for anchor in _PER_CENT.finditer(text):
+        window = _PERCENT_WORDS.finditer(text, max(0, anchor.start() - 200), min(len(text), anchor.end() + 60))
+        yield from (m for m in window if m.start("per") == anchor.start())
+
+
 def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
     """Every money amount in ``text`` in order of position; written amounts carry the value of their words."""
     found: list[AmountMention] = []
@@ -184,7 +200,10 @@ def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
                 written.append((m.span(), m.span("digits"), _words_value(m)))
     written.sort(key=lambda w: w[1])
     digit_starts = [ds for _, (ds, _), _ in written]
-    for pattern in _patterns(number_format):
+    codes = _CURRENCY_CODE.search(text) is not None
+    for k, pattern in enumerate(_patterns(number_format)):
+        if k and not codes:
+            continue  # the second and third forms hold a currency code or "€"; most texts have none
         for match in pattern.finditer(text):
             if taken.overlaps(match.start(), match.end()):
                 continue
@@ -215,18 +234,17 @@ def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
             if value is not None and _is_sum(text, m, value):
                 taken.add(m.start(), m.end())
                 found.append(AmountMention(m.start(), m.end(), m.group(0), _unit(m.group("unit")), value))
-    for pattern in (_PERCENT[number_format], _PERCENT_WORDS):
-        for m in pattern.finditer(text):
-            if taken.overlaps(m.start(), m.end()):
-                continue
-            if "num" in m.groupdict():
-                value = _percent_value(m.group("num"), number_format)
-            else:
-                value = _number_words(m.group("words"))
-            if value is not None:
-                taken.add(m.start(), m.end())
-                found.append(AmountMention(m.start(), m.end(), m.group(0), PERCENT,
-                                           Decimal(value).quantize(Decimal("0.0001"))))
+    for m in (*_PERCENT[number_format].finditer(text), *_percent_words(text)):
+        if taken.overlaps(m.start(), m.end()):
+            continue
+        if "num" in m.groupdict():
+            value = _percent_value(m.group("num"), number_format)
+        else:
+            value = _number_words(m.group("words"))
+        if value is not None:
+            taken.add(m.start(), m.end())
+            found.append(AmountMention(m.start(), m.end(), m.group(0), PERCENT,
+                                       Decimal(value).quantize(Decimal("0.0001"))))
     found.sort(key=lambda a: a.start)
     return found
 
@@ -249,7 +267,8 @@ def find_bare_numbers(text: str, number_format: str = "en") -> list[Decimal]:
 
 # Anything a currency sign or code stands next to that looks like a figure: digits with dots and commas.
 _CURRENCY_FIGURE = re.compile(
-    r"(?:US\$|\$|€|£|\b(?:USD|EUR|GBP)\b)\s?\d[\d.,]*\d|(?<![\w.,])\d[\d.,]*\d\s?(?:€|\b(?:EUR|USD|GBP)\b)")
+    r"(?=[U$€£EG\d])(?:(?:US\$|\$|€|£|\b(?:USD|EUR|GBP)\b)\s?\d[\d.,]*\d"
+    r"|(?<![\w.,])\d[\d.,]*\d\s?(?:€|\b(?:EUR|USD|GBP)\b))")
 
 
 def find_unreadable_amounts(text: str, found: list[AmountMention]) -> list[tuple[int, int, str]]:

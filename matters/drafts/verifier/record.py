@@ -21,6 +21,7 @@ Record documents cited by name and paragraph: ``Compl. ¶ 12``, ``Am. Compl. ¶�
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,8 @@ class ExhibitMention:
     last_page: int | None
 
 
-_GENERIC = re.compile(r"\b(?P<prefix>[A-Z][A-Z&]{1,14}(?:[-_][A-Z]{1,10})*[-_ ]?)(?P<num>\d{3,12})\b")
+# The lookahead names the first character, which lets the scan skip to it (``re`` cannot from a ``\b``).
+_GENERIC = re.compile(r"(?=[A-Z])\b(?P<prefix>[A-Z][A-Z&]{1,14}(?:[-_][A-Z]{1,10})*[-_ ]?)(?P<num>\d{3,12})\b")
 _RANGE_TAIL = r"(?:\s*[-–—]\s*|\s+(?:through|thru|to)\s+)(?:(?P<prefix2>{prefix})\s?)?(?P<num2>\d{{1,12}})\b"
 _CONTEXT_BEFORE = re.compile(r"(\bsee(?:\s+also)?|\bat|\bcf\.|\bbates(?:\s+no\.?)?|\(|\[|;|\bcites?|\baccord|"
                              r"\be\.g\.,?|\bcompare|\bcontra|\bbut\s+see)\s*$", re.IGNORECASE)
@@ -78,9 +80,16 @@ _SENTENCE_AFTER = re.compile(r"\s*(?:[.;]|$)")
 _NOT_BATES = {"ECF", "DKT", "DOC", "JA", "ER", "SER", "ROA", "AR", "CR", "TR", "RP", "CP", "APP", "PA", "SA", "RA"}
 
 
+@lru_cache(maxsize=256)
+def _range_tail(prefix: str) -> re.Pattern:
+    """The pattern of a range's second half after a number with ``prefix``; a draft uses a handful of prefixes
+    thousands of times, and building the pattern's source and looking it up in ``re``'s cache for each cost more
+    than the match."""
+    return re.compile(_RANGE_TAIL.format(prefix=re.escape(prefix.rstrip(" "))))
+
+
 def _range_end(text: str, end: int, prefix: str) -> re.Match | None:
-    pattern = re.compile(_RANGE_TAIL.format(prefix=re.escape(prefix.rstrip(" "))))
-    return pattern.match(text, end)
+    return _range_tail(prefix).match(text, end)
 
 
 def find_bates(text: str, known_prefixes: set[str]) -> list[BatesMention]:
@@ -128,6 +137,8 @@ _EXHIBIT = re.compile(
 def find_exhibit_cites(text: str) -> list[ExhibitMention]:
     """Every exhibit cite in ``text``, with its page or page range when one is given."""
     found = []
+    if "Ex" not in text:
+        return found  # every form names "Exhibit", "Exh." or "Ex."
     for match in _EXHIBIT.finditer(text):
         first = int(match.group("first")) if match.group("first") else None
         last = int(match.group("last")) if match.group("last") else first
@@ -162,6 +173,10 @@ _DOCKET = re.compile(
 )
 
 
+# What every docket cite holds, searched first: most paragraphs cite no docket entry.
+_DOCKET_WORD = re.compile(r"ECF|Dkt|Doc|D\.\s?E\.")
+
+
 def docket_key(text: str) -> str | None:
     """The docket entry a "cites as" value names (``ECF No. 45-2`` -> ``45-2``), or None."""
     match = _DOCKET.search(text or "")
@@ -173,6 +188,8 @@ def docket_key(text: str) -> str | None:
 def find_docket_cites(text: str) -> list[DocketMention]:
     """Every docket cite in ``text`` with its pages and PageID stamps."""
     found = []
+    if not _DOCKET_WORD.search(text):
+        return found
     for match in _DOCKET.finditer(text):
         first = int(match.group("first")) if match.group("first") else None
         last = int(match.group("last")) if match.group("last") else first
@@ -218,6 +235,8 @@ def pleading_key(name: str) -> str:
 def find_pleading_cites(text: str) -> list[PleadingMention]:
     """Every record document cited by name and paragraph (``Compl. ¶ 12``) in ``text``."""
     found = []
+    if "¶" not in text:
+        return found
     for match in _PLEADING.finditer(text):
         document = match.group("document")
         offset = 4 if document.startswith("The ") else 0

@@ -88,7 +88,7 @@ _SUBS = r"(?:\([A-Za-z0-9]{1,4}\))*"
 _SECTION = r"\d[\w.\-–]*?(?:\([A-Za-z0-9]{1,4}\))*"
 _END = r"(?=[\s,;)]|\.(?:\s|$)|$)"
 _FEDERAL = re.compile(
-    r"\b(?P<title>\d{1,3})\s+(?P<code>U\.\s?S\.\s?C\.(?:\s?A\.)?|C\.\s?F\.\s?R\.|USCA?\b|CFR\b)\s*"
+    r"(?=\d)\b(?P<title>\d{1,3})\s+(?P<code>U\.\s?S\.\s?C\.(?:\s?A\.)?|C\.\s?F\.\s?R\.|USCA?\b|CFR\b)\s*"
     r"(?:§§?|[Ss]ec(?:tions?|s?\.)\s?)?\s*"
     rf"(?P<sections>{_SECTION}{_END}(?:\s*(?:,|and|&)\s*(?:§\s*)?{_SECTION}{_END}(?!\s+[A-Z][A-Za-z]?\.))*)"
 )
@@ -96,19 +96,24 @@ _ONE_SECTION = re.compile(rf"{_SECTION}{_END}")
 # A section number: digits, then letters, dots, colons and hyphens between word characters (2A:14-1, 240.10b-5).
 _SEC_TOKEN = r"\d[0-9A-Za-z]*(?:[.:\-–][0-9A-Za-z]+)*"
 _RULES = [
-    (re.compile(r"\bFed(?:eral)?\.?\s*R(?:ules?)?\.?\s*(?:of\s+)?(?P<which>Civ(?:il)?\.?\s*P(?:roc(?:edure)?)?\.?|"
+    (re.compile(r"(?=F)\bFed(?:eral)?\.?\s*R(?:ules?)?\.?\s*(?:of\s+)?(?P<which>Civ(?:il)?\.?\s*P(?:roc(?:edure)?)?\.?|"
                 r"Evid(?:ence)?\.?|App(?:ellate)?\.?\s*P(?:roc(?:edure)?)?\.?|Crim(?:inal)?\.?\s*P(?:roc(?:edure)?)?\.?|"
                 r"Bankr(?:uptcy)?\.?\s*P(?:roc(?:edure)?)?\.?)\s*(?P<section>\d+(?:\.\d+)?)(?P<subs>" + _SUBS + ")"),
      None),
-    (re.compile(r"\bSup\.\s?Ct\.\s?R\.\s*(?P<section>\d+(?:\.\d+)?)(?P<subs>" + _SUBS + ")"), "Sup. Ct. R."),
+    (re.compile(r"(?=S)\bSup\.\s?Ct\.\s?R\.\s*(?P<section>\d+(?:\.\d+)?)(?P<subs>" + _SUBS + ")"), "Sup. Ct. R."),
     (re.compile(r"\bN\.\s?Y\.\s*C\.\s?P\.\s?L\.\s?R\.?\s*(?:§\s*)?(?P<section>" + _SEC_TOKEN + r")(?P<subs>" + _SUBS
                 + r")|\bCPLR\s*(?:§\s*)?(?P<section2>" + _SEC_TOKEN + r")(?P<subs2>" + _SUBS + ")"), "N.Y. C.P.L.R."),
-    (re.compile(r"\b(?P<title>\d{1,4})\s+(?:ILCS|Ill\.\s?Comp\.\s?Stat\.(?:\s?Ann\.)?)\s+(?P<act>\d+)\s*/\s*"
+    (re.compile(r"(?=\d)\b(?P<title>\d{1,4})\s+(?:ILCS|Ill\.\s?Comp\.\s?Stat\.(?:\s?Ann\.)?)\s+(?P<act>\d+)\s*/\s*"
                 r"(?P<section>" + _SEC_TOKEN + r")(?P<subs>" + _SUBS + ")"), "ILCS"),
-    (re.compile(r"(?P<court>\b(?:[NSEWMC]\.\s?D\.|D\.)\s?[A-Z][A-Za-z]*\.?(?:\s?(?!L\.\s?R\.)[A-Z][a-z]*\.)?\s*)?"
+    (re.compile(r"(?=[NSEWMCDLR])(?P<court>\b(?:[NSEWMC]\.\s?D\.|D\.)\s?[A-Z][A-Za-z]*\.?(?:\s?(?!L\.\s?R\.)[A-Z][a-z]*\.)?\s*)?"
                 r"\b(?P<rule>(?:Local\s+)?(?:Civ(?:il)?\.?\s+|Crim(?:inal)?\.?\s+)?(?:L\.\s?R\.|LR|Rule|R\.))\s*"
                 r"(?P<section>\d+(?:\.\d+)*[A-Za-z]?)(?P<subs>" + _SUBS + ")"), "L.R."),
 ]
+# What each reading cannot match without, searched first (a scan that skips to a letter is many times faster
+# than trying a pattern at every position of a paragraph that names no statute, as most do).
+_FEDERAL_CODE = re.compile(r"U\.\s?S\.\s?C|C\.\s?F\.\s?R|USC|CFR")
+_RULE_NEEDS = [re.compile(r"Fed"), re.compile(r"Sup\."), re.compile(r"N\.\s?Y|CPLR"), re.compile(r"ILCS|Ill\."),
+               re.compile(r"L\.\s?R|LR|Rule|R\.")]
 _RULE_NAMES = {"civ": "Fed. R. Civ. P.", "evi": "Fed. R. Evid.", "app": "Fed. R. App. P.", "cri": "Fed. R. Crim. P.",
                "ban": "Fed. R. Bankr. P."}
 _LOCAL_RULE_WORDS = re.compile(r"^(?:Local\b|L\.\s?R\.|LR\b)")
@@ -141,7 +146,7 @@ def _table() -> re.Pattern:
 # A code's name in the table stands this close before its section sign, "art." or "act/section".
 # An act and section ("735 ILCS 5/2-619") has one slash; a numeric date (4/17/2000) two, and is no anchor: a draft
 # full of dates had the table tried around every one of them.
-_ANCHOR = re.compile(r"§|\b[Aa]rt(?:icle|\.)?\s*\d|(?<![\d/])\d++\s*/\s*\d++(?!\s*/)")
+_ANCHOR = re.compile(r"(?=[§Aa\d])(?:§|\b[Aa]rt(?:icle|\.)?\s*\d|(?<![\d/])\d++\s*/\s*\d++(?!\s*/))")
 _BEFORE_ANCHOR, _AFTER_ANCHOR = 80, 60
 
 
@@ -235,7 +240,7 @@ def read_statutes(flat: str, citations: list | None = None, court: str = "", rul
             taken.add(mention.start, mention.end)
             found.append(mention)
 
-    for match in _FEDERAL.finditer(flat):
+    for match in _FEDERAL.finditer(flat) if _FEDERAL_CODE.search(flat) else ():
         code = re.sub(r"\s", "", match.group("code"))
         code = {"USC": "U.S.C.", "USCA": "U.S.C.A.", "CFR": "C.F.R."}.get(code, code)
         base = match.start("sections")
@@ -272,7 +277,9 @@ def read_statutes(flat: str, citations: list | None = None, court: str = "", rul
         add(StatuteMention(match.start(), end, flat[match.start():end], match.group("title") or "",
                            " ".join(match.group("code").split()), section, _subsections(match.group("subs")),
                            "state", sign, match.group("chapter") or ""))
-    for pattern, name in _RULES:
+    for (pattern, name), needs in zip(_RULES, _RULE_NEEDS):
+        if not needs.search(flat):
+            continue
         for match in pattern.finditer(flat):
             groups = match.groupdict()
             section = (groups.get("section") or groups.get("section2") or "").rstrip(".")

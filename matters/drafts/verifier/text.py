@@ -61,6 +61,8 @@ _ABBREVIATIONS = {
 # last sentence end made a run of abbreviations ("Ex. Ex. Ex. ...") quadratic. No abbreviation is this long.
 _WORD_BEFORE = 40
 _END = re.compile(r"([.?!])(['\"”’)\]]*)(\s+)(?=[A-Z(\[\"“'‘])")
+_LAST_WORD = re.compile(r"[\w'’]+$")
+_INITIALS = re.compile(r"\b[A-Z]\.[A-Z]$")
 
 
 def sentences(text: str) -> list[Sentence]:
@@ -71,13 +73,13 @@ def sentences(text: str) -> list[Sentence]:
     start = 0
     for match in _END.finditer(flat):
         stop = match.start(1)
-        word = re.search(r"([\w'’]+)$", flat[max(start, stop - _WORD_BEFORE):stop])
+        word = _LAST_WORD.search(flat, max(start, stop - _WORD_BEFORE), stop)
         closing = match.group(2)
         if match.group(1) == "." and not closing and flat[stop - 1:stop] not in (")", "]", '"', "”", "’", "'"):
-            token = word.group(1) if word else ""
+            token = word.group(0) if word else ""
             if not token or (not token[-1].isdigit() and (len(token) < 3 or token.lower() in _ABBREVIATIONS)):
                 continue
-            if re.search(r"\b[A-Z]\.[A-Z]$", flat[max(0, stop - 4):stop]):
+            if _INITIALS.search(flat, max(0, stop - 4), stop):
                 continue  # U.S. / N.Y. style
         end = match.end(2)
         if flat[start:end].strip():
@@ -97,9 +99,11 @@ class Spans:
 
     def __init__(self, spans=()):
         self._starts: list[int] = []
+        self._ends: list[int] = []
         self._reach: list[int] = []  # the furthest end among the spans up to this one, in order of start
         for start, end in sorted(spans):
             self._starts.append(start)
+            self._ends.append(end)
             self._reach.append(max(end, self._reach[-1]) if self._reach else end)
 
     def overlaps(self, start: int, end: int) -> bool:
@@ -107,7 +111,18 @@ class Spans:
         i = bisect.bisect_left(self._starts, end)
         return i > 0 and self._reach[i - 1] > start
 
+    def ends_within(self, start: int, end: int) -> int | None:
+        """The furthest end of the held spans lying wholly inside ``[start, end)``; None when none does."""
+        found = None
+        i = bisect.bisect_left(self._starts, start)
+        while i < len(self._starts) and self._starts[i] < end:
+            if self._ends[i] <= end and (found is None or self._ends[i] > found):
+                found = self._ends[i]
+            i += 1
+        return found
+
     def add(self, start: int, end: int) -> None:
         i = bisect.bisect_right(self._starts, start)
         self._starts.insert(i, start)
+        self._ends.insert(i, end)
         self._reach.insert(i, max(end, self._reach[i - 1]) if i else end)

@@ -62,6 +62,8 @@ def cite_key(name: str) -> str:
 def find_transcript_cites(text: str) -> list[TranscriptMention]:
     """Every transcript cite in ``text`` (signals before the name, ``See Roe Dep.``, are not part of it)."""
     found = []
+    if ":" not in text:
+        return found  # every cite is page:line
     for match in TRANSCRIPT_CITE.finditer(text):
         words = match.group("name").split()
         while len(words) > 1 and words[0].lower() in _SIGNAL_WORDS:

@@ -99,6 +99,7 @@ class Before:
 
 
 _BARE_RULE = re.compile(r"\bRules?\s+\d")
+_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 @dataclass
@@ -141,12 +142,19 @@ def read_paragraph(flat: str, settings: ReadingSettings, before: Before = Before
     quotes = find_quotations(flat)
     quoted = [(q.start, q.end) for q in quotes if q.word_count >= MIN_UNCITED_QUOTE_WORDS]
     in_quotes = Spans(quoted)
-    cases = [c for c in read_case_citations(flat, citations) if not in_quotes.overlaps(c.start, c.end)]
     statutes, unreadable_cites = read_statutes(flat, citations, settings.court, before.rules, before.statute)
-    # "Id. § 1028A(c)" after a statute is that statute's short form, not a case's.
-    section_starts = sorted(s.start for s in statutes)
+    # Every reader reads the whole paragraph; a case citation's name never reaches back over what another read.
+    found_dockets, found_pleadings = find_docket_cites(flat), find_pleading_cites(flat)
+    found_bates, found_exhibits = find_bates(flat, set(settings.bates_prefixes)), find_exhibit_cites(flat)
+    found_transcripts = find_transcript_cites(flat)
+    stops = Spans((m.start, m.end) for m in (*statutes, *unreadable_cites, *found_dockets, *found_pleadings,
+                                             *found_bates, *found_exhibits, *found_transcripts))
+    cases = [c for c in read_case_citations(flat, citations, stops) if not in_quotes.overlaps(c.start, c.end)]
+    # "Id. § 1028A(c)" after a statute is that statute's short form, not a case's: an Id. with no pin of its own
+    # right before a bare section. ("Id. at 622, Fed. R. Civ. P. 56." is a case's Id. and a rule cited after it.)
+    section_starts = sorted(s.start for s in statutes if s.form == "short")
     for case in cases:
-        if case.form != "id":
+        if case.form != "id" or case.pin_cite:
             continue
         after = case.end + len(flat[case.end:case.end + 4]) - len(flat[case.end:case.end + 4].lstrip(" ,"))
         i = bisect.bisect_left(section_starts, case.start)
@@ -160,14 +168,14 @@ def read_paragraph(flat: str, settings: ReadingSettings, before: Before = Before
     authority_spans = ([(c.start, c.end) for c in cases if c.form != "statute_id"]
                        + [(s.start, s.end) for s in statutes])
     taken = Spans(authority_spans + quoted + [(u.start, u.end) for u in unreadable_cites])
-    dockets = [d for d in find_docket_cites(flat) if not taken.overlaps(d.start, d.end)]
-    pleadings = [p for p in find_pleading_cites(flat) if not taken.overlaps(p.start, p.end)]
+    dockets = [d for d in found_dockets if not taken.overlaps(d.start, d.end)]
+    pleadings = [p for p in found_pleadings if not taken.overlaps(p.start, p.end)]
     taken = Spans(authority_spans + quoted + [(u.start, u.end) for u in unreadable_cites]
                   + [(d.start, d.end) for d in dockets] + [(p.start, p.end) for p in pleadings])
-    bates = [b for b in find_bates(flat, set(settings.bates_prefixes)) if not taken.overlaps(b.start, b.end)]
-    exhibits = [e for e in find_exhibit_cites(flat) if not taken.overlaps(e.start, e.end)]
+    bates = [b for b in found_bates if not taken.overlaps(b.start, b.end)]
+    exhibits = [e for e in found_exhibits if not taken.overlaps(e.start, e.end)]
     records: list = sorted(bates + exhibits + dockets + pleadings, key=lambda r: r.start)
-    transcripts = [t for t in find_transcript_cites(flat) if not taken.overlaps(t.start, t.end)]
+    transcripts = [t for t in found_transcripts if not taken.overlaps(t.start, t.end)]
     cite_spans = (authority_spans + [(r.start, r.end) for r in records]
                   + [(u.start, u.end) for u in unreadable_cites] + [(t.start, t.end) for t in transcripts])
     skip = Spans(cite_spans + [(q.start, q.end) for q in quotes])
@@ -215,7 +223,7 @@ def _citation_only(flat: str, start: int, end: int, cite_spans: list[tuple[int, 
             chars[i - start] = " "
     rest = _SIGNALS.sub(" ", "".join(chars))
     has_cite = any(s < end and start < e for s, e in cite_spans)
-    return has_cite and len(re.findall(r"[A-Za-z]{2,}", rest)) == 0
+    return has_cite and _WORD.search(rest) is None
 
 
 def shifted(mention, offset: int):

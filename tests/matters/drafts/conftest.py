@@ -18,7 +18,7 @@ def subset(source, pages: list[int], path):
 @pytest.fixture
 def claims_matter(matter, ingest, corpus, tmp_path):
     """The matter's record: nc-gift-surplus pp. 1-9 as filed (Ex. G), the Google invoice of odd/invalid_pdf.pdf
-    as its text layer reads (Ex. I), ca5 p. 2 (Ex. C), the ca8 Rule 28(j) letter (Ex. X); authorities: the Gift
+    as its text layer reads (Ex. I), ca5 pp. 2-3 (Ex. C), the ca8 Rule 28(j) letter (Ex. X); authorities: the Gift
     Surplus opinion (2022-NCSC-1) to ¶ 33, the head of the Tarrant slip opinion, and Rules 28 and 56 of the
     federal rules."""
     gift = corpus("court/nc-gift-surplus.pdf")
@@ -27,7 +27,8 @@ def claims_matter(matter, ingest, corpus, tmp_path):
     labels = {
         "G": ingest(matter, subset(gift, list(range(1, 10)), tmp_path / "gift-record.pdf"), origin="court"),
         "I": ingest(matter, pdf_pages([invoice_text], tmp_path / "invoice.pdf"), origin="opposing_party"),
-        "C": ingest(matter, subset(corpus("court/ca5_00516242060.pdf"), [2], tmp_path / "ca5.pdf"), origin="court"),
+        "C": ingest(matter, subset(corpus("court/ca5_00516242060.pdf"), [2, 3], tmp_path / "ca5.pdf"),
+                    origin="court"),
         "X": ingest(matter, subset(corpus("court/ca8_.pdf"), [1], tmp_path / "ca8.pdf"), origin="court"),
     }
     authorities = [

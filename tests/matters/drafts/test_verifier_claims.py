@@ -38,6 +38,16 @@ TRUE = [
     ("page break", "Gift Surplus buys products “as necessary to fill orders as a drop shipping business. In its "
                    "business arrangement with Sandhill, Gift Surplus designs sweepstakes kiosks.” Ex. {G} at 4–5.",
      "“as necessary"),
+    # Ex. C pp. 1-2 (ca5 pp. 2-3), the CM/ECF footer, the running head and the page number between the halves:
+    # "filled out the \n2014 Personal Enrollment Form, requesting supplemental life insurance in \nCase: 21-50498
+    # Document: 00516242060     Page: 2     Date Filed: 03/16/2022" | "No. 21-50498 \n3 \nthe amount of $200,000
+    # and dependent life insurance on behalf of her \nhusband in the amount of $100,000."
+    ("page break", "St. Pierre “filled out the 2014 Personal Enrollment Form, requesting supplemental life "
+                   "insurance in the amount of $200,000 and dependent life insurance on behalf of her husband.” "
+                   "Ex. {C} at 1–2.", "“filled out"),
+    ("page break", "St. Pierre “filled out the 2014 Personal Enrollment Form, requesting supplemental life "
+                   "insurance in the amount of $200,000 and dependent life insurance on behalf of her husband.” "
+                   "Ex. {C} at 1.", "“filled out"),
     # Ex. I (the invoice): "Summary for Aug 1, 2024 - Aug 31, 2024"
     ("range", "The invoice covers August 1 through August 31, 2024. Ex. {I} at 1.", "August 1 through"),
     ("range", "The invoice covers the period from 08/01/2024 to 08/31/2024. Ex. {I} at 1.", "08/01/2024"),
@@ -78,6 +88,15 @@ TRUE = [
     ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
                                   "2022-NCSC-1, ¶ 1 (citing Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, "
                                   "289 (2012)). The court then considered the new feature. Id. ¶ 29.", "Id. ¶ 29"),
+    # The forms a parenthetical's signal takes after other words, or with none (an explanatory parenthetical).
+    ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
+                                  "2022-NCSC-1, ¶ 1 (internal quotation marks omitted; quoting Hest Techs., Inc. v. "
+                                  "State ex rel. Perdue, 366 N.C. 289, 289 (2012)). The court then considered the "
+                                  "new feature. Id. ¶ 29.", "Id. ¶ 29"),
+    ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
+                                  "2022-NCSC-1, ¶ 1 (relying on Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. "
+                                  "289, 289 (2012)). The court then considered the new feature. Id. ¶ 29.",
+     "Id. ¶ 29"),
     # Ex. G p. 5: "Sandhill places the \nkiosks into operation in convenience stores and retail establishments
     # across North \nCarolina. The establishments are predominantly patronized by low-income \ncustomers, who Gift
     # Surplus has identified as its target demographic."
@@ -99,6 +118,12 @@ TRUE = [
     # A court of appeals' matter: "Rule 28(j)" is the Federal Rules of Appellate Procedure's.
     ("rule of the matter's court", "Dr. Xiang may answer a supplemental notice by letter. Rule 28(j).",
      "Rule 28(j)", APPEALS),
+    # A rule cited just before a short form (the authority "Rule 56. Summary Judgment (a) Motion for Summary
+    # Judgment or Partial Summary Judgment."): the short form's case name once reached back over it, and the rule
+    # got no finding.
+    ("citation before a short form", "The Compact allocates water among the States. Tarrant Regional Water Dist. "
+                                     "v. Herrmann, 569 U.S. 614, 620 (2013). Summary judgment is proper. See Fed. R. "
+                                     "Civ. P. 56(a), Tarrant, 569 U.S. at 622.", "Fed. R. Civ. P. 56(a)"),
 ]
 
 FALSE = [
@@ -110,6 +135,9 @@ FALSE = [
                    "however skillfully disguised, in order to ascertain if it is prohibited.” Ex. {G} at 2–3."),
     ("page break", "Gift Surplus buys products “as necessary to fill orders as a drop shipping business. In its "
                    "business arrangement with Sandhill, Gift Surplus builds sweepstakes kiosks.” Ex. {G} at 4–5."),
+    ("page break", "St. Pierre “filled out the 2014 Personal Enrollment Form, requesting supplemental life "
+                   "insurance in the amount of $200,000 and dependent life insurance on behalf of her daughter.” "
+                   "Ex. {C} at 1–2."),
     ("range", "The invoice covers August 1 through September 30, 2024. Ex. {I} at 1."),
     ("range", "The invoice covers the period from 07/01/2024 to 07/31/2024. Ex. {I} at 1."),
     ("range", "The appeal was before the Supreme Court from 23 March 2021 to 12 February 2022. Ex. {G} at 1."),
@@ -135,6 +163,10 @@ FALSE = [
     ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
                                   "2022-NCSC-1, ¶ 1 (quoting Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, "
                                   "289 (2012)). The court then considered the new feature. Id. ¶ 98."),
+    ("Id. after a parenthetical", "Chance predominates in the new game. Gift Surplus, LLC v. State ex rel. Cooper, "
+                                  "2022-NCSC-1, ¶ 1 (internal quotation marks omitted; quoting Hest Techs., Inc. v. "
+                                  "State ex rel. Perdue, 366 N.C. 289, 289 (2012)). The court then considered the "
+                                  "new feature. Id. ¶ 98."),
     ("quotation with its cite", "The opinion found that “Sandhill places the kiosks into operation in convenience "
                                 "stores and retail establishments across North Carolina. The establishments are "
                                 "predominantly patronized by high-income customers.” Ex. {G} at 5."),
@@ -144,6 +176,9 @@ FALSE = [
     ("citation inside a record quotation", "The plaintiffs argued that defendants “abandoned the argument on appeal "
                                            "under Appellate Rule 28(b)(7).” Ex. {G} at 9."),
     ("rule of the matter's court", "Summary judgment is proper on this record. Rule 57(a).", None, DISTRICT),
+    ("citation before a short form", "The Compact allocates water among the States. Tarrant Regional Water Dist. "
+                                     "v. Herrmann, 569 U.S. 614, 620 (2013). Summary judgment is proper. See Fed. R. "
+                                     "Civ. P. 57(a), Tarrant, 569 U.S. at 622."),
 ]
 
 

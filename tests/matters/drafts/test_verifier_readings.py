@@ -84,3 +84,101 @@ def test_per_centum_on_the_record_grounds_a_percentage_and_no_other(matter, reco
     paid = by_text(findings, "one dollar")
     assert paid.start == draft.rindex("one dollar") and paid.blocking
 
+
+
+# eyecite's guess at a short form's case name reads back over whatever stands before it in the citation sentence;
+# each of these citations was taken into the short form (or the supra) after it and left without a finding.
+BEFORE_A_SHORT_FORM = [
+    ("See Fed. R. Civ. P. 56(a), ", "statutes", "Fed. R. Civ. P. 56(a)"),
+    ("The statute controls. N.C. Gen. Stat. § 1A-1 and ", "statutes", "N.C. Gen. Stat. § 1A-1"),
+    ("He admitted it. ECF No. 31 at 4, ", "records", "ECF No. 31 at 4"),
+    ("He admitted it. Ex. 3 at 2, ", "records", "Ex. 3 at 2"),
+    ("He admitted it. Compl. ¶ 12; ", "records", "Compl. ¶ 12"),
+    ("He admitted it. Roe Dep. 12:4-9, ", "transcripts", "Roe Dep. 12:4-9"),
+]
+
+
+@pytest.mark.parametrize("short_form", ["Tarrant, 569 U.S. at 622.", "Tarrant, supra, at 622."])
+@pytest.mark.parametrize(("before", "reader", "cite"), BEFORE_A_SHORT_FORM)
+def test_a_short_forms_case_name_never_takes_the_citation_before_it(before, reader, cite, short_form):
+    from matters.drafts.verifier.units import ReadingSettings, read_paragraph
+
+    court = "United States District Court for the District of Massachusetts"
+    paragraph = read_paragraph(before + short_form, ReadingSettings("mdy", "en", court, frozenset(), 2026))
+    assert [m.text for m in getattr(paragraph, reader)] == [cite]
+    [case] = paragraph.cases
+    assert case.text == short_form.rstrip(".")
+
+
+@pytest.mark.parametrize("before", ["See Fed. R. Civ. P. 56(a), ", "See 28 U.S.C. § 1441(b), and ",
+                                    "Compl. ¶ 12; see also "])
+def test_a_full_citations_case_name_never_takes_the_citation_before_it(before):
+    from matters.drafts.verifier.units import ReadingSettings, read_paragraph
+
+    text = before + "Smith v. Jones, 500 F.3d 100, 105 (2d Cir. 2007)."
+    paragraph = read_paragraph(text, ReadingSettings("mdy", "en", "", frozenset(), 2026))
+    [case] = paragraph.cases
+    assert (case.text, case.plaintiff, case.defendant) == (
+        "Smith v. Jones, 500 F.3d 100, 105 (2d Cir. 2007)", "Smith", "Jones")
+    assert len(paragraph.statutes) + len(paragraph.records) == 1
+
+
+@pytest.mark.parametrize("before", ["He admitted it. ECF No. 31 at 4, ", "The rule applies. Fed. R. Civ. P. 56, "])
+@pytest.mark.parametrize("cite", ["2022-NCSC-1, ¶ 29", "569 U.S. ___, ___ (2023)"])
+def test_a_public_domain_or_unpaged_citations_caption_never_takes_the_citation_before_it(before, cite):
+    from matters.drafts.verifier.units import ReadingSettings, read_paragraph
+
+    paragraph = read_paragraph(f"{before}Smith v. Doe, {cite}.", ReadingSettings("mdy", "en", "", frozenset(), 2026))
+    [case] = paragraph.cases
+    assert (case.text, case.plaintiff, case.defendant) == (f"Smith v. Doe, {cite}", "Smith", "Doe")
+    assert [m.text for m in [*paragraph.statutes, *paragraph.records]] == [before.split(". ", 1)[1].rstrip(", ")]
+
+
+def test_an_id_with_a_pin_is_a_cases_even_when_a_statute_follows_it():
+    from matters.drafts.verifier.units import ReadingSettings, read_paragraph
+
+    settings = ReadingSettings("mdy", "en", "", frozenset(), 2026)
+    [case] = read_paragraph("Id. at 622, Fed. R. Civ. P. 56.", settings).cases
+    assert (case.form, case.text) == ("id", "Id. at 622")
+    # "Id. § 1028A(c)" after a statute is the statute's short form.
+    [short] = read_paragraph("Also 18 U.S.C. § 1028A. Id. § 1028A(c).", settings).cases
+    assert short.form == "statute_id"
+
+
+HEST = "Hest Techs., Inc. v. State ex rel. Perdue, 366 N.C. 289, 289 (2012)"
+
+
+@pytest.mark.parametrize("parenthetical", [
+    f"(quoting {HEST})", f"(internal quotation marks omitted; quoting {HEST})", f"(first quoting {HEST})",
+    f"(alteration in original) (quoting {HEST})", f"(relying on {HEST})", f"(cited with approval in {HEST})",
+    f"(Quoting {HEST})", f"(quoting Roe v. Doe, 2 S.E.2d 2, 3 (2010)) (relying on {HEST})",
+])
+def test_id_after_any_parenthetical_of_a_citation_refers_to_the_citation(parenthetical):
+    from matters.drafts.verifier.citations import find_case_citations
+
+    text = (f"Chance predominates. Gift Surplus, LLC v. State ex rel. Cooper, 2022-NCSC-1, ¶ 1 {parenthetical}. "
+            "The court then considered it. Id. ¶ 29.")
+    cases = find_case_citations(text)
+    [hest] = [c for c in cases if c.reporter == "N.C."]
+    assert hest.in_parenthetical and hest.text.startswith("Hest Techs.")
+    [id_] = [c for c in cases if c.form == "id"]
+    assert cases[id_.antecedent].plaintiff == "Gift Surplus, LLC"
+
+
+def test_a_citation_in_a_parenthetical_of_the_texts_own_is_what_id_refers_to():
+    from matters.drafts.verifier.citations import find_case_citations
+
+    cases = find_case_citations("The statute (see Smith v. Jones, 500 F.3d 100 (2d Cir. 2007)) applies. Id. at 105.")
+    [smith] = [c for c in cases if c.form == "full"]
+    assert not smith.in_parenthetical
+    [id_] = [c for c in cases if c.form == "id"]
+    assert cases[id_.antecedent] is smith
+
+
+@pytest.mark.parametrize("short_form", ["Tarrant Reg'l Water Dist. v. Herrmann, 569 U.S. at 622",
+                                        "Ass'n v. Mfg. Co., 500 F.3d at 5", "Tarrant, 569 U.S. at 622"])
+def test_a_short_form_keeps_its_whole_name(short_form):
+    from matters.drafts.verifier.citations import find_case_citations
+
+    [case] = find_case_citations(f"The rule is old. See {short_form}.")
+    assert case.text == short_form
