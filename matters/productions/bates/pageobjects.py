@@ -103,6 +103,26 @@ def add_small_stream(pdf, data: bytes):
 PAGES_PER_NODE = 128
 
 
+def appended_pages(doc: pymupdf.Document, count: int) -> list:
+    """The page objects of the last ``count`` pages of a document that grows by appending (before
+    :func:`nest_page_tree` runs again): the last kids of the root /Pages node, where an append puts them.
+
+    Looking each up by number (``pdf_lookup_page_obj``) walks the root's kids from the start, a /Pages node of
+    this module's at a time: at 10,000 pages that is most of what reading the page costs. Pages not all at the
+    root's end (a tree made otherwise) are looked up by number."""
+    pdf = pdf_of(doc)
+    kids = mupdf.pdf_dict_getp(mupdf.pdf_trailer(pdf), "Root/Pages/Kids")
+    length = mupdf.pdf_array_len(kids)
+    pages = [mupdf.pdf_array_get(kids, index) for index in range(max(0, length - count), length)]
+    if len(pages) == count and all(
+            mupdf.pdf_name_eq(mupdf.pdf_dict_get(page, mupdf.PDF_ENUM_NAME_Type), mupdf.PDF_ENUM_NAME_Page)
+            for page in pages):
+        return pages
+    first = doc.page_count - count
+    return [page_object(pdf, number) for number in range(first, doc.page_count)]
+
+
+
 def nest_page_tree(doc: pymupdf.Document) -> None:
     """Keep the page tree of a document that grows by appending (a production's combined PDF) shallow to search.
 

@@ -28,6 +28,7 @@ import pymupdf
 
 from . import pageobjects
 from .check import check_stamps
+from .dedup import ResourceMerger
 from .flatten import flatten
 from .forms import nest_fields, restore_names
 from .isolate import PageIsolator
@@ -324,7 +325,7 @@ def stamp_pages(source: pymupdf.Document, bates: list[str], spec: StampSpec, con
 
 def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates: list[str], spec: StampSpec,
                      confidentiality: str = "", what: str = "the document", check: bool = True,
-                     keep_forms: bool = False) -> Stamped:
+                     keep_forms: bool = False, merger: ResourceMerger | None = None) -> Stamped:
     """Stamp ``source`` (:func:`stamp_document`), check that every stamp shows (:func:`.check.check_stamps`,
     raising StampNotVisible naming the page), and append it to ``combined`` with its links kept
     (:mod:`.links`).
@@ -348,7 +349,13 @@ def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates
     # document whose pages have no annotations left has no links to copy.
     pdf = pageobjects.pdf_of(source)
     links = any(pageobjects.has_annots(pageobjects.page_object(pdf, number)) for number in annotated)
+    first_new_object = combined.xref_length()
     combined.insert_pdf(source, links=links, widgets=keep_forms)
+    if merger is not None:
+        # Kept fields bring the source's AcroForm resources, which the pages do not reach: their duplicates are
+        # left to the save's garbage collection instead of deleted.
+        merger.merge(pageobjects.appended_pages(combined, source.page_count), first_new_object,
+                     delete=not keep_forms)
     pageobjects.nest_page_tree(combined)
     restore_names(combined, stamped.start, field_names)
     return stamped
