@@ -51,7 +51,7 @@ class ResourceMerger:
         self.pdf = pdf.m_internal
         self.kept: dict[bytes, int] = {}
         self.merged = 0
-        self._first_new = 0
+        self._first_new = self._end = 0
         self._canonical: dict[int, int] = {}
         self._open: set[int] = set()
         self._duplicates: list[int] = []
@@ -68,6 +68,7 @@ class ResourceMerger:
         what the pages reach). ``delete=False`` leaves them to the save's garbage collection, for a combined PDF
         with objects outside its pages that may refer to them (kept form fields: the AcroForm's resources)."""
         self._first_new, self._canonical, self._open, self._duplicates = first_new_object, {}, set(), []
+        self._end = mupdf.ll_pdf_xref_len(self.pdf)
         self._buffer = mupdf.ll_fz_new_buffer(4096)
         self._out = mupdf.ll_fz_new_output_with_buffer(self._buffer)
         try:
@@ -115,8 +116,10 @@ class ResourceMerger:
 
     def _canonical_of(self, number: int, keyed: bool = True) -> int:
         """The number of the object kept for object ``number`` (itself when it has no earlier twin)."""
-        if number < self._first_new or number in self._open:
-            return number  # an earlier document's object, or a reference back to one being walked (a cycle)
+        if number < self._first_new or number >= self._end or number in self._open:
+            # An earlier document's object, a number the file has no object for, or a reference back to an
+            # object being walked (a cycle).
+            return number
         if number in self._canonical:
             return self._canonical[number]
         obj = mupdf.ll_pdf_load_object(self.pdf, number)
