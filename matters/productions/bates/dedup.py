@@ -105,14 +105,13 @@ class ResourceMerger:
                 unkeyed.update(mupdf.ll_pdf_to_num(mupdf.ll_pdf_array_get(value, index))
                                for index in range(mupdf.ll_pdf_array_len(value)))
         moved: dict[int, int] = {}
-        for match in _TOKEN.finditer(self._print(page)):
-            if match[1]:
-                number = int(match[1])
-                kept = self._canonical_of(number, keyed=number not in unkeyed)
-                if kept != number:
-                    moved[number] = kept
+        references = [int(match[1]) for match in _TOKEN.finditer(self._print(page)) if match[1]]
+        for number in references:
+            kept = self._canonical_of(number, keyed=number not in unkeyed)
+            if kept != number:
+                moved[number] = kept
         if moved:
-            self._repoint(page, moved)
+            self._repoint(page, moved, sum(number in moved for number in references))
 
     def _canonical_of(self, number: int, keyed: bool = True) -> int:
         """The number of the object kept for object ``number`` (itself when it has no earlier twin)."""
@@ -134,11 +133,13 @@ class ResourceMerger:
             return number
         self._open.add(number)
         moved: dict[int, int] = {}
+        references: list[int] = []
 
         def resolve(match: re.Match) -> bytes:
             if not match[1]:
                 return match[0]
             reference = int(match[1])
+            references.append(reference)
             kept = self._canonical_of(reference, keyed)
             if kept != reference:
                 moved[reference] = kept
@@ -146,7 +147,9 @@ class ResourceMerger:
 
         # The object as it reads once its references point at kept objects: its key, whether or not it is
         # rewritten (a duplicate is deleted, not rewritten).
-        text = _TOKEN.sub(resolve, self._print(obj))
+        text = self._print(obj)
+        if b" R" in text:  # most font files, images and widths arrays refer to nothing
+            text = _TOKEN.sub(resolve, text)
         self._open.discard(number)
         kept = number
         if keyed:
@@ -160,18 +163,23 @@ class ResourceMerger:
         if kept != number:
             self._duplicates.append(number)
         elif moved:
-            self._repoint(obj, moved)
+            self._repoint(obj, moved, sum(reference in moved for reference in references))
         self._canonical[number] = kept
         return kept
 
-    def _repoint(self, container, moved: dict[int, int]) -> None:
-        """Point every reference inside ``container`` (a raw dictionary or array, and those inside it) to an
-        object numbered in ``moved`` at the object that replaces it. An array inside longer than SHORT_ARRAY is
-        entered only when its printed form holds one of those references: a font's /Widths of hundreds of numbers
-        costs one print instead of three calls per number."""
+    def _repoint(self, container, moved: dict[int, int], remaining: int) -> int:
+        """Point the references inside ``container`` (a raw dictionary or array, and those inside it) to objects
+        numbered in ``moved`` at the objects that replace them; ``remaining`` is how many such references it
+        holds (counted in its printed form), and the walk stops once none is left: a page's /Resources come
+        before its boxes and /Parent. Return how many are left (0 unless the count was wrong).
+
+        An array longer than SHORT_ARRAY is entered only when its printed form holds one of those references: a
+        font's /Widths of hundreds of numbers costs one print instead of three calls per number."""
         is_dict = mupdf.ll_pdf_is_dict(container)
         length = mupdf.ll_pdf_dict_len(container) if is_dict else mupdf.ll_pdf_array_len(container)
         for index in range(length):
+            if remaining <= 0:
+                break
             value = (mupdf.ll_pdf_dict_get_val(container, index) if is_dict
                      else mupdf.ll_pdf_array_get(container, index))
             if mupdf.ll_pdf_is_indirect(value):
@@ -183,9 +191,13 @@ class ResourceMerger:
                     mupdf.ll_pdf_dict_put_drop(container, mupdf.ll_pdf_dict_get_key(container, index), reference)
                 else:
                     mupdf.ll_pdf_array_put_drop(container, index, reference)
-            elif mupdf.ll_pdf_is_dict(value):
-                self._repoint(value, moved)
-            elif mupdf.ll_pdf_is_array(value) and (
-                    mupdf.ll_pdf_array_len(value) <= SHORT_ARRAY
-                    or any(match[1] and int(match[1]) in moved for match in _TOKEN.finditer(self._print(value)))):
-                self._repoint(value, moved)
+                remaining -= 1
+            elif mupdf.ll_pdf_is_dict(value) or (
+                    mupdf.ll_pdf_is_array(value) and mupdf.ll_pdf_array_len(value) <= SHORT_ARRAY):
+                remaining = self._repoint(value, moved, remaining)
+            elif mupdf.ll_pdf_is_array(value):
+                inside = sum(1 for match in _TOKEN.finditer(self._print(value))
+                             if match[1] and int(match[1]) in moved)
+                if inside:
+                    remaining -= inside - self._repoint(value, moved, inside)
+        return remaining
