@@ -5,7 +5,7 @@ from one office share fonts, logos, ICC profiles and letterhead forms, and a doc
 them. MuPDF's save can merge duplicate objects (``garbage=4``), but its pass compares each object without a twin
 with every object numbered before it (``removeduplicateobjs`` in MuPDF 1.28's ``pdf-write.c``): its time grows with
 the square of the objects, minutes at 50,000 pages. Saved without it (``garbage=2``) the file is written in linear
-time but holds every shared resource once per document (44 MB instead of 3.1 at 2,022 pages of the bench).
+time but holds every shared resource once per document (42 MB instead of 3.1 at 2,022 pages of bench/bates.py).
 
 :class:`ResourceMerger` merges as each document arrives instead. It walks the objects the document's new pages
 reach (their resources and what those refer to: fonts, their descriptors and font files, images, ICC profiles,
