@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from matters.forms import MatterForm
-from matters.models import Production
+from matters.models import Matter, Production
 from matters.productions.reservation import AEO, production_create
 from matters.productions.stamping import production_run
 
@@ -96,3 +96,13 @@ def test_a_matter_prefix_that_could_not_number_a_page_is_refused(client, attorne
     form = MatterForm({"name": "Roe v. Doe", "label_style": "numeric", "bates_prefix": "ROE2"})
     assert not form.is_valid() and "does not end in a digit" in " ".join(form.errors["bates_prefix"])
     assert MatterForm({"name": "Roe v. Doe", "label_style": "numeric", "bates_prefix": "ROE-"}).is_valid()
+
+
+def test_a_matter_created_with_its_prefix_offers_it_for_its_first_production(client, attorney, corpus, ingest):
+    client.force_login(attorney)
+    response = client.post(reverse("matters:new"), {"name": "Roe v. Doe", "client": "Jane Roe",
+                                                    "label_style": "numeric", "bates_prefix": "ROEDEF"})
+    assert response.status_code == 302
+    matter = Matter.objects.get(name="Roe v. Doe")
+    ingest(matter, corpus("court/ca2_1-1.pdf"))
+    assert prefix_offered(client, matter) == "ROEDEF"  # not JANE
