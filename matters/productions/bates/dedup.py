@@ -44,8 +44,9 @@ class ResourceMerger:
     per combined PDF; call :meth:`merge` after each document is appended, before anything else changes it.
 
     ``kept`` maps each key (a SHA-256 digest) to the number of the object kept for it; ``merged`` counts the
-    objects deleted as duplicates. The work goes through MuPDF's low-level calls (``mupdf.ll_*``, raw pointers):
-    printing an object through the class wrappers, a new buffer and output each time, cost 15 us against 2.6."""
+    objects found to be duplicates (deleted unless ``delete=False``). The work goes through MuPDF's low-level
+    calls (``mupdf.ll_*``, raw pointers): printing an object through the class wrappers, a new buffer and output
+    each time, cost 15 us against 2.6."""
 
     def __init__(self, pdf) -> None:
         self.pdf = pdf.m_internal
