@@ -6,7 +6,7 @@ from .models import UPLOAD_ORIGINS, Matter, Origin
 class MatterForm(forms.ModelForm):
     class Meta:
         model = Matter
-        fields = ["name", "court", "case_number", "client", "opposing_party", "label_style"]
+        fields = ["name", "court", "case_number", "client", "opposing_party", "label_style", "bates_prefix"]
 
 
 class UploadForm(forms.Form):

@@ -10,7 +10,7 @@ from matters.models import Matter
 
 def matter_create(*, name: str, created_by: AbstractBaseUser | None, **fields) -> Matter:
     """Create a matter with its creator as first member. ``fields``: court, case_number, client, opposing_party,
-    label_style. Raises ValidationError on bad values."""
+    label_style, bates_prefix. Raises ValidationError on bad values."""
     matter = Matter(name=name, **fields)
     matter.full_clean()
     with transaction.atomic():

@@ -5,6 +5,7 @@ Vocabulary (origins, statuses, permissions) is the one in docs/glossary.md; chan
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
 from django.db import models
 from django.urls import reverse
 
@@ -32,6 +33,12 @@ class Origin(models.TextChoices):
 EVIDENCE_ORIGINS = frozenset({Origin.CLIENT, Origin.OPPOSING_PARTY, Origin.THIRD_PARTY, Origin.COURT})
 UPLOAD_ORIGINS = (*sorted(EVIDENCE_ORIGINS, key=list(Origin).index), Origin.AUTHORITY)
 GENERATED_ORIGINS = frozenset(set(Origin) - EVIDENCE_ORIGINS - {Origin.AUTHORITY})
+
+
+# A Bates prefix may not end in a digit: "Q0" + 000001 and "Q" + 0000001 would both read Q0000001. One rule for the
+# server and the forms' ``pattern`` attribute. Browsers compile ``pattern`` with the ``v`` flag (HTML Standard, "The
+# pattern attribute"), in which a bare "-" inside a class is a syntax error, so it is escaped.
+BATES_PREFIX_HTML_PATTERN = r"[A-Za-z](?:[A-Za-z0-9_\-]{0,28}[A-Za-z_\-])?"
 
 
 class Matter(models.Model):
@@ -67,6 +74,15 @@ class Matter(models.Model):
     number_format = models.CharField(
         "amounts written as", max_length=2, choices=NumberFormat.choices, default=NumberFormat.EN,
         help_text="how the verifier reads the separators in money amounts",
+    )
+    # The prefix the matter's productions are numbered with, when the attorney fixes one (SMITH for SMITH000001):
+    # the New production form offers it first, else the prefix of the matter's last production.
+    bates_prefix = models.CharField(
+        "Bates prefix", max_length=30, blank=True,
+        validators=[RegexValidator(rf"^{BATES_PREFIX_HTML_PATTERN}$",
+                                   "A Bates prefix starts with a letter, then letters, digits, _ or - (30 at most), "
+                                   "and does not end in a digit.")],
+        help_text="what the matter's productions are numbered with (SMITH for SMITH000001); blank: the last one used",
     )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="matters", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

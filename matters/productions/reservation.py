@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from matters.audit.services import audit_record
 from matters.models import Exhibit, Matter, Production, ProductionDocument
+from matters.models.case import BATES_PREFIX_HTML_PATTERN
 from matters.permissions import require
 from matters.privilege.services import check_withheld, privilege_entries_create, production_blockers
 from matters.selectors import evidence_exhibits
@@ -24,10 +25,8 @@ from matters.validation import require_choice
 
 from .bates.stamp import StampSpec, missing_glyphs
 
-# A prefix may not end in a digit: "Q0" + 000001 and "Q" + 0000001 would both read Q0000001.
-# One rule for the server and the form's ``pattern`` attribute. Browsers compile ``pattern`` with the ``v`` flag
-# (HTML Standard, "The pattern attribute"), in which a bare "-" inside a class is a syntax error, so it is escaped.
-PREFIX_HTML_PATTERN = r"[A-Za-z](?:[A-Za-z0-9_\-]{0,28}[A-Za-z_\-])?"
+# The rule for a prefix (no digit last) is the matter's, kept with its field (matters/models/case.py).
+PREFIX_HTML_PATTERN = BATES_PREFIX_HTML_PATTERN
 PREFIX_PATTERN = re.compile(rf"^{PREFIX_HTML_PATTERN}$")
 CONFIDENTIAL = "CONFIDENTIAL"
 AEO = "HIGHLY CONFIDENTIAL - ATTORNEYS' EYES ONLY"
@@ -36,6 +35,21 @@ AEO = "HIGHLY CONFIDENTIAL - ATTORNEYS' EYES ONLY"
 def default_exhibits(matter: Matter):
     """All ready evidence of the matter, in label order: what a production offers by default."""
     return evidence_exhibits(matter).order_by("label_seq")
+
+
+def default_prefix(matter: Matter) -> str:
+    """The prefix the New production form offers: the one set on the matter (``Matter.bates_prefix``), else the
+    prefix of the matter's last production (a matter's productions keep one prefix: the other side cites them
+    by it), else, for a first production, the client's (or the matter's) first word in capitals when that makes
+    a valid prefix; '' when nothing does."""
+    if matter.bates_prefix:
+        return matter.bates_prefix
+    last = matter.productions.order_by("-created_at", "-pk").values_list("prefix", flat=True).first()
+    if last:
+        return last
+    words = (matter.client or matter.name).split()
+    guess = words[0].upper()[:10] if words else ""
+    return guess if PREFIX_PATTERN.match(guess) else ""
 
 
 def next_number(matter: Matter, prefix: str) -> int:

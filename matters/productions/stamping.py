@@ -27,8 +27,9 @@ from matters.privilege.log import log_rows
 from matters.privilege.services import produced_source, produced_title
 from matters.provenance import generated_record
 
+from .bates.dedup import ResourceMerger
 from .bates.links import file_key, link_files, link_natives, outside_links
-from .bates.pageobjects import pdf_of
+from .bates.pageobjects import appended_pages, pdf_of
 from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
 from .bates.tags import retarget_structure
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
@@ -139,6 +140,8 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
     plan = _plan(production)
     volume = production.volume
     combined = _index_pages(production, plan) if production.with_index else pymupdf.open()
+    # Fonts, images and forms the documents share are kept once as each is appended (bates/dedup.py).
+    merger = ResourceMerger(pdf_of(combined))
     toc, dat_rows, index_rows, opt_documents = [], [], [], []
     # Where each document's own first page lands, for links between documents (bates/links.py).
     natives, starts, stamped_documents = {}, {}, []
@@ -169,7 +172,10 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
                 covers = pymupdf.open()
                 cover_sheet(covers, f"EXHIBIT {exhibit.label}")
                 if item.cover_number is None:
-                    combined.insert_pdf(covers)  # an unnumbered slip sheet is in the combined PDF only
+                    # An unnumbered slip sheet is in the combined PDF only; its font is every other sheet's.
+                    first_new_object = combined.xref_length()
+                    combined.insert_pdf(covers)
+                    merger.merge(appended_pages(combined, 1), first_new_object)
                 else:
                     # A numbered cover sheet is the document's first page everywhere: BEGBATES, native, text, image.
                     source.insert_pdf(covers, start_at=0)
@@ -177,7 +183,8 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
                     page_texts.insert(0, f"EXHIBIT {exhibit.label}")
             bates = [production.bates(n) for n in numbers]
             stamped = stamp_and_append(combined, source, bates, spec, document.confidentiality,
-                                       what=exhibit.display_label, keep_forms=production.keep_forms)
+                                       what=exhibit.display_label, keep_forms=production.keep_forms,
+                                       merger=merger)
             shift = 1 if item.cover_number is not None else 0
             starts[file_key(exhibit.original_name)] = (stamped.start + shift, document.page_count)
             stamped_documents.append(stamped)
@@ -240,9 +247,11 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
         link_files(combined, stamped.start, stamped.file_links, starts)
     combined.set_toc(toc)
     pdf_path = files["pdf"]
-    # garbage=4 merges identical objects and streams: a font embedded by two documents is kept once.
+    # Duplicates were merged as the documents came in (bates/dedup.py): garbage=2 drops what nothing refers to
+    # and numbers the objects afresh, in time linear in the objects. garbage=4's own merge of duplicates
+    # compares each object with those before it, minutes at 50,000 pages.
     pdf_part = pdf_path.with_name(pdf_path.name + ".part")
-    combined.save(pdf_part, garbage=4, deflate=True)
+    combined.save(pdf_part, garbage=2, deflate=True)
     combined.close()
     # Both files keep their .part names until the scan finds them clean: a volume that leaks is never at its
     # delivered path, for a download, a backup or a recovery after a crash to find.

@@ -14,7 +14,14 @@ from matters.models import PrivilegeBasis, Production
 from matters.permissions import may, require
 from matters.productions.delivery import production_files, production_serve
 from matters.productions.overlaps import bates_overlaps
-from matters.productions.reservation import AEO, CONFIDENTIAL, PREFIX_HTML_PATTERN, default_exhibits, production_create
+from matters.productions.reservation import (
+    AEO,
+    CONFIDENTIAL,
+    PREFIX_HTML_PATTERN,
+    default_exhibits,
+    default_prefix,
+    production_create,
+)
 from matters.selectors import matter_for_user
 
 DESIGNATIONS = [("", "None"), (CONFIDENTIAL, CONFIDENTIAL), (AEO, AEO), ("custom", "Custom text")]
@@ -86,9 +93,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
         "prefix_pattern": PREFIX_HTML_PATTERN,
         "overlaps": overlaps,
         "overlapping": {int(key[4:]) for o in overlaps for key in (o.a[0], o.b[0]) if key.startswith("out:")},
-        "suggested_prefix": (
-            (matter.client or matter.name).split()[0].upper()[:10] if (matter.client or matter.name) else ""
-        ),
+        "suggested_prefix": default_prefix(matter),
     }
     if request.htmx:
         return render(request, "matters/productions/productions.html#production-rows", context)

@@ -118,3 +118,68 @@ def link_natives(doc: pymupdf.Document, links: list[FileLink], natives: dict[str
         name, shift = found
         doc[link.page].insert_link({"kind": pymupdf.LINK_GOTOR, "from": link.rect, "file": name,
                                     "page": link.target_page + shift, "to": pymupdf.Point(0, 0)})
+
+
+def append_links(combined: pymupdf.Document, source: pymupdf.Document, pages: list[int], targets: list) -> int:
+    """Copy the links on ``pages`` (0-based) of ``source`` to its copies just appended to ``combined``, whose page
+    objects ``targets`` holds in order (:func:`.pageobjects.appended_pages`); return how many were copied.
+
+    The links PyMuPDF's ``insert_pdf(links=True)`` would write, written the same way (its annotation skeletons,
+    the rectangle taken back through the source page's transform), without its cost: it looks up every appended
+    page of the combined PDF by number and loads it, which walks the page tree from the start, so that at
+    30,000 pages it cost more than stamping. A link to a page of ``source`` points at that page's copy; a link of
+    a kind it does not copy (a named destination left unresolved) is left out, as it leaves it out."""
+    mupdf = pageobjects.mupdf
+    pdf = pageobjects.pdf_of(combined)
+    numbers = [mupdf.pdf_to_num(target) for target in targets]
+    copied = 0
+    for number in pages:
+        page = source[number]
+        links = page.get_links()
+        if not links:
+            continue
+        ctm = mupdf.FzMatrix()
+        mupdf.pdf_page_transform(pymupdf._as_pdf_page(page), mupdf.FzRect(0), ctm)
+        inverse = pymupdf.Matrix(mupdf.fz_invert_matrix(ctm))
+        texts = [text for link in links if (text := _link_annotation(link, numbers, inverse))]
+        if not texts:
+            continue
+        target = targets[number]
+        if not mupdf.pdf_dict_get(target, pageobjects.ANNOTS).m_internal:
+            mupdf.pdf_dict_put_array(target, pageobjects.ANNOTS, len(texts))
+        annots = mupdf.pdf_dict_get(target, pageobjects.ANNOTS)
+        for text in texts:
+            try:
+                parsed = pymupdf.JM_pdf_obj_from_str(pdf, text)
+            except mupdf.FzErrorBase:  # a file name PyMuPDF's skeleton does not escape: left out, as it does
+                continue
+            annot = mupdf.pdf_add_object(pdf, parsed)
+            mupdf.pdf_array_push(annots, mupdf.pdf_new_indirect(pdf, mupdf.pdf_to_num(annot), 0))
+            copied += 1
+    return copied
+
+
+def _link_annotation(link: dict, numbers: list[int], inverse: pymupdf.Matrix) -> str:
+    """The annotation PyMuPDF's ``insert_pdf`` writes for ``link`` (one of ``get_links()``), as PDF source; ''
+    for a link it does not copy. ``numbers``: the object numbers of the source's pages' copies, by page."""
+    skeleton = pymupdf.annot_skel
+    rect = pymupdf._format_g(tuple(link["from"] * inverse))
+    kind = link["kind"]
+    if kind == pymupdf.LINK_GOTO:
+        if not 0 <= link["page"] < len(numbers):
+            return ""
+        point = link["to"] * inverse
+        return skeleton["goto1"](numbers[link["page"]], point.x, point.y, link["zoom"], rect)
+    if kind == pymupdf.LINK_GOTOR:
+        if link["page"] >= 0:
+            point = link.get("to", pymupdf.Point(0, 0))
+            point = point if isinstance(point, pymupdf.Point) else pymupdf.Point(0, 0)
+            return skeleton["gotor1"](link["page"], point.x, point.y, link["zoom"], link["file"], link["file"], rect)
+        return skeleton["gotor2"](pymupdf.get_pdf_str(link["to"])[1:-1], link["file"], rect)
+    if kind == pymupdf.LINK_LAUNCH:
+        return skeleton["launch"](link["file"], link["file"], rect)
+    if kind == pymupdf.LINK_URI:
+        # Written as a PDF string, escaped: PyMuPDF's skeleton puts the address between parentheses as it is, so
+        # an address with a parenthesis in it did not parse and its link was dropped.
+        return f"<</A<</S/URI/URI{pymupdf.get_pdf_str(link['uri'])}>>/Rect[{rect}]/BS<</W 0>>/Subtype/Link>>"
+    return ""

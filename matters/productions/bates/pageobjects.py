@@ -101,6 +101,27 @@ def add_small_stream(pdf, data: bytes):
 
 
 PAGES_PER_NODE = 128
+NODES_PER_NODE = 16
+
+
+def appended_pages(doc: pymupdf.Document, count: int) -> list:
+    """The page objects of the last ``count`` pages of a document that grows by appending (before
+    :func:`nest_page_tree` runs again): the last kids of the root /Pages node, where an append puts them.
+
+    Looking each up by number (``pdf_lookup_page_obj``) walks the root's kids from the start, a /Pages node of
+    this module's at a time: at 10,000 pages that is most of what reading the page costs. Pages not all at the
+    root's end (a tree made otherwise) are looked up by number."""
+    pdf = pdf_of(doc)
+    kids = mupdf.pdf_dict_getp(mupdf.pdf_trailer(pdf), "Root/Pages/Kids")
+    length = mupdf.pdf_array_len(kids)
+    pages = [mupdf.pdf_array_get(kids, index) for index in range(max(0, length - count), length)]
+    if len(pages) == count and all(
+            mupdf.pdf_name_eq(mupdf.pdf_dict_get(page, mupdf.PDF_ENUM_NAME_Type), mupdf.PDF_ENUM_NAME_Page)
+            for page in pages):
+        return pages
+    first = doc.page_count - count
+    return [page_object(pdf, number) for number in range(first, doc.page_count)]
+
 
 
 def nest_page_tree(doc: pymupdf.Document) -> None:
@@ -110,8 +131,9 @@ def nest_page_tree(doc: pymupdf.Document) -> None:
     pages and skipping a /Pages node by its /Count (ISO 32000-1, 7.7.3.2): with every page a direct kid of the
     root, each append reads every page before it, and combining takes time in the square of the pages. Call
     after each append: once the root's trailing pages (after the /Pages nodes this made before) are
-    twice PAGES_PER_NODE, the first PAGES_PER_NODE of them move under a new /Pages node in their place. Page
-    order, inherited attributes (the root's, still above them) and the root's /Count stay as they were."""
+    twice PAGES_PER_NODE, the first PAGES_PER_NODE of them move under a new /Pages node in their place, and
+    NODES_PER_NODE nodes of one size before them under one node. Page order, inherited attributes (the root's,
+    still above them) and the root's /Count stay as they were."""
     pdf = pdf_of(doc)
     root = mupdf.pdf_dict_getp(mupdf.pdf_trailer(pdf), "Root/Pages")
     kids = mupdf.pdf_dict_get(root, mupdf.PDF_ENUM_NAME_Kids)
@@ -128,14 +150,32 @@ def nest_page_tree(doc: pymupdf.Document) -> None:
             end = middle
     if count - first_page < 2 * PAGES_PER_NODE:
         return
+    _group(pdf, root, kids, first_page, PAGES_PER_NODE, PAGES_PER_NODE)
+    # The nodes before the pages, merged NODES_PER_NODE of one size at a time into one node of them (as a binary
+    # counter carries): the root keeps under NODES_PER_NODE nodes of each size, a few dozen at 100,000 pages,
+    # where 780 nodes of 128 pages made every append skip 780 nodes to find the last page.
+    first_page += 1
+    while first_page >= NODES_PER_NODE:
+        start = first_page - NODES_PER_NODE
+        counts = {mupdf.pdf_dict_get_int(mupdf.pdf_array_get(kids, index), mupdf.PDF_ENUM_NAME_Count)
+                  for index in range(start, first_page)}
+        if len(counts) != 1:
+            return
+        _group(pdf, root, kids, start, NODES_PER_NODE, NODES_PER_NODE * counts.pop())
+        first_page = start + 1
+
+
+def _group(pdf, root, kids, start: int, count: int, pages: int) -> None:
+    """Move ``count`` kids of the root from index ``start`` under a new /Pages node put in their place, which holds
+    ``pages`` pages in all."""
     node = mupdf.pdf_add_object(pdf, mupdf.pdf_new_dict(pdf, 4))
     mupdf.pdf_dict_put(node, mupdf.PDF_ENUM_NAME_Type, mupdf.PDF_ENUM_NAME_Pages)
     mupdf.pdf_dict_put(node, mupdf.PDF_ENUM_NAME_Parent, root)
-    moved = mupdf.pdf_dict_put_array(node, mupdf.PDF_ENUM_NAME_Kids, PAGES_PER_NODE)
-    for _ in range(PAGES_PER_NODE):
-        page = mupdf.pdf_array_get(kids, first_page)
-        mupdf.pdf_array_push(moved, page)
-        mupdf.pdf_dict_put(page, mupdf.PDF_ENUM_NAME_Parent, node)
-        mupdf.pdf_array_delete(kids, first_page)
-    mupdf.pdf_dict_put_int(node, mupdf.PDF_ENUM_NAME_Count, PAGES_PER_NODE)
-    mupdf.pdf_array_insert(kids, node, first_page)
+    moved = mupdf.pdf_dict_put_array(node, mupdf.PDF_ENUM_NAME_Kids, count)
+    for _ in range(count):
+        kid = mupdf.pdf_array_get(kids, start)
+        mupdf.pdf_array_push(moved, kid)
+        mupdf.pdf_dict_put(kid, mupdf.PDF_ENUM_NAME_Parent, node)
+        mupdf.pdf_array_delete(kids, start)
+    mupdf.pdf_dict_put_int(node, mupdf.PDF_ENUM_NAME_Count, pages)
+    mupdf.pdf_array_insert(kids, node, start)

@@ -28,10 +28,11 @@ import pymupdf
 
 from . import pageobjects
 from .check import check_stamps
+from .dedup import ResourceMerger
 from .flatten import flatten
 from .forms import nest_fields, restore_names
 from .isolate import PageIsolator
-from .links import resolve_named_links, take_file_links
+from .links import append_links, resolve_named_links, take_file_links
 from .tags import retarget_structure
 
 FONT = "helv"
@@ -324,7 +325,7 @@ def stamp_pages(source: pymupdf.Document, bates: list[str], spec: StampSpec, con
 
 def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates: list[str], spec: StampSpec,
                      confidentiality: str = "", what: str = "the document", check: bool = True,
-                     keep_forms: bool = False) -> Stamped:
+                     keep_forms: bool = False, merger: ResourceMerger | None = None) -> Stamped:
     """Stamp ``source`` (:func:`stamp_document`), check that every stamp shows (:func:`.check.check_stamps`,
     raising StampNotVisible naming the page), and append it to ``combined`` with its links kept
     (:mod:`.links`).
@@ -344,11 +345,19 @@ def stamp_and_append(combined: pymupdf.Document, source: pymupdf.Document, bates
                       file_links=take_file_links(source, annotated), tagged=stamping.tagged)
     field_names = nest_fields(source, bates[0]) if keep_forms else {}
     # PyMuPDF's insert_pdf loads every source page to repair radio buttons (widgets) and again to copy links, in
-    # Python: a third of combining a page. Without kept fields there are no widgets (flatten baked them), and a
-    # document whose pages have no annotations left has no links to copy.
+    # Python: a third of combining a page. Without kept fields there are no widgets (flatten baked them); links
+    # are copied here (.links.append_links), and only from the pages that still have annotations.
     pdf = pageobjects.pdf_of(source)
-    links = any(pageobjects.has_annots(pageobjects.page_object(pdf, number)) for number in annotated)
-    combined.insert_pdf(source, links=links, widgets=keep_forms)
+    linked = [number for number in annotated if pageobjects.has_annots(pageobjects.page_object(pdf, number))]
+    first_new_object = combined.xref_length()
+    combined.insert_pdf(source, links=False, widgets=keep_forms)
+    appended = pageobjects.appended_pages(combined, source.page_count)
+    if linked:
+        append_links(combined, source, linked, appended)
+    if merger is not None:
+        # Kept fields bring the source's AcroForm resources, which the pages do not reach: their duplicates are
+        # left to the save's garbage collection instead of deleted.
+        merger.merge(appended, first_new_object, delete=not keep_forms)
     pageobjects.nest_page_tree(combined)
     restore_names(combined, stamped.start, field_names)
     return stamped

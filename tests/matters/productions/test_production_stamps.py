@@ -1,6 +1,7 @@
 """Produced stamps that every viewer shows, endorsements in any script, and lean, linked combined PDFs."""
 
 import io
+import subprocess
 import zipfile
 
 import pymupdf
@@ -174,6 +175,22 @@ def test_links_to_named_destinations_and_to_other_documents_reach_their_stamped_
         other = next(link for link in doc[shift].get_links() if link["kind"] == pymupdf.LINK_GOTOR)
         assert (other["file"], other["page"]) == (f"SMITH{4 + shift:06d}.pdf", 1 + shift)
 
+
+
+def test_unnumbered_slip_sheets_share_one_font_and_the_combined_pdf_passes_qpdf(matter, attorney, ingest, tmp_path):
+    paths = [save(letter(tmp_path, name, pages=2), tmp_path, f"{name}.pdf") for name in ("a", "b", "c")]
+    exhibits = [ingest(matter, path) for path in paths]
+    production = produce(matter, attorney, exhibits, cover_sheets=Production.CoverSheets.UNNUMBERED)
+    assert production.status == Production.Status.DONE, production.reason
+    path = production_files(production)["pdf"]
+    with pymupdf.open(path) as pdf:
+        assert pdf.page_count == 9
+        sheets = [pdf[n] for n in (0, 3, 6)]
+        assert [sheet.get_text().strip() for sheet in sheets] == [f"EXHIBIT {e.label}" for e in exhibits]
+        assert len({font[0] for sheet in sheets for font in sheet.get_fonts()}) == 1  # one font object for all
+        assert [pdf[n].get_text().split()[-1] for n in (1, 2, 4, 5, 7, 8)] == [f"SMITH{n:06d}" for n in range(1, 7)]
+    check = subprocess.run(["qpdf", "--check", str(path)], capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
 
 def signed_forms(tmp_path) -> list:
     paths = []

@@ -4,8 +4,9 @@ import pymupdf
 import pytest
 from django.urls import reverse
 
-from matters.models import Production
-from matters.productions.reservation import AEO
+from matters.forms import MatterForm
+from matters.models import Matter, Production
+from matters.productions.reservation import AEO, production_create
 from matters.productions.stamping import production_run
 
 pytestmark = pytest.mark.django_db
@@ -43,8 +44,6 @@ def test_form_starts_a_production_in_the_chosen_order_and_downloads_follow(clien
 
 
 def test_void_ranges_and_gaps_are_shown(client, attorney, matter, corpus, ingest):
-    from matters.productions.reservation import production_create
-
     exhibit = ingest(matter, corpus("court/ca7_3.pdf"))
     failed = production_create(matter=matter, exhibits=[exhibit], prefix="SMITH", created_by=attorney, enqueue=False)
     Production.objects.filter(pk=failed.pk).update(status="failed",
@@ -58,10 +57,52 @@ def test_void_ranges_and_gaps_are_shown(client, attorney, matter, corpus, ingest
 
 def test_non_member_cannot_see_or_download(client, make_user, matter, attorney, corpus, ingest):
     exhibit = ingest(matter, corpus("court/ca7_3.pdf"))
-    from matters.productions.reservation import production_create
-
     production = production_run(production_id=production_create(
         matter=matter, exhibits=[exhibit], prefix="SMITH", created_by=attorney, enqueue=False).pk)
     client.force_login(make_user("eve", "attorney", is_superuser=True))
     assert client.get(reverse("matters:productions", args=[matter.pk])).status_code == 404
     assert client.get(reverse("matters:production_download", args=[matter.pk, production.pk, "zip"])).status_code == 404
+
+
+def prefix_offered(client, matter) -> str:
+    page = client.get(reverse("matters:productions", args=[matter.pk])).content.decode()
+    start = page.index('name="prefix" value="') + len('name="prefix" value="')
+    return page[start:page.index('"', start)]
+
+
+def test_the_new_production_form_offers_the_prefix_the_matter_last_produced_with(client, attorney, matter, corpus,
+                                                                                 ingest):
+    matter.client = "Harold Whitcombe"
+    matter.save()
+    exhibit = ingest(matter, corpus("court/ca2_1-1.pdf"))
+    client.force_login(attorney)
+    assert prefix_offered(client, matter) == "HAROLD"  # a first production: a guess from the client
+    production_create(matter=matter, exhibits=[exhibit], prefix="WHITCOMBE", created_by=attorney, enqueue=False)
+    assert prefix_offered(client, matter) == "WHITCOMBE"
+    production_create(matter=matter, exhibits=[exhibit], prefix="WCO-", created_by=attorney, enqueue=False)
+    assert prefix_offered(client, matter) == "WCO-"  # the last one, not the first
+
+
+def test_a_prefix_set_on_the_matter_is_offered_before_the_last_one_used(client, attorney, matter, corpus, ingest):
+    exhibit = ingest(matter, corpus("court/ca2_1-1.pdf"))
+    production_create(matter=matter, exhibits=[exhibit], prefix="OTHER", created_by=attorney, enqueue=False)
+    matter.bates_prefix = "SMITHCO"
+    matter.save()
+    client.force_login(attorney)
+    assert prefix_offered(client, matter) == "SMITHCO"
+
+
+def test_a_matter_prefix_that_could_not_number_a_page_is_refused(client, attorney):
+    form = MatterForm({"name": "Roe v. Doe", "label_style": "numeric", "bates_prefix": "ROE2"})
+    assert not form.is_valid() and "does not end in a digit" in " ".join(form.errors["bates_prefix"])
+    assert MatterForm({"name": "Roe v. Doe", "label_style": "numeric", "bates_prefix": "ROE-"}).is_valid()
+
+
+def test_a_matter_created_with_its_prefix_offers_it_for_its_first_production(client, attorney, corpus, ingest):
+    client.force_login(attorney)
+    response = client.post(reverse("matters:new"), {"name": "Roe v. Doe", "client": "Jane Roe",
+                                                    "label_style": "numeric", "bates_prefix": "ROEDEF"})
+    assert response.status_code == 302
+    matter = Matter.objects.get(name="Roe v. Doe")
+    ingest(matter, corpus("court/ca2_1-1.pdf"))
+    assert prefix_offered(client, matter) == "ROEDEF"  # not JANE
