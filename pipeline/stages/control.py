@@ -1,8 +1,9 @@
-"""Writes on jobs: start one, cancel it, retry a stage, continue past the gate, recover interrupted stages.
+"""Writes on jobs: start one, cancel it, retry a stage, continue past the gate, move it to the front of the
+queue, recover interrupted stages.
 
-Every action is recorded in the matter's audit chain. Permissions: starting, cancelling and retrying need the
-``upload_exhibit`` permission (attorneys and assistants); continuing past a gate that found no grounds is an
-attorney's decision (``approve_draft``) with a written reason.
+Every action is recorded in the matter's audit chain. Permissions: starting, cancelling, retrying and moving to
+the front need the ``upload_exhibit`` permission (attorneys and assistants); continuing past a gate that found no
+grounds is an attorney's decision (``approve_draft``) with a written reason.
 """
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -107,6 +108,27 @@ def job_continue(*, job: Job, user, reason: str, enqueue: bool = True) -> StageR
         audit_record(action="job.gate_override", actor=user, matter=job.matter, obj=job,
                      detail={"reason": reason, "gate_reasons": last.reason})
     return run
+
+
+def job_move_to_front(*, job: Job, user=None, reason: str) -> Job:
+    """Put ``job`` ahead of every other job in the queue of stage runs (pipeline.stages.order, rule 1): its
+    waiting stages, and every stage it queues later, go to a server before any other job's, the job moved last
+    first. ``reason`` is written to the audit entry. Raises ValidationError for a job with nothing waiting or
+    running (it has ended) or an empty reason; PermissionDenied for a user who may not control jobs."""
+    _require(user, "upload_exhibit", job.matter, "move jobs to the front")
+    reason = clean_reason(reason, what="why this job should go first")
+    with transaction.atomic():
+        if not StageRun.objects.filter(job=job, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER,
+                                                            StageStatus.RUNNING]).exists():
+            job.refresh_from_db()
+            raise ValidationError(f"This job is {job.get_status_display().lower()}: it has no stage queued, "
+                                  "waiting or running, so there is no queue to move it in.")
+        now = timezone.now()
+        Job.objects.filter(pk=job.pk).update(front_at=now, front_by=user)
+        audit_record(action="job.front", actor=user, matter=job.matter, obj=job,
+                     detail={"reason": reason, "due_at": job.due_at.isoformat() if job.due_at else None})
+    job.refresh_from_db()
+    return job
 
 
 def stage_recover(*, run_id: int | None = None, enqueue: bool = True) -> list[StageRun]:
