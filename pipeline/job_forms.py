@@ -1,0 +1,24 @@
+"""Forms of the job pages."""
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+
+class JobFrontForm(forms.Form):
+    """Move a job to the front of the queue: the reason, written to the audit entry
+    (:func:`pipeline.stages.control.job_move_to_front` judges it and the job; its refusals go on the form)."""
+
+    reason = forms.CharField(label="Why this job goes first", max_length=500, widget=forms.Textarea(attrs={"rows": 2}),
+                             error_messages={"required": "Say why this job should go ahead of the others."})
+
+    def refused(self, error: ValidationError) -> None:
+        """Put the service's refusal on the field it names, or on the form."""
+        if hasattr(error, "error_dict"):
+            for field, errors in error.error_dict.items():
+                self.add_error(field if field in self.fields else None, errors)
+        else:
+            self.add_error(None, error)
+
+    def messages(self) -> list[str]:
+        """Every error of the form, as sentences for the page's message area."""
+        return [message for errors in self.errors.values() for message in errors]
