@@ -27,14 +27,20 @@ def slot_server(server: ScriptedServer, *, slots: int, tag: str, answer: str, pa
     llama_cpp_routes(server, timings=TIMINGS, n_ctx=16384, props={"total_slots": slots})
 
     def streamed():
+        freed = False
         try:
             for chunk in chat_chunks(words(answer), timings=TIMINGS):
                 yield sse(chunk)
-            yield sse("[DONE]")
-        finally:
-            # Runs once the last piece is written, or when the client hangs up mid-stream.
+            # The slot is free once the answer is complete, as llama-server frees it: before the last piece is
+            # written, since the client may send its next request as soon as it has read it.
             with counter.lock:
                 counter.in_flight -= 1
+                freed = True
+            yield sse("[DONE]")
+        finally:
+            if not freed:  # the client hung up mid-stream
+                with counter.lock:
+                    counter.in_flight -= 1
 
     def completion(body: dict) -> Reply:
         text = " ".join(str(m.get("content", "")) for m in body.get("messages") or [])
