@@ -6,6 +6,8 @@ the front need the ``upload_exhibit`` permission (attorneys and assistants); con
 grounds is an attorney's decision (``approve_draft``) with a written reason.
 """
 
+from datetime import datetime
+
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
@@ -28,16 +30,21 @@ def _require(user, permission: str, matter: Matter, what: str) -> None:
 
 
 def job_start(*, matter: Matter, instructions: str, kind: str = "", exhibits: list[int] | None = None,
-              user=None, enqueue: bool = True) -> Job:
+              due_at: datetime | None = None, user=None, enqueue: bool = True) -> Job:
     """Start a job: its first stage is queued for a worker (the router when ``kind`` is blank). ``exhibits``
-    restricts the evidence to those exhibit ids of the matter. Raises ValidationError for empty instructions, an
-    unknown kind, or exhibits that are not the matter's evidence; PermissionDenied for a user who may not."""
+    restricts the evidence to those exhibit ids of the matter; ``due_at`` (aware) is the filing deadline the queue
+    orders by. Raises ValidationError for empty instructions, an unknown kind, exhibits that are not the matter's
+    evidence, or a deadline already passed (``due_at``); PermissionDenied for a user who may not."""
     _require(user, "upload_exhibit", matter, "start jobs")
     instructions = (instructions or "").strip()
     if not instructions:
         raise ValidationError("Say in plain words what the job should do.")
     if kind and kind not in JobKind.values:
         raise ValidationError(f"Unknown job kind {kind!r}; choose motion, summary or extraction.")
+    if due_at is not None and due_at <= timezone.now():
+        # A deadline in the past would put the job ahead of every other: most likely a mistyped date.
+        raise ValidationError({"due_at": f"The due time {due_at:%Y-%m-%d %H:%M} has already passed; give the "
+                                         "filing deadline still ahead."})
     chosen = sorted({int(e) for e in exhibits or []})
     if chosen:
         # An id past the key's range names no exhibit; sent to the database it would overflow the query.
@@ -48,10 +55,11 @@ def job_start(*, matter: Matter, instructions: str, kind: str = "", exhibits: li
             raise ValidationError(f"Exhibit id(s) {missing} are not ready evidence of this matter.")
     with transaction.atomic():
         job = Job.objects.create(matter=matter, kind=kind, instructions=instructions, exhibits=chosen,
-                                 created_by=user)
+                                 due_at=due_at, created_by=user)
         stage_queue(job, plan_for(kind)[0], order=1, enqueue=enqueue)
         audit_record(action="job.start", actor=user, matter=matter, obj=job,
-                     detail={"kind": kind, "instructions": instructions, "exhibits": chosen})
+                     detail={"kind": kind, "instructions": instructions, "exhibits": chosen,
+                             "due_at": due_at.isoformat() if due_at else None})
     return job
 
 

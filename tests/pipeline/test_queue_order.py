@@ -180,3 +180,20 @@ def test_the_job_page_moves_a_job_to_the_front_through_its_form(matter, attorney
     assert Job.objects.get(pk=job.pk).front_at is None
     page = client.post(f"/jobs/{job.pk}/front/", {"reason": "Hearing moved to today."}, follow=True).content.decode()
     assert Job.objects.get(pk=job.pk).front_by == attorney and 'id="job-front"' in page
+
+
+@pytest.mark.django_db
+def test_the_job_start_form_takes_a_due_time_and_refuses_one_already_passed(matter, attorney, client):
+    client.force_login(attorney)
+    page = client.post(f"/matters/{matter.pk}/jobs/", {"kind": "summary", "instructions": "Summary of the lease.",
+                                                        "due_at": "2020-01-02T17:00"}, follow=True).content.decode()
+    assert "has already passed" in page and not Job.objects.exists()
+    page = client.post(f"/matters/{matter.pk}/jobs/", {"kind": "summary", "instructions": "Summary of the lease.",
+                                                        "due_at": "tomorrow"}, follow=True).content.decode()
+    assert "Give the due date and time as" in page and not Job.objects.exists()
+    due = (timezone.now() + timedelta(days=1)).replace(second=0, microsecond=0)
+    client.post(f"/matters/{matter.pk}/jobs/", {"kind": "summary", "instructions": "Summary of the lease.",
+                                                "due_at": due.strftime("%Y-%m-%dT%H:%M")})
+    job = Job.objects.get()
+    assert job.due_at == due
+    assert AuditEntry.objects.get(action="job.start").detail["due_at"] == due.isoformat()
