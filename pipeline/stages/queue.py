@@ -44,7 +44,10 @@ def waiting_in_order(*, ready_only: bool = True, now=None) -> list[StageRun]:
     """The stage runs waiting for a worker, first to last. ``ready_only`` leaves out runs waiting out a backoff
     for a server that was down (``retry_at`` still ahead), which are not to be tried yet."""
     now = now or timezone.now()
-    runs = StageRun.objects.filter(status__in=WAITING, job__cancel_requested=False).select_related("job")
+    # Only what the order needs: a waiting run's own record is small, its job's instructions need not be.
+    runs = StageRun.objects.filter(status__in=WAITING, job__cancel_requested=False).select_related("job").only(
+        "pk", "job_id", "stage", "role", "order", "attempt", "status", "job__id", "job__created_at", "job__due_at",
+        "job__front_at")
     if ready_only:
         runs = runs.filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
     by_id = {run.pk: run for run in runs}

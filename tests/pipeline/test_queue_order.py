@@ -1,6 +1,7 @@
 """The queue's order (deadline, submission, aging, moved to the front), the slot claims it admits by, and what the
 job page says of a run that waits."""
 
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -15,7 +16,10 @@ from pipeline.stages.admission import slot_claim, slot_release, slot_renew, slot
 from pipeline.stages.control import job_cancel, job_move_to_front, job_start
 from pipeline.stages.order import Waiting, in_queue_order
 from pipeline.stages.queue import queue_place, waiting_in_order
+from pipeline.stages.runner import stage_dispatch
 from tests.support.jobs import register
+from tests.support.scripted_server import ScriptedServer
+from tests.support.stage_server import stage_server
 
 T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -197,3 +201,31 @@ def test_the_job_start_form_takes_a_due_time_and_refuses_one_already_passed(matt
     job = Job.objects.get()
     assert job.due_at == due
     assert AuditEntry.objects.get(action="job.start").detail["due_at"] == due.isoformat()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_task_runs_the_first_run_of_the_order_not_its_own_and_waits_while_no_slot_is_free(matter, attorney,
+                                                                                             record):
+    with ScriptedServer() as server:
+        calls = stage_server(server)
+        scripted = register(server.url)
+        later, sooner = (job_start(matter=matter, kind="extraction", instructions=f"Amounts {n}.", user=attorney,
+                                   enqueue=False) for n in range(2))
+        Job.objects.filter(pk=later.pk).update(due_at=timezone.now() + timedelta(days=3))
+        Job.objects.filter(pk=sooner.pk).update(due_at=timezone.now() + timedelta(hours=3))
+        # Another host's worker holds the one slot: the task waits, sending nothing.
+        slot_claim(server=scripted, run_id=later.stage_runs.get().pk, owner="other-host:1:a")
+        done = []
+        task = threading.Thread(target=lambda: done.append(stage_dispatch(later.stage_runs.get().pk)))
+        task.start()
+        task.join(timeout=1.5)
+        assert task.is_alive() and calls == []
+        slot_release(run_id=later.stage_runs.get().pk, owner="other-host:1:a")
+        task.join(timeout=30)
+        assert not task.is_alive()
+        # The task was queued for the later job's run; it ran the run due first.
+        assert done[0].job_id == sooner.pk and done[0].status == "done" and calls == ["extract"]
+        assert StageRun.objects.get(job=later).status == "queued"
+        assert not ServerSlot.objects.filter(run__isnull=False).exists()
+        assert stage_dispatch(0).job_id == later.pk  # any task runs what waits
+        assert stage_dispatch(0) is None  # nothing waits: the task ends at once
