@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import connection
 from django.utils import timezone
 
 from matters.models import AuditEntry
@@ -216,7 +217,13 @@ def test_a_task_runs_the_first_run_of_the_order_not_its_own_and_waits_while_no_s
         # Another host's worker holds the one slot: the task waits, sending nothing.
         slot_claim(server=scripted, run_id=later.stage_runs.get().pk, owner="other-host:1:a")
         done = []
-        task = threading.Thread(target=lambda: done.append(stage_dispatch(later.stage_runs.get().pk)))
+        def dispatch():
+            try:
+                done.append(stage_dispatch(later.stage_runs.get().pk))
+            finally:
+                connection.close()  # the thread's own connection, so the test database can be dropped
+
+        task = threading.Thread(target=dispatch)
         task.start()
         task.join(timeout=1.5)
         assert task.is_alive() and calls == []
