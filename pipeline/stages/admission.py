@@ -36,7 +36,10 @@ def slot_claim(*, server: ModelServer, run_id: int, owner: str) -> int | None:
     number, or None when every slot is held by a live claim. Slots beyond the server's current count (after it
     was lowered) are never claimed; claims already made on them end with their attempts."""
     count = server_slots(server)
-    ServerSlot.objects.bulk_create([ServerSlot(server=server, slot=n) for n in range(count)], ignore_conflicts=True)
+    if ServerSlot.objects.filter(server=server, slot__lt=count).count() < count:
+        # The first claim on a server, or its slots were raised: the missing rows (two workers may race here).
+        ServerSlot.objects.bulk_create([ServerSlot(server=server, slot=n) for n in range(count)],
+                                       ignore_conflicts=True)
     now = timezone.now()
     candidates = ServerSlot.objects.filter(_free(now), server=server, slot__lt=count).order_by("slot")
     for slot_id, number in candidates.values_list("pk", "slot"):
