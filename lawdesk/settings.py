@@ -255,6 +255,11 @@ LAWDESK_STAGE_LEASE_S = _env_float("LAWDESK_STAGE_LEASE_S", 30)
 LAWDESK_STAGE_BACKOFF_S = _env_float("LAWDESK_STAGE_BACKOFF_S", 5)
 LAWDESK_STAGE_MAX_WAITS = _env_int("LAWDESK_STAGE_MAX_WAITS", 6)
 LAWDESK_STAGE_READ_TIMEOUT_S = _env_float("LAWDESK_STAGE_READ_TIMEOUT_S", 120)
+# The queue of stage runs (pipeline.stages.order, pipeline.stages.queue): seconds after its submission past which a
+# job counts as aged and goes ahead of newer work (2 hours), and how often a worker with nothing it may start
+# looks again for a free slot.
+LAWDESK_QUEUE_AGING_S = _env_float("LAWDESK_QUEUE_AGING_S", 7200)
+LAWDESK_QUEUE_POLL_S = _env_float("LAWDESK_QUEUE_POLL_S", 0.25)
 # Answer budgets in tokens (pipeline.stages.specs); the draft budget also covers revise and summarize.
 LAWDESK_DRAFT_MAX_TOKENS = _env_int("LAWDESK_DRAFT_MAX_TOKENS", 1024)
 LAWDESK_GATE_MAX_TOKENS = _env_int("LAWDESK_GATE_MAX_TOKENS", 640)

@@ -82,7 +82,9 @@ class JobConsumer(AccessCheckedConsumer):
         job = Job.objects.select_related("matter", "draft").get(pk=self.job_id)
         rows = stage_rows(job)
         parts = []
-        state = [(r["run"].pk, r["run"].status, r["run"].streamed_pieces, r["live_tok_s"]) for r in rows]
+        # A waiting stage's place moves as other jobs' stages start ("2 ahead", then "1 ahead").
+        state = [(r["run"].pk, r["run"].status, r["run"].streamed_pieces, r["live_tok_s"], str(r["place"] or ""))
+                 for r in rows]
         if state != self.rows_state:
             self.rows_state = state
             parts.append(render_to_string("pipeline/job.html#stages", {"job": job, "rows": rows, "oob": True}))

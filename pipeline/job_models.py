@@ -27,7 +27,8 @@ class Job(models.Model):
     classifies a request nobody classified. ``exhibits``: the exhibit ids chosen (empty: all the evidence).
     ``status`` uses the stage vocabulary: the state of the stage in front, ``done`` when every stage is.
     ``draft`` is the draft the job wrote (the review page's subject). ``due_at``: when the work must be done (a
-    filing deadline, aware datetime), or null; the queue orders waiting stage runs by it."""
+    filing deadline, aware datetime), or null; the queue orders waiting stage runs by it. ``front_at``: when a user
+    moved the job to the front of the queue (``front_by``), or null (:mod:`pipeline.stages.queue`)."""
 
     matter = models.ForeignKey("matters.Matter", on_delete=models.PROTECT, related_name="jobs")
     kind = models.CharField(max_length=20, choices=JobKind.choices, blank=True)
@@ -45,6 +46,10 @@ class Job(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     due_at = models.DateTimeField(null=True, blank=True, help_text="when the work must be done (filing deadline)")
+    front_at = models.DateTimeField(null=True, blank=True, help_text="when it was moved to the front of the queue")
+    front_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -104,6 +109,8 @@ class StageRun(models.Model):
     first_token_ms = models.FloatField(null=True, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)
     waits = models.PositiveSmallIntegerField(default=0, help_text="times it waited for its server")
+    # A run waiting for its server after a backoff is not taken from the queue before this time.
+    retry_at = models.DateTimeField(null=True, blank=True)
     lease_owner = models.CharField(max_length=200, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -125,3 +132,24 @@ class StageRun(models.Model):
                 "completion_tokens": self.completion_tokens, "decode_tok_s": self.decode_tok_s,
                 "prompt_tok_s": self.prompt_tok_s, "duration_ms": self.duration_ms,
                 "error": self.error or self.reason}
+
+
+class ServerSlot(models.Model):
+    """One of a model server's parallel slots, as LawDesk admits requests to it: held by at most one stage attempt
+    at a time, whichever worker (on whichever host) runs it. A claim is a conditional UPDATE of a free or expired
+    row, renewed with the attempt's lease (``lease_expires_at``) and cleared when the attempt ends; a claim whose
+    worker died expires with its lease (:mod:`pipeline.stages.admission`). ``slot`` counts from 0."""
+
+    server = models.ForeignKey("pipeline.ModelServer", on_delete=models.CASCADE, related_name="slot_claims")
+    slot = models.PositiveSmallIntegerField()
+    run = models.ForeignKey(StageRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["server", "slot"]
+        constraints = [models.UniqueConstraint(fields=["server", "slot"], name="server_slot_once")]
+
+    def __str__(self) -> str:
+        return f"{self.server} slot {self.slot}"

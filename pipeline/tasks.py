@@ -37,10 +37,12 @@ def probe_servers(interval_s: int = 0) -> list[dict]:
 
 @task(queue_name=_QUEUE)
 def run_stage(run_id: int) -> dict | None:
-    """Run one stage attempt (a StageRun id); returns its run_job line, whose ``status`` is the stage's."""
-    from pipeline.stages.runner import stage_execute
+    """Run one stage attempt: the first in the queue's order whose server has a slot free, which is ``run_id`` (a
+    StageRun id) when it comes first (pipeline.stages.runner.stage_dispatch). Returns the run_job line of the
+    attempt run, whose ``status`` is the stage's; None when nothing was waiting."""
+    from pipeline.stages.runner import stage_dispatch
 
-    run = stage_execute(run_id)
+    run = stage_dispatch(run_id)
     if run is None:
         return None
     # Django Tasks logs this task "state=SUCCESSFUL" whenever it returns, a failed stage included (the task did its

@@ -14,8 +14,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from matters.selectors import evidence_exhibits, matter_for_user, matters_for_user
 
+from .job_forms import JobFrontForm, JobStartForm
 from .job_models import Job, JobKind, StageRun, StageStatus
-from .stages.control import job_cancel, job_continue, job_start, stage_retry
+from .stages.control import job_cancel, job_continue, job_move_to_front, job_start, stage_retry
+from .stages.queue import queue_place
 from .stages.results import answer_unusable
 
 
@@ -29,7 +31,8 @@ def job_for_user(user, job_id: int) -> Job:
 
 def stage_rows(job: Job) -> list[dict]:
     """What the job page shows for each stage's latest attempt, live tok/s included (pieces streamed over the
-    time since the attempt started, until the server's own figure arrives)."""
+    time since the attempt started, until the server's own figure arrives), and, for one waiting for its server,
+    its place in that server's queue (:class:`pipeline.stages.queue.QueuePlace`)."""
     rows = []
     for run in job.current_runs():
         live_tok_s = None
@@ -37,7 +40,8 @@ def stage_rows(job: Job) -> list[dict]:
             elapsed = (timezone.now() - run.started_at).total_seconds()
             live_tok_s = round(run.streamed_pieces / elapsed, 1) if elapsed > 0 else None
         rows.append({"run": run, "live_tok_s": live_tok_s, "open": run.status == StageStatus.RUNNING,
-                     "attempts": StageRun.objects.filter(job=job, stage=run.stage).count()})
+                     "attempts": StageRun.objects.filter(job=job, stage=run.stage).count(),
+                     "place": queue_place(run)})
     with_text = [row for row in rows if row["run"].role]
     if with_text and not any(row["open"] for row in rows):
         with_text[-1]["open"] = True  # the latest output stays in view when the job has ended
@@ -49,14 +53,20 @@ def stage_rows(job: Job) -> list[dict]:
 def job_list(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     if request.method == "POST":
-        try:
-            job = job_start(matter=matter, instructions=request.POST.get("instructions", ""),
-                            kind=request.POST.get("kind", ""), exhibits=request.POST.getlist("exhibits"),
-                            user=request.user)
-        except (ValidationError, PermissionDenied, ValueError) as error:
-            messages.error(request, " ".join(getattr(error, "messages", [str(error)])))
-        else:
-            return redirect("pipeline:job", job.pk)
+        form = JobStartForm(request.POST)
+        if form.is_valid():
+            try:
+                job = job_start(matter=matter, instructions=form.cleaned_data["instructions"],
+                                kind=form.cleaned_data["kind"], exhibits=request.POST.getlist("exhibits"),
+                                due_at=form.cleaned_data["due_at"], user=request.user)
+            except ValidationError as error:
+                form.refused(error)
+            except (PermissionDenied, ValueError) as error:
+                form.add_error(None, str(error))
+            else:
+                return redirect("pipeline:job", job.pk)
+        for message in form.messages():
+            messages.error(request, message)
     return render(request, "pipeline/jobs.html", {
         "matter": matter, "jobs": matter.jobs.select_related("created_by")[:50], "kinds": JobKind.choices,
         "exhibits": evidence_exhibits(matter).order_by("label_seq", "id"),
@@ -100,3 +110,20 @@ def stage_retry_view(request: HttpRequest, job_id: int) -> HttpResponse:
 def job_continue_view(request: HttpRequest, job_id: int) -> HttpResponse:
     return _act(request, job_id, lambda job: job_continue(job=job, user=request.user,
                                                            reason=request.POST.get("reason", "")))
+
+
+@login_required
+@require_POST
+def job_front_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = job_for_user(request.user, job_id)
+    form = JobFrontForm(request.POST)
+    if form.is_valid():
+        try:
+            job_move_to_front(job=job, user=request.user, reason=form.cleaned_data["reason"])
+        except ValidationError as error:
+            form.refused(error)
+        except PermissionDenied as error:
+            form.add_error(None, str(error))
+    for message in form.messages():
+        messages.error(request, message)
+    return redirect("pipeline:job", job.pk)

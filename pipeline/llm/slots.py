@@ -2,8 +2,10 @@
 
 llama-server divides its context among ``--parallel`` slots and queues anything beyond them out of our sight;
 Ollama does the same with ``OLLAMA_NUM_PARALLEL``. Waiting here keeps the order ours and the wait visible.
-This bounds the requests of one process; workers on several hosts share a server through the pipeline's
-database leases.
+This bounds the requests of one process, whatever sends them (embeddings, reranking, probes, stages). Stage
+requests are also admitted across processes and hosts, in the queue's deadline order, by the slot claims of
+:mod:`pipeline.stages.admission`, which hold a slot before this gate is reached; this module stays free of the
+database, like the rest of the client.
 """
 
 import threading

@@ -1,9 +1,12 @@
-"""Writes on jobs: start one, cancel it, retry a stage, continue past the gate, recover interrupted stages.
+"""Writes on jobs: start one, cancel it, retry a stage, continue past the gate, move it to the front of the
+queue, recover interrupted stages.
 
 Every action is recorded in the matter's audit chain. Permissions (:mod:`matters.permissions`): starting,
-cancelling and retrying are ``start_jobs`` (attorneys and assistants of the matter); continuing past a gate that
-found no grounds is an attorney's decision (``approve_draft``) with a written reason.
+cancelling, retrying and moving to the front are ``start_jobs`` (attorneys and assistants of the matter);
+continuing past a gate that found no grounds is an attorney's decision (``approve_draft``) with a written reason.
 """
+
+from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -21,16 +24,21 @@ from .specs import plan_for
 
 
 def job_start(*, matter: Matter, instructions: str, kind: str = "", exhibits: list[int] | None = None,
-              user=None, enqueue: bool = True) -> Job:
+              due_at: datetime | None = None, user=None, enqueue: bool = True) -> Job:
     """Start a job: its first stage is queued for a worker (the router when ``kind`` is blank). ``exhibits``
-    restricts the evidence to those exhibit ids of the matter. Raises ValidationError for empty instructions, an
-    unknown kind, or exhibits that are not the matter's evidence; PermissionDenied for a user who may not."""
+    restricts the evidence to those exhibit ids of the matter; ``due_at`` (aware) is the filing deadline the queue
+    orders by. Raises ValidationError for empty instructions, an unknown kind, exhibits that are not the matter's
+    evidence, or a deadline already passed (``due_at``); PermissionDenied for a user who may not."""
     require(user, "start_jobs", matter)
     instructions = (instructions or "").strip()
     if not instructions:
         raise ValidationError("Say in plain words what the job should do.")
     if kind and kind not in JobKind.values:
         raise ValidationError(f"Unknown job kind {kind!r}; choose motion, summary or extraction.")
+    if due_at is not None and due_at <= timezone.now():
+        # A deadline in the past would put the job ahead of every other: most likely a mistyped date.
+        raise ValidationError({"due_at": f"The due time {due_at:%Y-%m-%d %H:%M} has already passed; give the "
+                                         "filing deadline still ahead."})
     chosen = sorted({int(e) for e in exhibits or []})
     if chosen:
         # An id past the key's range names no exhibit; sent to the database it would overflow the query.
@@ -41,10 +49,11 @@ def job_start(*, matter: Matter, instructions: str, kind: str = "", exhibits: li
             raise ValidationError(f"Exhibit id(s) {missing} are not ready evidence of this matter.")
     with transaction.atomic():
         job = Job.objects.create(matter=matter, kind=kind, instructions=instructions, exhibits=chosen,
-                                 created_by=user)
+                                 due_at=due_at, created_by=user)
         stage_queue(job, plan_for(kind)[0], order=1, enqueue=enqueue)
         audit_record(action="job.start", actor=user, matter=matter, obj=job,
-                     detail={"kind": kind, "instructions": instructions, "exhibits": chosen})
+                     detail={"kind": kind, "instructions": instructions, "exhibits": chosen,
+                             "due_at": due_at.isoformat() if due_at else None})
     return job
 
 
@@ -101,6 +110,27 @@ def job_continue(*, job: Job, user, reason: str, enqueue: bool = True) -> StageR
         audit_record(action="job.gate_override", actor=user, matter=job.matter, obj=job,
                      detail={"reason": reason, "gate_reasons": last.reason})
     return run
+
+
+def job_move_to_front(*, job: Job, user=None, reason: str) -> Job:
+    """Put ``job`` ahead of every other job in the queue of stage runs (pipeline.stages.order, rule 1): its
+    waiting stages, and every stage it queues later, go to a server before any other job's, the job moved last
+    first. ``reason`` is written to the audit entry. Raises ValidationError for a job with nothing waiting or
+    running (it has ended) or an empty reason; PermissionDenied for a user who may not control jobs."""
+    require(user, "start_jobs", job.matter)
+    reason = clean_reason(reason, what="why this job should go first")
+    with transaction.atomic():
+        if not StageRun.objects.filter(job=job, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER,
+                                                            StageStatus.RUNNING]).exists():
+            job.refresh_from_db()
+            raise ValidationError(f"This job is {job.get_status_display().lower()}: it has no stage queued, "
+                                  "waiting or running, so there is no queue to move it in.")
+        now = timezone.now()
+        Job.objects.filter(pk=job.pk).update(front_at=now, front_by=user)
+        audit_record(action="job.front", actor=user, matter=job.matter, obj=job,
+                     detail={"reason": reason, "due_at": job.due_at.isoformat() if job.due_at else None})
+    job.refresh_from_db()
+    return job
 
 
 def stage_recover(*, run_id: int | None = None, enqueue: bool = True) -> list[StageRun]:

@@ -8,6 +8,11 @@ worker renews the attempt's lease every third of ``LAWDESK_STAGE_LEASE_S`` from 
 notices a cancel request and closes the stream. An attempt whose lease has gone stale is ``interrupted`` and
 re-run as a new attempt by whichever worker notices (:func:`pipeline.stages.control.stage_recover`); a write
 from a worker that lost its lease is discarded.
+
+Admission (docs/jobs.md, "The queue"): an attempt sends its server nothing until it holds one of the server's
+slots (:mod:`pipeline.stages.admission`), and a worker's task runs whichever waiting attempt comes first in the
+queue's order (:mod:`pipeline.stages.order`) among those whose server has a slot free, not necessarily the attempt
+the task was queued for: each task still runs exactly one attempt, so every attempt is run by some task.
 """
 
 import logging
@@ -34,8 +39,10 @@ from ..llm.errors import (
 from ..models import ModelServer, RoleAssignment
 from ..packet import evidence_packet
 from . import live
+from .admission import slot_claim, slot_release, slot_renew
 from .degenerate import streaming_degeneration
 from .prompts import render
+from .queue import POLL_S, role_servers, server_board, waiting_in_order
 from .record_fields import constrained_schema
 from .results import StageFailed, apply_result, prepare_result, record_job_provenance, unusable_answer
 from .scheduling import (
@@ -63,10 +70,12 @@ class _Heartbeat(LeaseKeeper):
 
     def __init__(self, run_id: int, owner: str, cancel: threading.Event):
         super().__init__(model=StageRun, pk=run_id, owner=owner, lease_s=LEASE_S,
-                         live={"status": StageStatus.RUNNING}, on_lost=cancel.set, on_beat=self._check_cancel)
-        self.run_id, self.cancel = run_id, cancel
+                         live={"status": StageStatus.RUNNING}, on_lost=cancel.set, on_beat=self._beat)
+        self.run_id, self.owner, self.cancel = run_id, owner, cancel
 
-    def _check_cancel(self) -> None:
+    def _beat(self) -> None:
+        # The slot's claim lives as long as the attempt's lease: both stop being renewed when the worker dies.
+        slot_renew(run_id=self.run_id, owner=self.owner)
         if Job.objects.filter(stage_runs=self.run_id, cancel_requested=True).exists():
             self.cancel.set()
 
@@ -114,13 +123,6 @@ class _Streamer:
             self.cancel.set()
 
 
-def _board(server: ModelServer) -> str:
-    boards = sorted({board.name for gpu in server.gpus.all() for board in gpu.boards.all()})
-    if boards:
-        return ", ".join(boards)
-    return "CPU (embedded)" if server.embedded else ""
-
-
 def _server_for(role: str) -> ModelServer:
     assignment = RoleAssignment.objects.select_related("server").filter(role=role).first()
     if assignment is None:
@@ -139,7 +141,7 @@ def _claim(run_id: int, owner: str) -> StageRun | None:
     claimed = StageRun.objects.filter(
         pk=run_id, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER]
     ).update(status=StageStatus.RUNNING, lease_owner=owner, lease_expires_at=now + timedelta(seconds=LEASE_S),
-             started_at=now)
+             started_at=now, retry_at=None)
     if not claimed:
         return None
     run = StageRun.objects.select_related("job", "job__matter", "job__draft").get(pk=run_id)
@@ -194,7 +196,7 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
         for _ in range(4):
             messages, packet = _messages(run, spec, budget)
             run.server, run.server_name, run.model = server, server.name, server.model_name
-            run.board, run.sampling, run.prompt_template = _board(server), sampling.as_dict(), spec.template
+            run.board, run.sampling, run.prompt_template = server_board(server), sampling.as_dict(), spec.template
             run.prompt = [{"role": m.role, "content": m.content} for m in messages]
             run.packet_sha256 = packet.sha256 if packet else ""
             run.retrieval = retrieval_record(packet) if packet else {}
@@ -251,14 +253,64 @@ def _truncated(generation, server_name: str) -> PromptTruncated:
     return failure
 
 
+def _admitted(run: StageRun, owner: str, server: ModelServer | None) -> StageRun | None:
+    """Claim ``run`` for ``owner`` once ``server``'s slot is held for it (``server`` None: it needs none); None,
+    with the slot freed, when another worker took the run first."""
+    claimed = _claim(run.pk, owner)
+    if claimed is None and server is not None:
+        slot_release(run_id=run.pk, owner=owner)
+    return claimed
+
+
 def stage_execute(run_id: int, *, owner: str | None = None, enqueue_next: bool = True) -> StageRun | None:
-    """Run one queued (or waiting) stage attempt to its end; return it, or None when another worker holds it or
-    it is no longer runnable. ``enqueue_next`` queues the following stage as a task (False when the caller runs
-    the stages itself, as ``run_job --wait`` does)."""
+    """Run one queued (or waiting) stage attempt to its end, once a slot of its server is free (waiting for one,
+    every ``LAWDESK_QUEUE_POLL_S``, while the attempt is still waiting); return it, or None when another worker
+    holds it or it is no longer runnable. ``enqueue_next`` queues the following stage as a task (False when the
+    caller runs the stages itself, as ``run_job --wait`` does)."""
     owner = owner or worker_id()
-    run = _claim(run_id, owner)
+    run = StageRun.objects.filter(pk=run_id).first()
     if run is None:
         return None
+    server = role_servers().get(run.role) if run.role else None
+    while server is not None and slot_claim(server=server, run_id=run.pk, owner=owner) is None:
+        if not StageRun.objects.filter(pk=run_id, status__in=[StageStatus.QUEUED,
+                                                              StageStatus.WAITING_FOR_SERVER]).exists():
+            return None
+        time.sleep(POLL_S)
+    run = _admitted(run, owner, server)
+    if run is None:
+        return None
+    return _run_admitted(run, owner, enqueue_next)
+
+
+def stage_dispatch(run_id: int, *, owner: str | None = None) -> StageRun | None:
+    """The ``run_stage`` task's work: run the first attempt in the queue's order whose server has a slot free
+    (or that needs no server), waiting every ``LAWDESK_QUEUE_POLL_S`` while attempts wait and no slot is free.
+    Returns the attempt run, or None when nothing was waiting. ``run_id`` names the attempt the task was queued
+    for, which is run when it comes first; any other one run in its place leaves this one's turn to that one's
+    task."""
+    owner = owner or worker_id()
+    while True:
+        waiting = waiting_in_order()
+        if not waiting:
+            return None
+        servers, full = role_servers(), set()
+        for run in waiting:
+            server = servers.get(run.role) if run.role else None
+            if server is not None:
+                if server.pk in full:
+                    continue
+                if slot_claim(server=server, run_id=run.pk, owner=owner) is None:
+                    full.add(server.pk)
+                    continue
+            claimed = _admitted(run, owner, server)
+            if claimed is not None:
+                return _run_admitted(claimed, owner, True)
+        time.sleep(POLL_S)
+
+
+def _run_admitted(run: StageRun, owner: str, enqueue_next: bool) -> StageRun:
+    """Run the claimed attempt ``run`` (its slot held) to its end, free the slot and set the job's status."""
     if enqueue_next:
         stage_watch_schedule(run)
     spec = STAGES[run.stage]
@@ -296,6 +348,7 @@ def stage_execute(run_id: int, *, owner: str | None = None, enqueue_next: bool =
     finally:
         heartbeat.stopping.set()
         heartbeat.join(timeout=5)
+        slot_release(run_id=run.pk, owner=owner)
     run.refresh_from_db()
     if run.lease_owner == owner:
         _advance(run, enqueue_next)
@@ -331,7 +384,7 @@ def _wait_or_fail(run: StageRun, owner: str, failure, started: float, enqueue_ne
     error = f"{failure} Trying again in {delay:.0f} s (wait {waits} of {MAX_WAITS})."
     StageRun.objects.filter(pk=run.pk, lease_owner=owner).update(
         status=StageStatus.WAITING_FOR_SERVER, waits=F("waits") + 1, error=error, lease_expires_at=None,
-        duration_ms=round((time.monotonic() - started) * 1000, 1))
+        retry_at=timezone.now() + timedelta(seconds=delay), duration_ms=round((time.monotonic() - started) * 1000, 1))
     if enqueue_next:
         stage_run_later(run, delay_s=delay)
     return StageStatus.WAITING_FOR_SERVER, error
