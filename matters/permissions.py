@@ -7,6 +7,7 @@ act                    permission         attorney   assistant  operator
 =====================  =================  =========  =========  ========
 upload, edit exhibits  upload_exhibit     yes        yes        no
 start jobs             upload_exhibit     yes        yes        no
+save, delete deadlines upload_exhibit     yes        yes        no
 start productions      upload_exhibit     yes        yes        no
 receive productions    upload_exhibit     yes        yes        no
 edit drafts            upload_exhibit     yes        yes        no
@@ -28,6 +29,8 @@ ACTS: dict[str, tuple[str, str]] = {
     # act: (permission codename, what the refusal says the user may not do)
     "upload": ("upload_exhibit", "upload or change exhibits"),
     "start_job": ("upload_exhibit", "start jobs"),
+    # Calendaring is docketing work an assistant does as often as an attorney; the counting is shown step by step.
+    "save_deadline": ("upload_exhibit", "save or delete deadlines"),
     "start_production": ("upload_exhibit", "start productions"),
     "receive_production": ("upload_exhibit", "receive productions"),
     "edit_draft": ("upload_exhibit", "edit drafts"),
