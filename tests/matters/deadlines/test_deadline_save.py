@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from matters.deadlines.services import deadline_delete, deadline_save
 from matters.models import AuditEntry, CourtClosedDay, Deadline
+from matters.retention.purge import matter_purge
 from matters.retention.services import MatterOnHold, matter_hold
 
 pytestmark = pytest.mark.django_db
@@ -123,3 +124,10 @@ def test_only_a_member_saves_or_deletes(matter, attorney, make_user):
     with pytest.raises(PermissionDenied):
         deadline_delete(deadline=deadline, user=outsider)
     assert Deadline.objects.count() == 1
+
+
+def test_a_purge_takes_the_matters_deadlines_and_counts_them(matter, attorney):
+    save(matter, attorney)
+    report = matter_purge(matter=matter, user=attorney, confirm_name=matter.name)
+    assert report.rows.get("matters.deadline") == 1
+    assert not Deadline.objects.exists()
