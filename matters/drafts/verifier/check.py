@@ -277,13 +277,15 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks, Deadl
 
         self._near: list[tuple[FindingData, str, set[int]]] = []
         for mention in dates:
-            begins, sentence = sentence_text(mention.start)
             # A date the draft states as a deadline is checked against the matter's saved deadlines, not the record.
-            if (not mention.problem and not mention.days and names_court_papers(sentence)
-                    and states_deadline(flat[begins:mention.start])):
-                self._check_stated_deadline_date(mention, sentence)
-            else:
-                self._check_date(mention, support_of(mention))
+            # The cue just before the date is looked for first: most dates have none, and their sentence is not read.
+            if not mention.problem and not mention.days and states_deadline(flat[max(0, mention.start - 120):
+                                                                                 mention.start]):
+                begins, sentence = sentence_text(mention.start)
+                if names_court_papers(sentence) and states_deadline(flat[begins:mention.start]):
+                    self._check_stated_deadline_date(mention, sentence)
+                    continue
+            self._check_date(mention, support_of(mention))
         for u in sorted(dirty):
             s, e = units[u]
             for period in find_periods(flat[s:e]):

@@ -67,11 +67,17 @@ def states_deadline(before_date: str) -> bool:
     return bool(_CUE.search(before_date[-120:]))
 
 
+# What every stated period has, looked for before the full pattern, which is tried only where this is found.
+_PERIOD_HINT = re.compile(r"\b(?:days?|hours?)\s+(?:of|after|from|following|before|prior)\b", re.IGNORECASE)
+
+
 def find_periods(text: str) -> list[StatedPeriod]:
     """Every period ``text`` states a paper is due within (``within N days of/after``, ``N days before``), in
     order. A count in digits after the words (``fourteen (14)``) is read from the digits; ``N days after``
     without ``within`` counts too (``21 days after service``)."""
-    found = []
+    found: list[StatedPeriod] = []
+    if not _PERIOD_HINT.search(text):
+        return found
     for match in _PERIOD.finditer(text):
         relation = match.group("relation").lower()
         before = relation.startswith(("before", "prior"))
