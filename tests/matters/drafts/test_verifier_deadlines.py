@@ -95,3 +95,13 @@ def test_a_deadline_saved_after_verification_makes_the_draft_stale_and_verifies_
     assert "was deleted after this version was verified" in draft_stale_reason(version=version)
     assert [f.status for f in draft_verify(version=version) if f.kind == "deadline"] == ["not_computed"]
     assert Finding.Status.NOT_COMPUTED not in Finding.BLOCKING_STATUSES
+
+
+@pytest.mark.parametrize(("stated", "status"), [("48 hours", "grounded"), ("24 hours", "ungrounded")])
+def test_a_period_in_hours_is_held_to_a_saved_count_in_hours(matter, attorney, stated, status):
+    # Friday 2026-03-06 09:00 + 48 hours: Sunday 03-08 09:00, runs to Monday 03-09 at 09:00.
+    deadline_save(matter=matter, user=attorney, title="Objections to the subpoena", event_date=dt.date(2026, 3, 6),
+                  event_time=dt.time(9, 0), period=48, unit="hours")
+    [finding] = deadline_findings(matter, f"Objections must be served within {stated} of service.")
+    assert finding.status == status
+    assert "is due Monday, March 9, 2026 at 09:00 (48 hours after March 6, 2026" in finding.message
