@@ -16,8 +16,18 @@ from django.urls import reverse
 from matters.audit.admin import AuditedAdmin
 from matters.audit.services import audit_record
 
-from .models import AuditEntry, Exhibit, Matter
+from .models import AuditEntry, CourtClosedDay, Exhibit, Matter
 from .selectors import matters_for_user
+
+
+@admin.register(CourtClosedDay)
+class CourtClosedDayAdmin(AuditedAdmin):
+    """The days the office enters as not days to file (a court's closure order, a declared holiday), for every
+    matter's deadlines counted from then on (Fed. R. Civ. P. 6(a)(3), 6(a)(6)(B)); deadlines saved before keep
+    their counting."""
+
+    list_display = ["day", "kind", "reason"]
+    list_filter = ["kind"]
 
 
 @admin.register(Matter)

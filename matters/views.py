@@ -8,6 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from matters.deadlines.forms import DeadlineForm
+from matters.deadlines.selectors import matter_deadlines
 from matters.exhibits.bates_search import matter_bates_search
 from matters.exhibits.listing import exhibit_list_page, matter_exhibit_counts
 from matters.exhibits.search import matter_search_results
@@ -48,18 +50,28 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     if request.htmx and request.htmx.target == "search-results":  # the search box: its results only
         return render(request, "matters/detail.html#search-results",
                       {"matter": matter, "query": query, "results": results, "bates": bates})
+    if request.htmx and request.htmx.target == "exhibit-list":  # the pager under the list
+        return render(request, "matters/detail.html#exhibit-list", _exhibit_context(request, matter))
+    return matter_page(request, matter, query=query, results=results, bates=bates)
+
+
+def _exhibit_context(request: HttpRequest, matter) -> dict:
     exhibit_page = exhibit_list_page(matter, request.GET.get("page"))
+    return {"matter": matter, "exhibits": exhibit_page.object_list, "exhibit_page": exhibit_page}
+
+
+def matter_page(request: HttpRequest, matter, *, query: str = "", results=None, bates=None,
+                deadline_form: DeadlineForm | None = None, status: int = 200) -> HttpResponse:
+    """The whole matter page; ``deadline_form``: the deadline form as typed, when it was refused."""
     context = {
-        "matter": matter,
-        "exhibits": exhibit_page.object_list,
-        "exhibit_page": exhibit_page,
+        **_exhibit_context(request, matter),
         "counts": matter_exhibit_counts(matter),
         "origins": ORIGIN_CHOICES,
         "query": query,
         "results": results,
         "bates": bates,
         "hold": matter_hold_record(matter),
+        "deadlines": matter_deadlines(matter),
+        "deadline_form": deadline_form or DeadlineForm(),
     }
-    if request.htmx and request.htmx.target == "exhibit-list":  # the pager under the list
-        return render(request, "matters/detail.html#exhibit-list", context)
-    return render(request, "matters/detail.html", context)
+    return render(request, "matters/detail.html", context, status=status)

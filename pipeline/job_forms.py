@@ -19,18 +19,6 @@ class _ServiceForm(forms.Form):
         return [message for errors in self.errors.values() for message in errors]
 
 
-class JobStartForm(_ServiceForm):
-    """Start a job: ``kind`` (blank: the router decides), ``instructions`` and ``due_at``, the filing deadline the
-    queue orders by (optional; read in the office's time zone, ``LAWDESK_TIME_ZONE``). The exhibits chosen come
-    as a list beside it. :func:`pipeline.stages.control.job_start` judges them all."""
-
-    kind = forms.CharField(required=False)
-    # Judged by the service, which says what to write when it is empty.
-    instructions = forms.CharField(required=False, strip=False)
-    due_at = forms.DateTimeField(label="Due (filing deadline)", required=False,
-                                 error_messages={"invalid": "Give the due date and time as 2026-12-04 17:00."})
-
-
 class JobFrontForm(_ServiceForm):
     """Move a job to the front of the queue: the reason, written to the audit entry
     (:func:`pipeline.stages.control.job_move_to_front` judges it and the job)."""

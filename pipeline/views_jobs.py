@@ -14,7 +14,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from matters.selectors import evidence_exhibits, matter_for_user, matters_for_user
 
-from .job_forms import JobFrontForm, JobStartForm
+from .forms import JobStartForm
+from .job_forms import JobFrontForm
 from .job_models import Job, JobKind, StageRun, StageStatus
 from .stages.control import job_cancel, job_continue, job_move_to_front, job_start, stage_retry
 from .stages.queue import queue_place
@@ -52,24 +53,20 @@ def stage_rows(job: Job) -> list[dict]:
 @require_http_methods(["GET", "POST"])
 def job_list(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
-    if request.method == "POST":
-        form = JobStartForm(request.POST)
-        if form.is_valid():
-            try:
-                job = job_start(matter=matter, instructions=form.cleaned_data["instructions"],
-                                kind=form.cleaned_data["kind"], exhibits=request.POST.getlist("exhibits"),
-                                due_at=form.cleaned_data["due_at"], user=request.user)
-            except ValidationError as error:
-                form.refused(error)
-            except (PermissionDenied, ValueError) as error:
-                form.add_error(None, str(error))
-            else:
-                return redirect("pipeline:job", job.pk)
-        for message in form.messages():
-            messages.error(request, message)
+    form = JobStartForm(request.POST if request.method == "POST" else None, matter=matter)
+    if form.is_valid():
+        try:
+            job = job_start(matter=matter, user=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        except PermissionDenied as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("pipeline:job", job.pk)
+    chosen = set(form.cleaned_data.get("exhibits") or []) if form.is_bound else set()
     return render(request, "pipeline/jobs.html", {
         "matter": matter, "jobs": matter.jobs.select_related("created_by")[:50], "kinds": JobKind.choices,
-        "exhibits": evidence_exhibits(matter).order_by("label_seq", "id"),
+        "exhibits": evidence_exhibits(matter).order_by("label_seq", "id"), "form": form, "chosen": chosen,
     })
 
 

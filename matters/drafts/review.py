@@ -167,6 +167,7 @@ class ReviewCounts:
     blocking_open: int
     ambiguous: int
     needs_record_cite: int
+    not_computed: int  # deadlines the draft states that no saved deadline of the matter checks
     resolved: int
     total: int
     attacks_high: int
@@ -181,6 +182,7 @@ def _counts(statuses: Counter, attacks: list[tuple[str, int | None]]) -> ReviewC
         blocking_open=sum(statuses[s] for s in Finding.BLOCKING_STATUSES),
         ambiguous=statuses[Finding.Status.AMBIGUOUS],
         needs_record_cite=statuses[Finding.Status.NEEDS_RECORD_CITE],
+        not_computed=statuses[Finding.Status.NOT_COMPUTED],
         resolved=statuses[Finding.Status.WAIVED] + statuses[Finding.Status.CONFIRMED],
         total=sum(statuses.values()),
         attacks_high=severities[ReviewAttack.Severity.HIGH],

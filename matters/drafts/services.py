@@ -18,7 +18,17 @@ from django.utils import timezone
 
 from matters import storage
 from matters.audit.services import audit_record
-from matters.models import Draft, DraftVersion, Exhibit, Finding, Matter, Origin, Production, ReviewAttack
+from matters.models import (
+    AuditEntry,
+    Draft,
+    DraftVersion,
+    Exhibit,
+    Finding,
+    Matter,
+    Origin,
+    Production,
+    ReviewAttack,
+)
 from matters.permissions import require
 from matters.provenance import generated_record
 from matters.validation import clean_reason
@@ -286,7 +296,8 @@ def draft_verify(*, version: DraftVersion, results: list | None = None) -> list[
 
 def draft_stale_reason(*, version: DraftVersion) -> str:
     """Why ``version``'s findings may no longer hold, or '' when they do: an exhibit of the matter (evidence or
-    authority) added or changed, or a production finished or served, after the version was last verified.
+    authority) added or changed, a production finished or served, or a deadline saved or deleted, after the version
+    was last verified.
     A version never verified, or approved, is not stale (approval verified it again)."""
     if version.verified_at is None or version.approved_at is not None:
         return ""
@@ -302,6 +313,13 @@ def draft_stale_reason(*, version: DraftVersion) -> str:
         models.Q(finished_at__gt=version.verified_at) | models.Q(served_at__gt=version.verified_at)).first()
     if production is not None:
         return f"Production {production} was made or served after this version was verified"
+    # A deadline the draft states is checked against the saved ones; a deletion leaves no row, only its entry.
+    changed_deadline = AuditEntry.objects.filter(
+        matter=matter, action__in=["deadline.save", "deadline.delete"], at__gt=version.verified_at).first()
+    if changed_deadline is not None:
+        verb = "saved" if changed_deadline.action == "deadline.save" else "deleted"
+        title = changed_deadline.detail.get("title", "")
+        return f"The deadline “{title}” was {verb} after this version was verified"
     return ""
 
 

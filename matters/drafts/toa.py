@@ -24,6 +24,9 @@ in The Bluebook rule 10.2.1(b)) passed over, so *In re Grand Jury Subpoena* sort
 phrases; this is the practice LawDesk follows. Statutes, regulations and rules by code (the United States Code and
 the Code of Federal Regulations first, then the others by name), then title and section numerically, a section's
 number read as its parts (``1028A`` after ``1028``, ``78j(b)`` after ``78c``, ``2-619`` after ``2-101``).
+Constitutional provisions (read as The Bluebook rule 11 cites them: ``U.S. Const. art. III, § 2``, ``U.S. Const.
+amend. XIV, § 1``, ``Cal. Const. art. I, § 7``), one entry per section or clause: the United States Constitution
+first, then the states' by name, the articles in order before the amendments, by the value of their numerals.
 
 Pages are those of the brief as printed (:mod:`matters.drafts.toa_pages`); an entry cited on
 ``LAWDESK_TOA_PASSIM_PAGES`` pages or more (5 by default, as Word's "Use passim" does) is listed *passim*.
@@ -153,9 +156,25 @@ def _number_parts(value: str) -> tuple:
 
 
 def section_sort_key(statute: StatuteMention) -> tuple:
-    """The order of a section in the table: federal codes first, then by code name, title and section number."""
+    """The order of a section in the table: federal codes first, then by code name, title and section number. A
+    constitutional provision: the United States Constitution first, then the states' by name; within one, the
+    articles in order, then the amendments, each by its Roman numeral's value, then section and clause."""
+    if statute.form == "constitution":
+        kind, _, numeral = statute.section.partition(" ")
+        rank = {"pmbl.": 0, "art.": 1, "amend.": 2}.get(kind, 3)
+        return (0 if statute.code_key == "usconst" else 1, statute.code_key, rank, _roman_value(numeral),
+                _number_parts(statute.clause))
     federal = 0 if statute.code_key in ("usc", "usca", "cfr") else 1
     return federal, statute.code_key, _number_parts(statute.title or statute.chapter), _number_parts(statute.section)
+
+
+def _roman_value(numeral: str) -> int:
+    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+    total = 0
+    for i, letter in enumerate(numeral):
+        value = values.get(letter, 0)
+        total += -value if i + 1 < len(numeral) and values.get(numeral[i + 1], 0) > value else value
+    return total
 
 
 def _heading_of(statute: StatuteMention) -> str:
@@ -233,7 +252,9 @@ def toa_build(*, matter: Matter, text: str, waived: Iterable[tuple[int, int]] = 
             if doc is None or problem:
                 refuse(name, problem or "no authority of the matter holds it", mention.start)
                 continue
-            key = ("section", mention.code_key, mention.title, mention.chapter, mention.section)
+            # A constitution's entries are its sections and clauses (U.S. Const. art. I, § 8, cl. 3), as tables list
+            # them.
+            key = ("section", mention.code_key, mention.title, mention.chapter, mention.section, mention.clause)
             _add(entries, key, doc, mention.start, lambda: (
                 _heading_of(mention), name, "", section_sort_key(mention)))
             continue

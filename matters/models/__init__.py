@@ -15,6 +15,7 @@ from .case import (
     Origin,
     Page,
 )
+from .deadlines import CourtClosedDay, Deadline
 from .drafts import Draft, DraftVersion, Finding, PageFact, ReviewAttack
 from .incoming import IncomingBatesPage, IncomingDocument, IncomingProduction
 from .privilege import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
@@ -26,6 +27,8 @@ __all__ = [
     "UPLOAD_ORIGINS",
     "AuditEntry",
     "BatesPage",
+    "CourtClosedDay",
+    "Deadline",
     "Draft",
     "DraftVersion",
     "Exhibit",

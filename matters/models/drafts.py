@@ -98,6 +98,7 @@ class Finding(models.Model):
         DATE = "date", "Date"
         AMOUNT = "amount", "Amount"
         QUOTATION = "quotation", "Quotation"
+        DEADLINE = "deadline", "Deadline"
 
     class Status(models.TextChoices):
         GROUNDED = "grounded", "Grounded"
@@ -106,6 +107,7 @@ class Finding(models.Model):
         NEEDS_RECORD_CITE = "needs_record_cite", "Needs a record cite"
         UNREADABLE = "unreadable", "Unreadable"
         AMBIGUOUS = "ambiguous", "Ambiguous"
+        NOT_COMPUTED = "not_computed", "Not computed"
         WAIVED = "waived", "Waived"
         CONFIRMED = "confirmed", "Confirmed"
 

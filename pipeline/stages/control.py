@@ -6,14 +6,16 @@ cancelling, retrying and moving to the front are ``start_jobs`` (attorneys and a
 continuing past a gate that found no grounds is an attorney's decision (``approve_draft``) with a written reason.
 """
 
-from datetime import datetime
+import datetime as dt
+from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
 from matters.audit.services import audit_record
-from matters.models import Exhibit, Matter
+from matters.models import Deadline, Exhibit, Matter
 from matters.permissions import require
 from matters.selectors import evidence_exhibits
 from matters.validation import clean_reason
@@ -24,12 +26,17 @@ from .specs import plan_for
 
 
 def job_start(*, matter: Matter, instructions: str, kind: str = "", exhibits: list[int] | None = None,
-              due_at: datetime | None = None, user=None, enqueue: bool = True) -> Job:
+              user=None, enqueue: bool = True, deadline: Deadline | None = None,
+              due_at: dt.datetime | None = None) -> Job:
     """Start a job: its first stage is queued for a worker (the router when ``kind`` is blank). ``exhibits``
-    restricts the evidence to those exhibit ids of the matter; ``due_at`` (aware) is the filing deadline the queue
-    orders by. Raises ValidationError for empty instructions, an unknown kind, exhibits that are not the matter's
-    evidence, or a deadline already passed (``due_at``); PermissionDenied for a user who may not."""
+    restricts the evidence to those exhibit ids of the matter. Its due time (``Job.due_at``, by which the queue
+    orders waiting stages) is the ``deadline``'s, one of the matter's saved deadlines, or ``due_at`` as entered
+    (a naive time is read in the court's time zone, ``TIME_ZONE``); neither: no due time. Raises ValidationError
+    for empty instructions, an unknown kind, exhibits that are not the matter's evidence, a deadline of another
+    matter or both a deadline and a due time (keyed ``deadline``), a due time already passed (``due_at``);
+    PermissionDenied for a user who may not."""
     require(user, "start_jobs", matter)
+    due_at = _due_at(matter, deadline, due_at)
     instructions = (instructions or "").strip()
     if not instructions:
         raise ValidationError("Say in plain words what the job should do.")
@@ -49,12 +56,28 @@ def job_start(*, matter: Matter, instructions: str, kind: str = "", exhibits: li
             raise ValidationError(f"Exhibit id(s) {missing} are not ready evidence of this matter.")
     with transaction.atomic():
         job = Job.objects.create(matter=matter, kind=kind, instructions=instructions, exhibits=chosen,
-                                 due_at=due_at, created_by=user)
+                                 created_by=user, due_at=due_at)
         stage_queue(job, plan_for(kind)[0], order=1, enqueue=enqueue)
-        audit_record(action="job.start", actor=user, matter=matter, obj=job,
-                     detail={"kind": kind, "instructions": instructions, "exhibits": chosen,
-                             "due_at": due_at.isoformat() if due_at else None})
+        detail = {"kind": kind, "instructions": instructions, "exhibits": chosen}
+        if due_at is not None:
+            detail["due_at"] = due_at.isoformat()
+            if deadline is not None:
+                detail["deadline"] = deadline.pk
+        audit_record(action="job.start", actor=user, matter=matter, obj=job, detail=detail)
     return job
+
+
+def _due_at(matter: Matter, deadline: Deadline | None, due_at: dt.datetime | None) -> dt.datetime | None:
+    """The job's due time from a saved deadline of ``matter`` or as entered (see :func:`job_start`)."""
+    if deadline is not None and due_at is not None:
+        raise ValidationError({"deadline": "Choose a saved deadline or enter a due time, not both."})
+    if deadline is not None:
+        if deadline.matter_id != matter.pk:
+            raise ValidationError({"deadline": "That deadline is not one of this matter's."})
+        return deadline.due_at
+    if due_at is not None and timezone.is_naive(due_at):
+        return timezone.make_aware(due_at, ZoneInfo(settings.TIME_ZONE))
+    return due_at
 
 
 def job_cancel(*, job: Job, user=None) -> Job:

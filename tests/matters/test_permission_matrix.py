@@ -4,12 +4,14 @@ checked at the services, so no page, command or task can go around it.
 A cell is "allowed" when the service does not refuse with PermissionDenied (it may still refuse the input with
 a ValidationError: that is past the wall)."""
 
+import datetime
 import io
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
+from matters.deadlines.services import deadline_delete, deadline_save
 from matters.drafts.export_docx import docx_bytes
 from matters.drafts.services import (
     draft_approve,
@@ -60,6 +62,11 @@ def a_finding(matter, attorney):
     return findings[0]
 
 
+def a_deadline(matter, user):
+    return deadline_save(matter=matter, user=user, title="Opposition", event_date=datetime.date(2026, 3, 2),
+                         period=14)
+
+
 def a_done_production(matter, attorney):
     return Production.objects.create(matter=matter, prefix="SMITH", first_number=1, last_number=3, page_count=3,
                                      status=Production.Status.DONE, created_by=attorney)
@@ -83,6 +90,8 @@ ACTS = {
     "upload_word_version": lambda m, a, u: draft_version_from_word(
         base=a_draft_version(m, a), upload=io.BytesIO(docx_bytes(text="New text.", title="Motion", footer="")),
         original_name="motion.docx", user=u),
+    "save_deadline": lambda m, a, u: a_deadline(m, u),
+    "delete_deadline": lambda m, a, u: deadline_delete(deadline=a_deadline(m, a), user=u),
     "approve_draft": lambda m, a, u: draft_approve(version=a_draft_version(m, a), user=u),
     "waive_finding": lambda m, a, u: finding_waive(finding=a_finding(m, a), user=u, reason="x"),
     "serve_production": lambda m, a, u: production_serve(production=a_done_production(m, a), user=u,
@@ -90,7 +99,7 @@ ACTS = {
     "remove_redaction": lambda m, a, u: redaction_delete(redaction=a_redaction(m, a), user=u),
 }
 ASSISTANT_MAY = {"upload", "edit_exhibit", "start_job", "start_production", "receive_production", "edit_draft",
-                 "upload_word_version"}
+                 "upload_word_version", "save_deadline", "delete_deadline"}
 ROLES = {
     # role: (group, superuser, member of the matter, acts allowed)
     "attorney": ("attorney", False, True, set(ACTS)),

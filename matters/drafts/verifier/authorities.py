@@ -254,7 +254,58 @@ _CODE_NAMES = {
 }
 
 
+# The constitutions' names as their texts head themselves, by the abbreviation a citation uses (The Bluebook,
+# table T10); "U.S." for the Constitution of the United States.
+_STATE_NAMES = {
+    "ala": "alabama", "alaska": "alaska", "ariz": "arizona", "ark": "arkansas", "cal": "california",
+    "colo": "colorado", "conn": "connecticut", "del": "delaware", "fla": "florida", "ga": "georgia",
+    "haw": "hawai", "idaho": "idaho", "ill": "illinois", "ind": "indiana", "iowa": "iowa", "kan": "kansas",
+    "ky": "kentucky", "la": "louisiana", "me": "maine", "md": "maryland", "mass": "massachusetts",
+    "mich": "michigan", "minn": "minnesota", "miss": "mississippi", "mo": "missouri", "mont": "montana",
+    "neb": "nebraska", "nev": "nevada", "nh": "new hampshire", "nj": "new jersey", "nm": "new mexico",
+    "ny": "new york", "nc": "north carolina", "nd": "north dakota", "ohio": "ohio", "okla": "oklahoma",
+    "or": "oregon", "pa": "pennsylvania", "ri": "rhode island", "sc": "south carolina", "sd": "south dakota",
+    "tenn": "tennessee", "tex": "texas", "utah": "utah", "vt": "vermont", "va": "virginia", "wash": "washington",
+    "wva": "west virginia", "wis": "wisconsin", "wyo": "wyoming", "us": "united states",
+}
+_AMENDMENT_ORDINALS = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth twenty-first twenty-second twenty-third "
+    "twenty-fourth twenty-fifth twenty-sixth twenty-seventh").split()
+
+
+def _constitution_named(statute: StatuteMention, head: str) -> bool:
+    """Whether ``head`` is the head of the constitution ``statute`` cites (its name and the word constitution)."""
+    state = _STATE_NAMES.get(statute.code_key.removesuffix("const"))
+    return bool(state and re.search(r"\bconstitution\b", head, re.IGNORECASE)
+                and re.search(r"\b" + r"\s+".join(state.split()), head, re.IGNORECASE))
+
+
+def _provision_heading(statute: StatuteMention) -> re.Pattern:
+    """An article or amendment as the constitution's text heads it: ``Article III``, ``Art. 3``, ``Amendment
+    XIV``, ``Fourteenth Amendment``; the preamble as ``Preamble`` or ``We the People``."""
+    if statute.section == "pmbl.":
+        return re.compile(r"\bpreamble\b|\bwe\s+the\s+people\b", re.IGNORECASE)
+    kind, numeral = statute.section.split()
+    value = _from_roman(numeral)
+    if kind == "art.":
+        return re.compile(rf"\bart(?:icle|\.)?\s*(?:{numeral}|{value})\b", re.IGNORECASE)
+    ordinal = _AMENDMENT_ORDINALS[value - 1] if 0 < value <= len(_AMENDMENT_ORDINALS) else "-"
+    return re.compile(rf"\bamend(?:ment|\.)?\s*(?:{numeral}|{value})\b|\b{ordinal}\s+amendment\b", re.IGNORECASE)
+
+
+def _from_roman(numeral: str) -> int:
+    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+    total = 0
+    for i, letter in enumerate(numeral):
+        value = values.get(letter, 0)
+        total += -value if i + 1 < len(numeral) and values.get(numeral[i + 1], 0) > value else value
+    return total
+
+
 def _section_heading(statute: StatuteMention) -> re.Pattern:
+    if statute.form == "constitution":
+        return _provision_heading(statute)
     section = re.escape(statute.section)
     word = r"(?:§§?|\bsec(?:tion|\.)?|\brule|\bart(?:icle|\.)?)"
     return re.compile(rf"{word}\s*{section}(?![\w\-]*\w)", re.IGNORECASE)
@@ -272,6 +323,8 @@ def _own_statutes(doc: AuthorityDoc) -> list[StatuteMention]:
 
 def _names_code(statute: StatuteMention, doc: AuthorityDoc) -> bool:
     head = doc.head
+    if statute.form == "constitution":
+        return _constitution_named(statute, head)
     if statute.title and re.search(rf"\btitle\s+{re.escape(statute.title)}\b", head, re.IGNORECASE):
         return True
     if re.search(rf"\b{re.escape(statute.title)}\s*{_code_pattern(statute.code)}", head, re.IGNORECASE):

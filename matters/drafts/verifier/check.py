@@ -24,11 +24,13 @@ from matters.models import BatesPage, Exhibit, IncomingBatesPage, Matter, Page
 from . import memo as memos
 from .authorities import AuthorityDoc, authorities_of
 from .check_authorities import AuthorityChecks
+from .check_deadlines import DeadlineChecks
 from .check_facts import FactChecks
 from .check_quotes import QuoteChecks
 from .check_records import MAX_RANGE_PAGES, RecordChecks
 from .citations import CaseMention, resolve_case_citations
 from .dates import DateMention
+from .deadlines import find_periods, names_court_papers, states_deadline
 from .evidence import Evidence
 from .finding import FindingData, Kind, Status, Support
 from .memo import Memo, evidence_state, paragraph_key
@@ -41,7 +43,7 @@ from .transcripts import check_transcript_cite, narrow_to_lines, supported_facts
 from .units import Before, ReadingSettings, paragraph_spans, paragraphs, shifted
 
 __all__ = ["FindingData", "Verification", "verify_text"]
-class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
+class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks, DeadlineChecks):
     """One verification of one text against one matter. Use :func:`verify_text`.
 
     The draft is read a paragraph at a time (:mod:`matters.drafts.verifier.units`) and judged a paragraph at a
@@ -264,9 +266,32 @@ class Verification(RecordChecks, AuthorityChecks, FactChecks, QuoteChecks):
                 merged_support.authorities.extend(support[k].authorities)
             return merged_support
 
+        def sentence_text(position: int) -> tuple[int, str]:
+            """The sentence ``position`` is in: its start and text, within its paragraph."""
+            s, e = units[unit_of(position)]
+            if starts:
+                i = sentence_of(position)
+                s = max(s, starts[i])
+                e = min(e, starts[i + 1]) if i + 1 < len(starts) else e
+            return s, flat[s:e]
+
         self._near: list[tuple[FindingData, str, set[int]]] = []
         for mention in dates:
+            # A date the draft states as a deadline is checked against the matter's saved deadlines, not the record.
+            # The cue just before the date is looked for first: most dates have none, and their sentence is not read.
+            if not mention.problem and not mention.days and states_deadline(flat[max(0, mention.start - 120):
+                                                                                 mention.start]):
+                begins, sentence = sentence_text(mention.start)
+                if names_court_papers(sentence) and states_deadline(flat[begins:mention.start]):
+                    self._check_stated_deadline_date(mention, sentence)
+                    continue
             self._check_date(mention, support_of(mention))
+        for u in sorted(dirty):
+            s, e = units[u]
+            for period in find_periods(flat[s:e]):
+                period = shifted(period, s)
+                if names_court_papers(sentence_text(period.start)[1]):
+                    self._check_stated_period(period, sentence_text(period.start)[1])
         self._suggest_near_dates()
         for mention in amounts:
             self._check_amount(mention, support_of(mention))

@@ -135,9 +135,11 @@ class AuthorityChecks:
                               "its text. Add the section itself (or the code or rules holding it) as an authority, "
                               "or confirm this citation with a reason." + note, cite=cite)
                 return None
+            what = ("the constitution (or the article or amendment)" if statute.form == "constitution"
+                    else "the statute, regulation or rule")
             self._finding(Kind.STATUTE_CITATION, Status.UNVERIFIED_AUTHORITY, statute.start, statute.end,
-                          f"No authority in this matter holds {cite}. Add the statute, regulation or rule to "
-                          "the matter as an authority, or confirm this citation with a reason." + note, cite=cite)
+                          f"No authority in this matter holds {cite}. Add {what} to the matter as an authority, or "
+                          "confirm this citation with a reason." + note, cite=cite)
             return None
         doc, page_id = hit
         self._finding(Kind.STATUTE_CITATION, Status.GROUNDED, statute.start, statute.end,

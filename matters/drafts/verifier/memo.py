@@ -6,7 +6,8 @@ evidence and of the matter's reading it was checked against (:func:`evidence_sta
 paragraph its findings read (:meth:`matters.drafts.verifier.check.Verification._paragraph_keys`). Anything that
 could change a finding changes the key, so a kept finding is never served for evidence it was not checked against:
 an exhibit added, changed or made ready, a production finished or served, an incoming production loaded, a page's
-prompt-injection flag set or cleared, the matter's court, date order or number format changed.
+prompt-injection flag set or cleared, the matter's court, date order or number format changed, a deadline saved on
+the matter or deleted.
 
 One :class:`Memo` per process (:data:`shared`), bounded; a paragraph it lacks is simply checked again.
 """
@@ -18,12 +19,12 @@ from collections import OrderedDict
 
 from django.conf import settings
 
-from matters.models import Exhibit, IncomingProduction, Matter, Production
+from matters.models import Deadline, Exhibit, IncomingProduction, Matter, Production
 
 from .finding import FindingData
 
 # Bumped when what a finding says changes, so findings kept by an older reading are not served.
-FORMAT = 1
+FORMAT = 2
 # Paragraphs kept: a 100-page brief has about a thousand; a few dozen briefs in progress fit.
 _KEEP = 50_000
 
@@ -34,7 +35,9 @@ def evidence_state(matter: Matter, evidence) -> bytes:
     generated), the exhibits the verification counts as evidence (``evidence.exhibit_ids``), its
     productions and incoming productions (status, when finished and served), the pages flagged as a possible
     prompt injection (``evidence.flagged``), the matter's court, date order and number format, the OCR confidence
-    under which a finding warns, and the year (two-digit years are read against it). Three queries."""
+    under which a finding warns, the year (two-digit years are read against it), and the matter's saved deadlines
+    (a deadline the draft states is checked against them: :mod:`matters.drafts.verifier.check_deadlines`). Four
+    queries."""
     parts = [
         FORMAT, matter.pk, matter.court, matter.date_order, matter.number_format,
         settings.LAWDESK_OCR_LOW_CONFIDENCE, dt.date.today().year,
@@ -47,6 +50,8 @@ def evidence_state(matter: Matter, evidence) -> bytes:
             "id", "status", "bates_prefixes")),
         sorted(evidence.flagged),
         sorted(evidence.exhibit_ids),
+        list(Deadline.objects.filter(matter=matter).order_by("id").values_list(
+            "id", "title", "event_date", "period", "unit", "before", "rules", "due_date", "due_at")),
     ]
     return hashlib.blake2b(repr(parts).encode(), digest_size=20).digest()
 

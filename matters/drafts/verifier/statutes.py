@@ -2,6 +2,10 @@
 
 Read in this order, a later reading never taking text an earlier one took:
 
+0. constitutions, federal and state, as The Bluebook rule 11 cites them: ``U.S. Const. art. III, § 2``, ``U.S.
+   Const. art. I, § 8, cl. 3``, ``U.S. Const. amend. XIV, § 1``, ``U.S. Const. pmbl.``, ``Cal. Const. art. I, §
+   7``, ``N.Y. Const. art. I, § 12``, ``Ohio Const. art. I, § 16`` (form ``constitution``: ``section`` the article
+   or amendment, ``clause`` the section and clause within it);
 1. federal codes: ``18 U.S.C. § 1028A``, ``50 U.S.C. 1701``, ``15 U.S.C. §§ 78j(b), 78t(a)``, ``17 C.F.R. §
    240.10b-5`` and ``17 CFR § 240.10b-5`` (eyecite truncates ``240.10b-5`` to ``240``);
 2. eyecite's reading of reporters-db's table of state codes (``Cal. Civ. Proc. Code § 340``, ``Tex. Civ. Prac. &
@@ -36,7 +40,8 @@ from .text import Spans
 class StatuteMention:
     """One section of a statute, regulation or rule: ``title`` ``18``, ``code`` ``U.S.C.``, ``section``
     ``1028A``, ``subsections`` ``["a", "1"]`` for ``(a)(1)``. ``form``: ``federal``, ``state``, ``rule`` or
-    ``short`` (a bare ``§`` read as the last code cited)."""
+    ``short`` (a bare ``§`` read as the last code cited) or ``constitution`` (``code`` ``U.S. Const.``, ``section``
+    ``art. III`` or ``amend. XIV``, ``clause`` ``§ 2`` or ``§ 8, cl. 3``)."""
 
     start: int
     end: int
@@ -49,9 +54,12 @@ class StatuteMention:
     sign: str = "§"
     chapter: str = ""
     note: str = ""  # how a bare rule number was read (the set of rules of the matter's court)
+    clause: str = ""  # of a constitution: the section and clause within the article or amendment
 
     @property
     def cite(self) -> str:
+        if self.form == "constitution":
+            return f"{self.code} {self.section}" + (f", {self.clause}" if self.clause else "")
         if self.form == "rule":
             return f"{self.code} {self.section}"
         if "/" in self.section or self.code in ("ILCS", "N.Y. C.P.L.R."):
@@ -92,6 +100,11 @@ _FEDERAL = re.compile(
     r"(?:§§?|[Ss]ec(?:tions?|s?\.)\s?)?\s*"
     rf"(?P<sections>{_SECTION}{_END}(?:\s*(?:,|and|&)\s*(?:§\s*)?{_SECTION}{_END}(?!\s+[A-Z][A-Za-z]?\.))*)"
 )
+# A constitution's name: "U.S." or a state's abbreviation (Bluebook table T10: "Cal.", "N.Y.", "W. Va.", "Ohio").
+_CONSTITUTION = re.compile(
+    r"\b(?P<code>(?:U\.\s?S\.|Alaska|Idaho|Iowa|Ohio|Utah|[A-Z][A-Za-z]{0,5}\.(?:\s?[A-Z][A-Za-z]{0,4}\.)?)\s?Const\.)\s*"
+    r"(?:(?P<kind>art(?:icle|\.)|amend(?:ment|\.))\s*(?P<number>[IVXLC]+\b|\d+\b)|(?P<preamble>pmbl\.|preamble\b))"
+    r"(?P<clause>(?:,?\s*(?:§§?\s*\d+[A-Za-z]?|cl\.\s*\d+))*)")
 _ONE_SECTION = re.compile(rf"{_SECTION}{_END}")
 # A section number: digits, then letters, dots, colons and hyphens between word characters (2A:14-1, 240.10b-5).
 _SEC_TOKEN = r"\d[0-9A-Za-z]*(?:[.:\-–][0-9A-Za-z]+)*"
@@ -163,6 +176,32 @@ def _table_matches(flat: str):
             if match.end() > reach:
                 reach = match.end()
                 yield match
+
+
+def roman(number: int) -> str:
+    """``14`` -> ``XIV``: articles and amendments are cited in Roman numerals (The Bluebook rule 11)."""
+    out = ""
+    for value, letters in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
+                           (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        while number >= value:
+            out, number = out + letters, number - value
+    return out
+
+
+def _constitution(match: re.Match, flat: str) -> StatuteMention:
+    """A constitutional provision as :class:`StatuteMention` (form ``constitution``), its parts in the Bluebook's
+    abbreviations (``art.``, ``amend.``, ``pmbl.``) whatever the draft spelled out."""
+    code = " ".join(match.group("code").replace("U. S.", "U.S.").split())
+    if match.group("preamble"):
+        section = "pmbl."
+    else:
+        kind = "amend." if match.group("kind").lower().startswith("amend") else "art."
+        number = match.group("number").upper()
+        section = f"{kind} {roman(int(number)) if number.isdigit() else number}"
+    clause = " ".join(match.group("clause").strip(" ,").split())
+    end = _trim(flat, match.start(), match.end())
+    return StatuteMention(match.start(), end, flat[match.start():end], "", code, section, form="constitution",
+                          clause=clause)
 
 
 def _subsections(subs: str) -> list[str]:
@@ -239,6 +278,9 @@ def read_statutes(flat: str, citations: list | None = None, court: str = "", rul
         if mention.section and not taken.overlaps(mention.start, mention.end):
             taken.add(mention.start, mention.end)
             found.append(mention)
+
+    for match in _CONSTITUTION.finditer(flat):
+        add(_constitution(match, flat))
 
     for match in _FEDERAL.finditer(flat) if _FEDERAL_CODE.search(flat) else ():
         code = re.sub(r"\s", "", match.group("code"))
@@ -340,6 +382,11 @@ def read_statutes(flat: str, citations: list | None = None, court: str = "", rul
             title, code, form = statute_before
             before = StatuteMention(0, 0, "", title, code, "", [], form)
         end = _trim(flat, match.start(), match.end())
+        if before is not None and before.form == "constitution":
+            # "§ 9" after "U.S. Const. art. I, § 8": another section of the same article.
+            add(StatuteMention(match.start(), end, flat[match.start():end], "", before.code, before.section,
+                               form="constitution", clause=flat[match.start():end]))
+            continue
         if before is None or before.form == "rule":
             unreadable.append(UnreadableCite(match.start(), end, flat[match.start():end],
                                              "names no code: no statute or regulation is cited before it"))

@@ -31,8 +31,8 @@ def draft_citing(rows: int) -> str:
 # The evidence (index current?, exhibits, flagged pages); the Bates prefixes of the matter's productions and of the
 # other side's; Bates numbers out and in; the facts asked; exhibit 1 and its pages; OCR confidence of the sources;
 # the sources' Bates numbers in and out and their labels; the state of the evidence the findings are kept under
-# (exhibits, productions, incoming productions: matters.drafts.verifier.memo.evidence_state).
-QUERIES_PER_VERIFICATION = 17
+# (exhibits, productions, incoming productions, saved deadlines: matters.drafts.verifier.memo.evidence_state).
+QUERIES_PER_VERIFICATION = 18
 
 
 @pytest.mark.parametrize("rows", [2, 20])

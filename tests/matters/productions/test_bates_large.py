@@ -3,8 +3,8 @@ its shared resources merged, saved with garbage=2): the bundle passes ``qpdf --c
 shows its own Bates number once and the words of the page it was made from (as that document stamped on its own
 shows them).
 
-About a minute of work (52 s on two cores): marked ``slow``, left out of scripts/test.sh's passes; run it on its own with
-``.venv/bin/python -m pytest -m slow tests/matters/productions/test_bates_large.py``.
+About a minute of work (52 s on two cores): marked ``slow``, left out of scripts/test.sh's passes; run it
+on its own with ``.venv/bin/python -m pytest -m slow tests/matters/productions/test_bates_large.py``.
 """
 
 import subprocess

@@ -1,0 +1,42 @@
+"""The form that starts a job from a matter's jobs page. What the job may be is judged by
+:func:`pipeline.stages.control.job_start`, whose refusals the view puts on the field at fault."""
+
+from django import forms
+
+from matters.models import Deadline, Matter
+
+from .job_models import JobKind
+
+
+class ExhibitIds(forms.Field):
+    """Exhibit ids as the page's checkboxes send them; whether each is the matter's evidence is the service's to
+    say (with the ids it refuses)."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value) -> list[int]:
+        try:
+            return [int(v) for v in value or []]
+        except (TypeError, ValueError) as error:
+            raise forms.ValidationError("Exhibits are chosen by their ids, whole numbers.") from error
+
+
+class JobStartForm(forms.Form):
+    """``kind`` (blank: the router decides), ``instructions``, ``exhibits`` (ids; none: all the evidence, checked
+    by the service), and the due time: one of the matter's saved ``deadline``\\ s, or ``due_at`` as entered."""
+
+    kind = forms.ChoiceField(choices=[("", "Let the router decide from the instructions"), *JobKind.choices],
+                             required=False, label="Job")
+    instructions = forms.CharField(label="Instructions, in plain words", widget=forms.Textarea(attrs={"rows": 4}))
+    exhibits = ExhibitIds(required=False)
+    deadline = forms.ModelChoiceField(queryset=Deadline.objects.none(), required=False, label="Due by a saved deadline",
+                                      empty_label="No saved deadline")
+    due_at = forms.DateTimeField(required=False, label="or due at",
+                                 widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+                                 help_text="in the court's time zone")
+
+    def __init__(self, *args, matter: Matter, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["deadline"].queryset = Deadline.objects.filter(matter=matter)
+        self.fields["deadline"].label_from_instance = lambda d: (
+            f"{d.title}: due {d.due_date:%Y-%m-%d}" + (f" {d.due_at:%H:%M}" if d.unit == Deadline.Unit.HOURS else ""))
