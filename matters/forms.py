@@ -1,4 +1,5 @@
 from django import forms
+from django.contrib.auth import get_user_model
 
 from .models import UPLOAD_ORIGINS, Matter, Origin
 
@@ -36,3 +37,16 @@ class PasswordForm(forms.Form):
 
 class SearchForm(forms.Form):
     q = forms.CharField(max_length=500, required=False)
+
+
+
+class MemberForm(forms.Form):
+    """One account of the office, by its user name: to add to a matter's members or take off them (the service
+    checks who may, and that the change leaves the matter an attorney)."""
+
+    user = forms.ModelChoiceField(
+        queryset=get_user_model().objects.filter(is_active=True), to_field_name="username", label="User name",
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+        error_messages={"invalid_choice": "There is no active account with that user name.",
+                        "required": "Give the user name of the account."},
+    )

@@ -83,3 +83,15 @@ def exhibit_counts_of_groups(groups) -> dict[str, int]:
         elif origin == "authority":
             counts["authority"] += number
     return counts
+
+
+def matter_members(matter: Matter) -> list[dict]:
+    """The matter's members in user-name order: ``[{"user": User, "role": "attorney" | "assistant" | "operator" |
+    ""}]`` (the role: the first of :data:`matters.permissions.ROLES` whose group the user is in)."""
+    from matters.permissions import ROLES
+
+    rows = []
+    for user in matter.members.filter(is_active=True).prefetch_related("groups").order_by("username"):
+        groups = {group.name for group in user.groups.all()}
+        rows.append({"user": user, "role": next((role for role in ROLES if role in groups), "")})
+    return rows

@@ -2,10 +2,12 @@
 services (:mod:`matters.exhibits.services`)."""
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from matters.audit.services import audit_record
 from matters.models import Matter
+from matters.permissions import may, require
 
 
 def matter_create(*, name: str, created_by: AbstractBaseUser | None, **fields) -> Matter:
@@ -22,7 +24,33 @@ def matter_create(*, name: str, created_by: AbstractBaseUser | None, **fields) -
 
 
 def matter_add_member(*, matter: Matter, user: AbstractBaseUser, added_by: AbstractBaseUser | None) -> None:
-    matter.members.add(user)
-    audit_record(
-        action="matter.member_add", actor=added_by, matter=matter, obj=matter, detail={"user": user.get_username()}
-    )
+    """Make ``user`` a member of ``matter``, recorded in the audit trail (``added_by=None``: the command line).
+    Raises PermissionDenied unless ``added_by`` may manage the matter's members (an attorney of the matter);
+    ValidationError for an inactive account or one already a member."""
+    require(added_by, "manage_members", matter)
+    if not user.is_active:
+        raise ValidationError({"user": f"{user.get_username()} is not an active account."})
+    with transaction.atomic():
+        if matter.members.filter(pk=user.pk).exists():
+            raise ValidationError({"user": f"{user.get_username()} is already a member of this matter."})
+        matter.members.add(user)
+        audit_record(action="matter.member_add", actor=added_by, matter=matter, obj=matter,
+                     detail={"user": user.get_username()})
+
+
+def matter_remove_member(*, matter: Matter, user: AbstractBaseUser, removed_by: AbstractBaseUser | None) -> None:
+    """Take ``user`` off ``matter``'s members, recorded in the audit trail. Raises PermissionDenied unless
+    ``removed_by`` may manage the members; ValidationError for someone who is not a member, or for the last
+    attorney of the matter (a matter nobody may approve or serve in is a matter nobody can finish)."""
+    require(removed_by, "manage_members", matter)
+    with transaction.atomic():
+        members = matter.members.select_for_update()
+        if not members.filter(pk=user.pk).exists():
+            raise ValidationError({"user": f"{user.get_username()} is not a member of this matter."})
+        others_approve = any(may(m, "approve_draft", matter) for m in members if m.pk != user.pk)
+        if may(user, "approve_draft", matter) and not others_approve:
+            raise ValidationError({"user": f"{user.get_username()} is the matter's last attorney; add another "
+                                           "attorney first."})
+        matter.members.remove(user)
+        audit_record(action="matter.member_remove", actor=removed_by, matter=matter, obj=matter,
+                     detail={"user": user.get_username()})

@@ -9,6 +9,7 @@ app_name = "matters"
 
 matter_patterns = [
     path("", views.matter_detail, name="detail"),
+    path("members/<str:action>/", views.matter_member_view, name="member"),
     path("", include("matters.exhibits.urls")),
     # before productions, whose download path's <str:kind>/ would take privilege-log/ too
     path("", include("matters.privilege.urls")),

@@ -4,6 +4,8 @@ exhibits and search. Thin: parse input, call a selector or service, render.
 Every view goes through ``matters.selectors``, which answer 404 to anyone who is not a member of the matter.
 """
 
+from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -13,12 +15,12 @@ from matters.deadlines.selectors import matter_deadlines
 from matters.exhibits.bates_search import matter_bates_search
 from matters.exhibits.listing import exhibit_list_page, matter_exhibit_counts
 from matters.exhibits.search import matter_search_results
-from matters.forms import MatterForm, SearchForm
+from matters.forms import MatterForm, MemberForm, SearchForm
 from matters.models import UPLOAD_ORIGINS, Origin
 from matters.permissions import require
 from matters.retention.selectors import matter_hold_record
-from matters.selectors import matter_for_user, matters_for_user
-from matters.services import matter_create
+from matters.selectors import matter_for_user, matter_members, matters_for_user
+from matters.services import matter_add_member, matter_create, matter_remove_member
 
 ORIGIN_CHOICES = [(o.value, o.label) for o in map(Origin, UPLOAD_ORIGINS)]
 
@@ -61,8 +63,9 @@ def _exhibit_context(request: HttpRequest, matter) -> dict:
 
 
 def matter_page(request: HttpRequest, matter, *, query: str = "", results=None, bates=None,
-                deadline_form: DeadlineForm | None = None, status: int = 200) -> HttpResponse:
-    """The whole matter page; ``deadline_form``: the deadline form as typed, when it was refused."""
+                deadline_form: DeadlineForm | None = None, member_form: MemberForm | None = None,
+                status: int = 200) -> HttpResponse:
+    """The whole matter page; ``deadline_form``, ``member_form``: a form as typed, when it was refused."""
     context = {
         **_exhibit_context(request, matter),
         "counts": matter_exhibit_counts(matter),
@@ -73,5 +76,36 @@ def matter_page(request: HttpRequest, matter, *, query: str = "", results=None, 
         "hold": matter_hold_record(matter),
         "deadlines": matter_deadlines(matter),
         "deadline_form": deadline_form or DeadlineForm(),
+        "member_form": member_form or MemberForm(),
+        "members": matter_members(matter),
     }
     return render(request, "matters/detail.html", context, status=status)
+
+
+@require_POST
+def matter_member_view(request: HttpRequest, matter_id: int, action: str) -> HttpResponse:
+    """Add (``action="add"``) or remove (``"remove"``) a member of the matter; a refusal goes on the form's
+    field, shown in the members section of the matter page."""
+    matter = matter_for_user(request.user, matter_id)
+    form = MemberForm(request.POST)
+    notice = ""
+    if form.is_valid():
+        user = form.cleaned_data["user"]
+        try:
+            if action == "add":
+                matter_add_member(matter=matter, user=user, added_by=request.user)
+                notice = f"{user.get_username()} is now a member of this matter."
+            else:
+                matter_remove_member(matter=matter, user=user, removed_by=request.user)
+                notice = f"{user.get_username()} is no longer a member of this matter."
+        except ValidationError as error:
+            form.add_error(None, error)
+    if request.htmx:
+        return render(request, "matters/detail.html#members",
+                      {"matter": matter, "member_form": MemberForm() if notice else form, "member_notice": notice,
+                       "members": matter_members(matter)},
+                      status=200 if notice else 400)
+    if notice:
+        messages.success(request, notice)
+        return redirect(f"{matter.get_absolute_url()}#members")
+    return matter_page(request, matter, member_form=form, status=400)

@@ -21,14 +21,19 @@ from matters.drafts.services import (
     draft_version_from_word,
     finding_waive,
 )
-from matters.exhibits.services import exhibit_create, exhibit_update
+from matters.exhibits.services import exhibit_create, exhibit_set_cites_as, exhibit_update
 from matters.incoming.services import incoming_receive
 from matters.models import AuditEntry, Exhibit, Production
+from matters.permissions import ACTS as RULE_SET
+from matters.permissions import MATTERLESS_ACTS
 from matters.privilege.services import redaction_add, redaction_delete
 from matters.productions.delivery import production_serve
 from matters.productions.reservation import production_create
+from matters.provenance import exhibit_override_generated, page_clear_injection
+from matters.retention.services import matter_hold
+from matters.services import matter_add_member, matter_remove_member
 from pipeline.stages.control import job_start
-from tests.factories import ExhibitFactory
+from tests.factories import ExhibitFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -67,6 +72,12 @@ def a_deadline(matter, user):
                          period=14)
 
 
+def a_member(matter):
+    member = UserFactory(role="assistant")
+    matter.members.add(member)
+    return member
+
+
 def a_done_production(matter, attorney):
     return Production.objects.create(matter=matter, prefix="SMITH", first_number=1, last_number=3, page_count=3,
                                      status=Production.Status.DONE, created_by=attorney)
@@ -97,6 +108,24 @@ ACTS = {
     "serve_production": lambda m, a, u: production_serve(production=a_done_production(m, a), user=u,
                                                          served_to="Counsel for defendant"),
     "remove_redaction": lambda m, a, u: redaction_delete(redaction=a_redaction(m, a), user=u),
+    "add_member": lambda m, a, u: matter_add_member(matter=m, user=UserFactory(role="assistant"), added_by=u),
+    "remove_member": lambda m, a, u: matter_remove_member(matter=m, user=a_member(m), removed_by=u),
+    "count_as_evidence": lambda m, a, u: exhibit_override_generated(exhibit=an_exhibit(m, a), user=u, reason="x"),
+    "clear_injection_flag": lambda m, a, u: page_clear_injection(page=ExhibitFactory(matter=m, pages=["x"])
+                                                                 .pages.get(), user=u, reason="x"),
+    "set_cites_as": lambda m, a, u: exhibit_set_cites_as(exhibit=an_exhibit(m, a), updated_by=u, cites_as="Compl."),
+    "hold_matter": lambda m, a, u: matter_hold(matter=m, user=u, reason="Litigation hold letter of 3 March."),
+}
+# Which act of the rule set (matters.permissions.ACTS) each cell exercises: every act of the rule set that
+# concerns a matter is tried here, for every role.
+RULE_OF = {
+    "upload": "change_exhibits", "edit_exhibit": "change_exhibits", "start_job": "start_jobs",
+    "start_production": "start_productions", "receive_production": "receive_productions",
+    "edit_draft": "edit_drafts", "upload_word_version": "edit_drafts", "save_deadline": "save_deadlines",
+    "delete_deadline": "save_deadlines", "approve_draft": "approve_draft", "waive_finding": "approve_draft",
+    "serve_production": "serve_production", "remove_redaction": "remove_redaction", "add_member": "manage_members",
+    "remove_member": "manage_members", "count_as_evidence": "decide_evidence",
+    "clear_injection_flag": "decide_evidence", "set_cites_as": "set_cites_as", "hold_matter": "hold_matter",
 }
 ASSISTANT_MAY = {"upload", "edit_exhibit", "start_job", "start_production", "receive_production", "edit_draft",
                  "upload_word_version", "save_deadline", "delete_deadline"}
@@ -108,6 +137,11 @@ ROLES = {
     "attorney of another matter": ("attorney", False, False, set()),
     "superuser, not a member": ("attorney", True, False, set()),
 }
+
+
+def test_the_matrix_tries_every_act_of_the_rule_set():
+    assert set(RULE_OF) == set(ACTS)
+    assert set(RULE_OF.values()) == set(RULE_SET) - MATTERLESS_ACTS
 
 
 @pytest.mark.parametrize("act", list(ACTS))
