@@ -23,6 +23,7 @@ Status (docs/glossary.md): ``up``, ``slow`` (decode below the server's floor), `
 not measured), ``loading``, ``down`` (with the error).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import httpx
@@ -90,13 +91,14 @@ class _Stop(Exception):
 
 
 def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float = 5.0,
-          read_timeout_s: float = 60.0, embeddings: bool = False, in_flight: int = 0) -> ProbeOutcome:
+          read_timeout_s: float = 60.0, embeddings: bool = False,
+          in_flight: int | Callable[[], int] = 0) -> ProbeOutcome:
     """Probe the server of ``config`` and return its outcome; never raises for a server's failure. An address
     outside LAWDESK_MODEL_HOSTS is ``down`` with the reason, and nothing (no API key either) is sent to it.
     ``embeddings``: the server holds only retrieval roles (embedder, reranker) and generates no text; the probe
     embeds a short text instead and measures prompt processing, the only speed an embedding has.
-    ``in_flight``: LawDesk's requests in flight on the server (every worker's), for a server whose slots cannot
-    be read (busy and idle in the module docstring)."""
+    ``in_flight``: LawDesk's requests in flight on the server (every worker's), or a function counting them when
+    called, for a server whose slots cannot be read (busy and idle in the module docstring)."""
     try:
         http = http_client(config, timeout=httpx.Timeout(read_timeout_s, connect=connect_timeout_s))
     except HostNotAllowed as refused:
@@ -115,9 +117,14 @@ def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float 
     except httpx.TransportError as error:
         outcome.error = f"Could not reach {config.label}: {error}."
         return outcome
-    in_flight = max(in_flight, slots_for(config.base_url, config.parallel_slots).busy)
+    gate = slots_for(config.base_url, config.parallel_slots)
+
+    def lawdesk_in_flight() -> int:
+        return max(in_flight() if callable(in_flight) else in_flight, gate.busy)
+
     if outcome.slots is None:
-        outcome.slots, outcome.slots_source = _lawdesk_slots(config.parallel_slots, in_flight), SLOTS_FROM_LAWDESK
+        outcome.slots = _lawdesk_slots(config.parallel_slots, lawdesk_in_flight())
+        outcome.slots_source = SLOTS_FROM_LAWDESK
     if all(outcome.slots):
         return _skipped(outcome, f"all {len(outcome.slots)} slot(s) are busy ({outcome.slots_source})")
     if embeddings:
@@ -125,7 +132,7 @@ def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float 
     else:
         _generate(config, outcome, floor_tok_s, connect_timeout_s, read_timeout_s)
     if outcome.timed_out:
-        _busy_not_down(config, outcome, in_flight, connect_timeout_s, read_timeout_s)
+        _busy_not_down(config, outcome, lawdesk_in_flight, connect_timeout_s, read_timeout_s)
     return outcome
 
 
@@ -134,18 +141,18 @@ def _lawdesk_slots(parallel_slots: int, in_flight: int) -> list[bool]:
     return [index < in_flight for index in range(slots)]
 
 
-def _busy_not_down(config: ServerConfig, outcome: ProbeOutcome, in_flight: int, connect_timeout_s: float,
-                   read_timeout_s: float) -> None:
+def _busy_not_down(config: ServerConfig, outcome: ProbeOutcome, in_flight: Callable[[], int],
+                   connect_timeout_s: float, read_timeout_s: float) -> None:
     """After the probe's own request timed out: ``busy`` when the other requests filled every slot but the
-    probe's own, when it began or when it gave up (llama.cpp's slots read again then count the probe's abandoned
-    request, hence one less); otherwise it stays ``down``."""
+    probe's own, when it began or when it gave up (then counted again: llama.cpp's slots, which hold the probe's
+    abandoned request too, hence one less; or LawDesk's requests in flight); otherwise it stays ``down``."""
     total = len(outcome.slots)
     others = sum(outcome.slots)
     if outcome.slots_source == SLOTS_FROM_SERVER:
         after = _slots_now(config, connect_timeout_s, read_timeout_s)
         others = max(others, sum(after) - 1) if after else others
     else:
-        others = max(others, in_flight)
+        others = max(others, in_flight())
     if total < 2 or others < total - 1:
         return
     outcome.status = ProbeResult.Status.BUSY
@@ -285,9 +292,9 @@ def server_probe(*, server):
     and bandwidth ceiling of that moment (:mod:`pipeline.topology.foresight`); return the ProbeResult. A server out
     of service (its address or backend changed) returns to service when the probe is ``up`` or ``slow``."""
     roles = set(server.roles.values_list("role", flat=True))
-    in_flight = StageRun.objects.filter(server=server, status=StageStatus.RUNNING).count()
+    running = StageRun.objects.filter(server=server, status=StageStatus.RUNNING)
     outcome = probe(server.client_config(), floor_tok_s=server.decode_floor,
-                    embeddings=bool(roles) and roles <= RETRIEVAL_ROLES, in_flight=in_flight)
+                    embeddings=bool(roles) and roles <= RETRIEVAL_ROLES, in_flight=running.count)
     if outcome.status == ProbeResult.Status.BUSY:
         outcome.error += f"; {last_measured(server)}"
     if server.out_of_service_reason and outcome.status in (ProbeResult.Status.UP, ProbeResult.Status.SLOW):

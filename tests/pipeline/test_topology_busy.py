@@ -116,6 +116,12 @@ def test_ollama_slots_are_lawdesks_requests_in_flight(server):
     timed_out = probe(ollama(server, "gemma3:12b", parallel_slots=2), floor_tok_s=40, in_flight=1,
                       read_timeout_s=0.5)
     assert timed_out.status == "busy" and "other 1 of 2 slot(s) were busy" in timed_out.error
+    counts = iter([0, 1])  # idle when the probe began; a stage took the other slot while it waited
+    late = probe(ollama(server, "gemma3:12b", parallel_slots=2), floor_tok_s=40, in_flight=lambda: next(counts),
+                 read_timeout_s=0.5)
+    assert late.slots == [False, False] and late.status == "busy"
+    alone = probe(ollama(server, "gemma3:12b", parallel_slots=2), floor_tok_s=40, read_timeout_s=0.5)
+    assert alone.status == "down"  # nothing else was in flight: the server did not answer
 
 
 @pytest.fixture
