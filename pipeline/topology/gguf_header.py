@@ -209,7 +209,7 @@ def header_read(path: str | Path, *, source: str | None = None, file_name: str |
     prefix = named.group("prefix") if named else None
     if number != 1:
         first = path.with_name(split_name(prefix, 1, count)) if prefix and beside else None
-        if first is None or not first.is_file():
+        if first is None or first == path or not first.is_file():
             raise GgufHeaderError(f"{label}: this is split {number} of {count}; the model's metadata is in the first "
                                   f"split ({split_name(prefix, 1, count) if prefix else 'its -00001-of- file'}): "
                                   "give that one.")

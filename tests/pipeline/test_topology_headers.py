@@ -62,6 +62,15 @@ def test_a_missing_split_leaves_the_weights_not_known(split):
         header_read(split / "dense-00003-of-00003.gguf")
 
 
+def test_a_split_from_another_model_is_refused(split, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    dense_32b(other / "dense.gguf", split_max_tensors=300)  # two files of another split
+    (split / "dense-00002-of-00003.gguf").write_bytes((other / "dense-00002-of-00002.gguf").read_bytes())
+    with pytest.raises(GgufHeaderError, match="splits hold .* tensors but the first says 579"):
+        header_read(split / "dense-00001-of-00003.gguf")
+
+
 def test_an_uploaded_first_split_names_the_others_it_needs(split):
     first = split / "dense-00001-of-00003.gguf"
     upload = SimpleUploadedFile(first.name, first.read_bytes())
