@@ -9,11 +9,16 @@ Run from the repository root as ``.venv/bin/python bench/forecast.py [--probes N
    real Gemma 3 270M GGUF and the embedded default model, each served by the real llama-server on the CPU and
    probed ``--probes`` times (the probe's 32-token generation); forecast with the default efficiency, the
    ceiling, the median measured decode, and measured / forecast.
+3. Headers as deployments ship them, side by side with what counting them naively gives: the dense 32B split into
+   three files (the first split's tensors alone against every split), and DeepSeek-V3's multi-head latent
+   attention (a cache counted from attn_k/attn_v tensors, which it has none of, against the K-only latent cache
+   llama.cpp keeps). ``--headers-only`` runs 1 and 3 only.
 Target: on the deployment's figures each forecast within 20% of the measured decode, and the dense model under
 the 40 tok/s floor with both mixture-of-experts models above it.
 """
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -52,6 +57,32 @@ def deployment() -> None:
             ratio = (low + high) / 2 / result.forecast_tok_s
             print(f"{name:20s}  {result.bytes_per_token / 1e9:8.2f}  {result.ceiling_tok_s:7.1f}  "
                   f"{result.forecast_tok_s:8.1f}  {low:4.0f}-{high:<3.0f}  {ratio:6.2f}")
+
+
+def shipped() -> None:
+    from pipeline.topology.forecast import forecast, memory_need
+    from pipeline.topology.gguf_header import _read_one, header_read, shape_from
+    from tests.pipeline.gguf_shapes import deepseek_v3, dense_32b
+
+    print("\nheaders as shipped (V100-SXM2 900 GB/s, q4_0 cache)")
+    print("case                                  GB/token  forecast tok/s  KV MiB at 32,768 tokens")
+    with tempfile.TemporaryDirectory() as folder:
+        dense_32b(Path(folder) / "dense.gguf", split_max_tensors=200)
+        first = Path(folder) / "dense-00001-of-00003.gguf"
+        metadata, tensors = _read_one(first, str(first))
+        rows = [("dense 32B, first of 3 splits only", shape_from(metadata, tensors, source="first")),
+                ("dense 32B, every split", header_read(first))]
+        deepseek = header_read(deepseek_v3(Path(folder) / "deepseek-v3.gguf"))
+        # what counting attn_k/attn_v tensors gave: none in an MLA model, so a cache of 0
+        naive = dataclasses.replace(deepseek, kv_elements_full=0, attention_layers=0)
+        rows += [("DeepSeek-V3, attn_k/attn_v counted", naive), ("DeepSeek-V3, MLA as llama.cpp keeps", deepseek)]
+        for name, shape in rows:
+            result = forecast(shape, bandwidth_gbs=900.0, kv_cache_type="q4_0")
+            kv = memory_need(shape, context_tokens=32768, parallel_slots=1, kv_cache_type="q4_0", gpus=1).kv_mib
+            print(f"{name:36s}  {result.bytes_per_token / 1e9:8.2f}  {result.forecast_tok_s:14.1f}  {kv:,.0f}")
+        split_ratio = forecast(rows[0][1], bandwidth_gbs=900.0, kv_cache_type="q4_0").forecast_tok_s / \
+            forecast(rows[1][1], bandwidth_gbs=900.0, kv_cache_type="q4_0").forecast_tok_s
+        print(f"first split alone / every split: forecast x{split_ratio:.2f}")
 
 
 def here(probes: int, bandwidth_gbs: float) -> None:
@@ -118,10 +149,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--probes", type=int, default=3)
     parser.add_argument("--bandwidth-gbs", type=float, default=None)
+    parser.add_argument("--headers-only", action="store_true", help="no live llama-server on this machine")
     arguments = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
     deployment()
-    here(arguments.probes, arguments.bandwidth_gbs or host_bandwidth_gbs())
+    shipped()
+    if not arguments.headers_only:
+        here(arguments.probes, arguments.bandwidth_gbs or host_bandwidth_gbs())
 
 
 if __name__ == "__main__":

@@ -342,6 +342,8 @@ class ProbeResult(models.Model):
     """One health-and-speed probe of a server (docs/glossary.md topology_probe). ``decode_tok_s`` and ``prompt_tok_s``
     are the server's own figures (llama.cpp ``timings``; Ollama ``eval_count``/``eval_duration``), or the client's
     measurement where a server reports none. ``skipped``: every slot was busy, so nothing was generated.
+    ``busy``: every slot was in use (skipped), or the probe timed out while every other slot was (busy, not down).
+    ``slots``: ``{"source": where they were read, "busy": [true, false, ...]}`` per slot as the probe began.
     ``build_info``, ``chat_template``, ``model`` and ``context_tokens`` are what llama.cpp's ``/props`` said;
     ``ceiling_tok_s`` and ``forecast_tok_s`` the bandwidth ceiling and forecast at probe time (before this probe
     taught anything), so measured / ceiling is the efficiency this probe observed."""
@@ -349,6 +351,7 @@ class ProbeResult(models.Model):
     class Status(models.TextChoices):
         UP = "up", "up"
         SLOW = "slow", "slow"
+        BUSY = "busy", "busy"
         LOADING = "loading", "loading"
         DOWN = "down", "down"
 
@@ -367,6 +370,8 @@ class ProbeResult(models.Model):
     forecast_tok_s = models.FloatField("forecast (tok/s)", null=True, blank=True)
     efficiency_key = models.CharField(max_length=300, blank=True,
                                       help_text="backend | GPU model | dense or moe: probes that teach one factor")
+    slots = models.JSONField(default=dict, blank=True,
+                             help_text='busy or idle per slot as the probe began: {"source", "busy": [...]}')
 
     class Meta:
         ordering = ["-at"]

@@ -14,6 +14,10 @@ which come from the figures this deployment measured on V100-SXM2 (llama.cpp, Q8
 attention): dense 27-32B models 20-28 tok/s against a ceiling of about 26-31 (about 0.8), Qwen3.5-122B-A10B 50 and
 Gemma-4-26B-A4B 113 tok/s against ceilings of about 94 and 220 (about 0.5: routing and many small matrix products
 keep mixture-of-experts decoding further from the bandwidth bound). docs/topology.md gives the error per model.
+
+A header that leaves the weights or the cache not known (splits not read, a quantization type the gguf package does
+not know, an attention family whose cache is not counted: :meth:`ModelShape.not_known`) gets no forecast and no
+memory figure: :class:`NotKnown` says what is missing, where a figure from part of the model would mislead.
 """
 
 from dataclasses import dataclass
@@ -29,6 +33,15 @@ DENSE, MOE = "dense", "moe"
 DEFAULT_EFFICIENCY: dict[str, float] = {DENSE: 0.8, MOE: 0.5}
 EFFICIENCY_SOURCE = ("default (this deployment's V100-SXM2 figures: dense 27-32B 20-28 tok/s, Qwen3.5-122B-A10B "
                      "50, Gemma-4-26B-A4B 113)")
+
+
+class NotKnown(ValueError):
+    """The header does not tell what the figure depends on; the message says what is missing."""
+
+
+def _require_known(shape: ModelShape) -> None:
+    if missing := shape.not_known():
+        raise NotKnown(missing)
 
 
 def model_kind(shape: ModelShape) -> str:
@@ -78,9 +91,11 @@ def forecast(shape: ModelShape, *, bandwidth_gbs: float, bandwidth_source: str =
              efficiency: float | None = None, efficiency_source: str = "",
              kv_fill_tokens: int = KV_FILL_TOKENS) -> Forecast:
     """The forecast of ``shape`` on a board of ``bandwidth_gbs``; ``efficiency`` None takes the default for the
-    model's kind. ValueError for a bandwidth that is not positive."""
+    model's kind. ValueError for a bandwidth that is not positive; NotKnown when the header leaves the weights or
+    the cache not known."""
     if bandwidth_gbs <= 0:
         raise ValueError("the memory bandwidth must be positive")
+    _require_known(shape)
     kind = model_kind(shape)
     if efficiency is None:
         efficiency, efficiency_source = DEFAULT_EFFICIENCY[kind], EFFICIENCY_SOURCE
@@ -109,7 +124,9 @@ def memory_need(shape: ModelShape, *, context_tokens: int, parallel_slots: int, 
                 gpus: int) -> MemoryNeed:
     """Memory for ``shape`` serving ``parallel_slots`` slots of ``context_tokens`` each with a ``kv_cache_type``
     cache. Full-attention layers keep every position of every slot; sliding-window layers keep at most the window
-    per slot (llama.cpp's SWA cache, without ``--swa-full``). KeyError for an unknown cache type."""
+    per slot (llama.cpp's SWA cache, without ``--swa-full``). KeyError for an unknown cache type; NotKnown when
+    the header leaves the weights or the cache not known."""
+    _require_known(shape)
     per_element = BYTES_PER_ELEMENT[kv_cache_type]
     window = min(context_tokens, shape.sliding_window or context_tokens)
     kv_bytes = (shape.kv_elements_full * context_tokens + shape.kv_elements_sliding * window) * parallel_slots \

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from .bandwidth import Bandwidth, board_bandwidth, cpu_bandwidth
 from .builds import build_number, build_problems, family_text, problem_message, unchecked_message
-from .forecast import Forecast, forecast, model_kind
+from .forecast import Forecast, NotKnown, forecast, model_kind
 from .gguf_header import GgufHeaderError, ModelShape, header_read
 from .snapshot import ServerView, Snapshot
 
@@ -54,6 +54,8 @@ def view_forecast(snapshot: Snapshot, server: ServerView) -> Foresight:
     try:
         result = forecast(server.shape, bandwidth_gbs=bandwidth.gbs, bandwidth_source=bandwidth.source,
                           kv_cache_type=kv_type, efficiency=efficiency, efficiency_source=source)
+    except NotKnown as missing:
+        return Foresight(None, f"not known: {missing}", efficiency_key=key)
     except (KeyError, ValueError) as error:
         return Foresight(None, f"cannot forecast: {error}")
     return Foresight(result, efficiency_key=key)
@@ -92,7 +94,8 @@ def header_from_path(path: str) -> ModelShape:
 
 
 def header_from_upload(upload) -> ModelShape:
-    """Read an uploaded GGUF header (a Django UploadedFile kept on disk). GgufHeaderError with a plain reason."""
+    """Read an uploaded GGUF header (a Django UploadedFile kept on disk). GgufHeaderError with a plain reason.
+    The first split of a split model reads alone: the other splits are named as needed (``splits_missing``)."""
     name = getattr(upload, "name", "the uploaded file")
     if upload.size > HEADER_UPLOAD_MAX_BYTES:
         raise GgufHeaderError(f"{name} is {upload.size / 2**20:,.0f} MiB: upload only the header, for example the "
@@ -103,5 +106,5 @@ def header_from_upload(upload) -> ModelShape:
             for chunk in upload.chunks():
                 handle.write(chunk)
             handle.flush()
-            return header_read(handle.name, source=f"uploaded header {name}")
-    return header_read(temporary(), source=f"uploaded header {name}")
+            return header_read(handle.name, source=f"uploaded header {name}", file_name=name, beside=False)
+    return header_read(temporary(), source=f"uploaded header {name}", file_name=name, beside=False)

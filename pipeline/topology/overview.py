@@ -38,23 +38,68 @@ class ServerRow:
     build_info: str = ""
     build_warnings: tuple[str, ...] = ()
     address_refusal: str = ""
+    health: "Health | None" = None
+
+
+@dataclass(frozen=True)
+class Health:
+    """A server's state for the page: ``status`` of its latest probe (None: never probed); ``line`` the figures
+    behind it (the decode and the floor, or when the speed was last measured for a busy server); ``slow`` the
+    banner's sentence when its latest measured decode is under its floor, else ""; ``slots`` busy (True) or idle
+    per slot at the latest probe, read from ``slots_source``."""
+
+    status: str | None
+    line: str = ""
+    slow: str = ""
+    slots: tuple[bool, ...] = ()
+    slots_source: str = ""
 
 
 def servers_with_latest_probe():
-    """ModelServers annotated with ``probe_status``, ``probe_decode_tok_s`` and ``probe_at`` of their latest
-    probe that measured something (skipped probes count for status only)."""
+    """ModelServers annotated with ``probe_status``, ``probe_at`` and ``probe_slots`` of their latest probe, and
+    ``probe_decode_tok_s`` and ``measured_at`` of their latest probe that measured something (skipped probes
+    count for status only)."""
     latest = ProbeResult.objects.filter(server=OuterRef("pk")).order_by("-at", "-pk")
-    measured = latest.filter(skipped=False)
+    measured = latest.filter(skipped=False, decode_tok_s__isnull=False)
     return ModelServer.objects.annotate(
         probe_status=Subquery(latest.values("status")[:1]),
         probe_at=Subquery(latest.values("at")[:1]),
+        probe_slots=Subquery(latest.values("slots")[:1]),
         probe_decode_tok_s=Subquery(measured.values("decode_tok_s")[:1]),
+        measured_at=Subquery(measured.values("at")[:1]),
     )
+
+
+def server_health(server) -> Health:
+    """The :class:`Health` of a server annotated by :func:`servers_with_latest_probe`. Slow is judged on the
+    latest measurement, so a slow server stays slow while busy probes are skipped, and is never shown as up."""
+    status = server.probe_status
+    if status is None:
+        return Health(None)
+    slots = server.probe_slots if isinstance(server.probe_slots, dict) else {}
+    busy = tuple(bool(b) for b in slots.get("busy") or ())
+    decode, floor = server.probe_decode_tok_s, server.decode_floor
+    measured = (f"{decode:.1f} tok/s at {timezone.localtime(server.measured_at):%Y-%m-%d %H:%M}"
+                if decode is not None else "")
+    slow = ""
+    if status in ("slow", "busy") and decode is not None and decode < floor:
+        slow = f"{server.name} is slow: decode {decode:.1f} tok/s, under its floor of {floor:g} tok/s ({measured})."
+    if status == "busy":
+        line = (f"every slot busy, speed not measured; last measured {measured}" if measured
+                else "every slot busy, speed not measured; never measured")
+    elif status == "slow" and decode is not None:
+        line = f"decode {decode:.1f} tok/s, under its floor of {floor:g} tok/s"
+    elif status == "up" and decode is not None:
+        line = f"decode {decode:.1f} tok/s (floor {floor:g})"
+    else:
+        line = ""
+    return Health(status, line=line, slow=slow, slots=busy, slots_source=str(slots.get("source") or ""))
 
 
 def topology_overview(*, nvml=None) -> dict:
     """Everything the topology page shows: ``hosts`` (svg HostBands), ``servers`` (ServerRows), ``problems``
-    (rules.Problem list), ``gpu_note`` (why live GPU figures are missing, or "")."""
+    (rules.Problem list), ``gpu_note`` (why live GPU figures are missing, or ""), ``slow_servers`` (the banner's
+    sentence for each enabled server measured under its floor)."""
     stats, gpu_note = gpu_stats(nvml)
     snapshot = snapshot_load()
     views = {view.id: view for view in snapshot.servers}
@@ -91,9 +136,10 @@ def topology_overview(*, nvml=None) -> dict:
     rows = [ServerRow(server=s, latest=s.probe_status, roles=roles[s.pk], launch=launch_line(s),
                       history=history[s.pk], foresight=view_forecast(snapshot, views[s.pk]),
                       build_info=views[s.pk].build_info, build_warnings=tuple(build_warnings(views[s.pk])),
-                      address_refusal=s.address_refusal())
+                      address_refusal=s.address_refusal(), health=server_health(s))
             for s in servers]
-    return {"hosts": bands, "servers": rows, "problems": found, "gpu_note": gpu_note,
+    slow = [row.health.slow for row in rows if row.health.slow and row.server.enabled]
+    return {"hosts": bands, "servers": rows, "problems": found, "gpu_note": gpu_note, "slow_servers": slow,
             "probe_note": probe_note(servers), **evidence_destinations()}
 
 

@@ -3,18 +3,27 @@ reads the server's own decode and prompt-processing speeds.
 
 - llama.cpp: ``GET /health`` (503 "Loading model" means loading), ``GET /props`` (context size, model, the
   build, ``build_info``, and the chat template, stored with the probe for the build check),
-  ``GET /slots`` (a probe runs only when a slot is free: it is skipped, never queued, when all are busy), then
-  the generation; speeds from ``timings.predicted_per_second`` and ``timings.prompt_per_second``.
-- Ollama: ``GET /api/tags`` (is the model there?), ``GET /api/ps`` (is it resident?), then the generation;
-  speeds from ``eval_count / eval_duration`` and ``prompt_eval_count / prompt_eval_duration`` (ns).
+  ``GET /slots`` (each slot's ``is_processing``), then the generation; speeds from
+  ``timings.predicted_per_second`` and ``timings.prompt_per_second``.
+- Ollama: ``GET /api/tags`` (is the model there?), ``GET /api/ps`` (is it resident?), names compared as Ollama
+  resolves them (:mod:`pipeline.llm.ollama_names`: ``qwen3`` is ``qwen3:latest``), then the generation;
+  speeds from ``eval_count / eval_duration`` and ``prompt_eval_count / prompt_eval_duration`` (ns). Ollama shows
+  no request in flight, so its slots (``OLLAMA_NUM_PARALLEL``, the record's parallel slots) are taken by
+  LawDesk's own requests in flight on it.
 - vLLM and other OpenAI-compatible servers: ``GET /v1/models``, then the generation; they report no timings,
   so the speed is the client's own measurement. A reachable ``/v1/models`` alone is never "up".
 - A server holding only the embedder (or reranker) role generates nothing: after the same checks the probe
   embeds one short text (``/v1/embeddings``, Ollama ``/api/embed``); it is ``up`` when vectors come back, with
   the prompt-processing speed that request measured.
-Status (docs/glossary.md): ``up``, ``slow`` (decode below the server's floor), ``loading``, ``down`` (with the error).
+Busy is not down. The slots (llama.cpp ``/slots``; elsewhere LawDesk's own requests in flight, from the stage runs
+of every worker and this process's slot gate) are recorded with the probe. When every slot is busy the probe is
+skipped, never queued (status ``busy``). When its generation times out while every other slot was busy (before it
+started or when it gave up), the server was busy serving, not dead: ``busy`` again, never ``down``.
+Status (docs/glossary.md): ``up``, ``slow`` (decode below the server's floor), ``busy`` (every slot in use: speed
+not measured), ``loading``, ``down`` (with the error).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import httpx
@@ -31,10 +40,12 @@ from pipeline.llm import (
     Sampling,
     ServerLoading,
     ServerUnavailable,
+    StreamTimeout,
 )
 from pipeline.llm.client import LLAMA_CPP, OLLAMA, ServerConfig, http_client
+from pipeline.llm.ollama_names import ollama_find
 from pipeline.llm.slots import slots_for
-from pipeline.models import RETRIEVAL_ROLES, ModelServer, ProbeResult
+from pipeline.models import RETRIEVAL_ROLES, ModelServer, ProbeResult, StageRun, StageStatus
 from pipeline.tasks import probe_servers as probe_servers_task
 
 from .builds import build_number, unchecked_message
@@ -46,11 +57,16 @@ PROBE_PROMPT = "Count from one to twenty in words, separated by commas."
 PROBE_TOKENS = 32
 
 
+SLOTS_FROM_SERVER = "llama.cpp /slots"
+SLOTS_FROM_LAWDESK = "LawDesk's requests in flight"
+
+
 @dataclass
 class ProbeOutcome:
     """One probe's result. ``decode_tok_s``/``prompt_tok_s`` in tokens per second; ``skipped`` when every slot
     was busy (nothing generated); ``context_tokens``, ``model``, ``build_info`` and ``chat_template`` as the
-    server reported them (llama.cpp ``/props``)."""
+    server reported them (llama.cpp ``/props``). ``slots``: busy (True) or idle per slot when the probe began,
+    read from ``slots_source``; ``timed_out``: the probe's own request timed out."""
 
     server: str
     status: str
@@ -62,6 +78,9 @@ class ProbeOutcome:
     model: str = ""
     build_info: str = ""
     chat_template: str = ""
+    slots: list[bool] | None = None
+    slots_source: str = ""
+    timed_out: bool = False
 
 
 class _Stop(Exception):
@@ -72,11 +91,14 @@ class _Stop(Exception):
 
 
 def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float = 5.0,
-          read_timeout_s: float = 60.0, embeddings: bool = False) -> ProbeOutcome:
+          read_timeout_s: float = 60.0, embeddings: bool = False,
+          in_flight: int | Callable[[], int] = 0) -> ProbeOutcome:
     """Probe the server of ``config`` and return its outcome; never raises for a server's failure. An address
     outside LAWDESK_MODEL_HOSTS is ``down`` with the reason, and nothing (no API key either) is sent to it.
     ``embeddings``: the server holds only retrieval roles (embedder, reranker) and generates no text; the probe
-    embeds a short text instead and measures prompt processing, the only speed an embedding has."""
+    embeds a short text instead and measures prompt processing, the only speed an embedding has.
+    ``in_flight``: LawDesk's requests in flight on the server (every worker's), or a function counting them when
+    called, for a server whose slots cannot be read (busy and idle in the module docstring)."""
     try:
         http = http_client(config, timeout=httpx.Timeout(read_timeout_s, connect=connect_timeout_s))
     except HostNotAllowed as refused:
@@ -96,11 +118,68 @@ def probe(config: ServerConfig, *, floor_tok_s: float, connect_timeout_s: float 
         outcome.error = f"Could not reach {config.label}: {error}."
         return outcome
     gate = slots_for(config.base_url, config.parallel_slots)
-    if gate.busy >= gate.slots:
-        return _skipped(outcome, f"all {gate.slots} slot(s) are in use by this process's jobs")
+
+    def lawdesk_in_flight() -> int:
+        return max(in_flight() if callable(in_flight) else in_flight, gate.busy)
+
+    if outcome.slots is None:
+        outcome.slots = _lawdesk_slots(config.parallel_slots, lawdesk_in_flight())
+        outcome.slots_source = SLOTS_FROM_LAWDESK
+    if all(outcome.slots):
+        return _skipped(outcome, f"all {len(outcome.slots)} slot(s) are busy ({outcome.slots_source})")
     if embeddings:
-        return _embed(config, outcome, connect_timeout_s, read_timeout_s)
-    return _generate(config, outcome, floor_tok_s, connect_timeout_s, read_timeout_s)
+        _embed(config, outcome, connect_timeout_s, read_timeout_s)
+    else:
+        _generate(config, outcome, floor_tok_s, connect_timeout_s, read_timeout_s)
+    if outcome.timed_out:
+        _busy_not_down(config, outcome, lawdesk_in_flight, connect_timeout_s, read_timeout_s)
+    return outcome
+
+
+def _lawdesk_slots(parallel_slots: int, in_flight: int) -> list[bool]:
+    slots = max(1, parallel_slots)
+    return [index < in_flight for index in range(slots)]
+
+
+def _busy_not_down(config: ServerConfig, outcome: ProbeOutcome, in_flight: Callable[[], int],
+                   connect_timeout_s: float, read_timeout_s: float) -> None:
+    """After the probe's own request timed out: ``busy`` when the other requests filled every slot but the
+    probe's own, when it began or when it gave up (then counted again: llama.cpp's slots, which hold the probe's
+    abandoned request too, hence one less; or LawDesk's requests in flight); otherwise it stays ``down``."""
+    total = len(outcome.slots)
+    others = sum(outcome.slots)
+    if outcome.slots_source == SLOTS_FROM_SERVER:
+        after = _slots_now(config, connect_timeout_s, read_timeout_s)
+        others = max(others, sum(after) - 1) if after else others
+    else:
+        others = max(others, in_flight())
+    if total < 2 or others < total - 1:
+        return
+    outcome.status = ProbeResult.Status.BUSY
+    outcome.error = (f"busy, not down: the probe timed out after {read_timeout_s:g} s while the other {others} of "
+                     f"{total} slot(s) were busy ({outcome.slots_source}); speed not measured")
+
+
+def _slots_now(config: ServerConfig, connect_timeout_s: float, read_timeout_s: float) -> list[bool] | None:
+    try:
+        with http_client(config, timeout=httpx.Timeout(read_timeout_s, connect=connect_timeout_s)) as http:
+            return _read_slots(http)
+    except (httpx.TransportError, HostNotAllowed):
+        return None
+
+
+def _read_slots(http: httpx.Client) -> list[bool] | None:
+    """Busy (``is_processing``; ``state`` 1 in older builds) per slot of a llama-server, or None when it cannot
+    tell (started with ``--no-slots`` it answers 501)."""
+    response = http.get("/slots")
+    try:
+        states = response.json() if response.status_code == 200 else None
+    except ValueError:
+        return None
+    if not isinstance(states, list) or not states:
+        return None
+    return [bool(isinstance(slot, dict) and (slot.get("is_processing") or slot.get("state") == 1))
+            for slot in states]
 
 
 def _ask(config: ServerConfig, outcome: ProbeOutcome, connect_timeout_s: float, read_timeout_s: float, call):
@@ -112,6 +191,8 @@ def _ask(config: ServerConfig, outcome: ProbeOutcome, connect_timeout_s: float, 
         return call(client)
     except ServerLoading as error:
         outcome.status, outcome.error = "loading", str(error)
+    except StreamTimeout as error:
+        outcome.status, outcome.error, outcome.timed_out = "down", str(error), True
     except (ServerUnavailable, ModelServerError) as error:
         outcome.status, outcome.error = "down", str(error)
     finally:
@@ -150,33 +231,26 @@ def _check_llama_cpp(http: httpx.Client, config: ServerConfig, outcome: ProbeOut
     outcome.model = str(props.get("model_alias") or props.get("model_path") or "")
     outcome.build_info = str(props.get("build_info") or "")[:100]
     outcome.chat_template = str(props.get("chat_template") or "")
-    slots = http.get("/slots")
-    # llama-server started with --no-slots answers 501; then nobody can tell, and the probe goes ahead.
-    try:
-        states = slots.json() if slots.status_code == 200 else None
-    except ValueError:
-        states = None
-    if isinstance(states, list) and states:
-        busy = sum(1 for slot in states if slot.get("is_processing") or slot.get("state") == 1)
-        if busy >= len(states):
-            raise _Stop(_skipped(outcome, f"all {len(states)} slot(s) are busy"))
+    # llama-server started with --no-slots cannot tell; LawDesk's own requests in flight stand in.
+    if (states := _read_slots(http)) is not None:
+        outcome.slots, outcome.slots_source = states, SLOTS_FROM_SERVER
 
 
 def _check_ollama(http: httpx.Client, config: ServerConfig, outcome: ProbeOutcome) -> None:
     tags = _get(http, "/api/tags", config).json().get("models") or []
-    names = {m.get("name") for m in tags} | {m.get("model") for m in tags}
-    if config.model and config.model not in names and f"{config.model}:latest" not in names:
+    if config.model and ollama_find(tags, config.model) is None:
         outcome.error = f"{config.model} is not on this Ollama server (ollama pull {config.model})."
         raise _Stop(outcome)
     loaded = _get(http, "/api/ps", config).json().get("models") or []
-    outcome.model = config.model
-    if config.model and not any(m.get("name") == config.model or m.get("model") == config.model for m in loaded):
+    resident = ollama_find(loaded, config.model) if config.model else None
+    outcome.model = str(resident.get("name") or resident.get("model")) if resident else config.model
+    if config.model and resident is None:
         # The generation below loads it; the outcome then reflects a cold start, so say so.
         outcome.error = f"{config.model} was not resident (not in /api/ps) before the probe."
 
 
 def _skipped(outcome: ProbeOutcome, why: str) -> ProbeOutcome:
-    outcome.status, outcome.skipped = "up", True
+    outcome.status, outcome.skipped = ProbeResult.Status.BUSY, True
     outcome.error = f"skipped: {why}; speed not measured"
     return outcome
 
@@ -218,8 +292,11 @@ def server_probe(*, server):
     and bandwidth ceiling of that moment (:mod:`pipeline.topology.foresight`); return the ProbeResult. A server out
     of service (its address or backend changed) returns to service when the probe is ``up`` or ``slow``."""
     roles = set(server.roles.values_list("role", flat=True))
+    running = StageRun.objects.filter(server=server, status=StageStatus.RUNNING)
     outcome = probe(server.client_config(), floor_tok_s=server.decode_floor,
-                    embeddings=bool(roles) and roles <= RETRIEVAL_ROLES)
+                    embeddings=bool(roles) and roles <= RETRIEVAL_ROLES, in_flight=running.count)
+    if outcome.status == ProbeResult.Status.BUSY:
+        outcome.error += f"; {last_measured(server)}"
     if server.out_of_service_reason and outcome.status in (ProbeResult.Status.UP, ProbeResult.Status.SLOW):
         # A real generation came back from the new address: the server may take stages again.
         ModelServer.objects.filter(pk=server.pk).update(out_of_service_reason="")
@@ -235,10 +312,23 @@ def server_probe(*, server):
         server=server, status=outcome.status, decode_tok_s=outcome.decode_tok_s, prompt_tok_s=outcome.prompt_tok_s,
         error=outcome.error, skipped=outcome.skipped, context_tokens=outcome.context_tokens,
         model=outcome.model[:200], build_info=outcome.build_info, chat_template=outcome.chat_template,
+        slots={"source": outcome.slots_source, "busy": outcome.slots} if outcome.slots is not None else {},
         ceiling_tok_s=foresight.forecast.ceiling_tok_s if foresight.forecast else None,
         forecast_tok_s=foresight.forecast.forecast_tok_s if foresight.forecast else None,
         efficiency_key=foresight.efficiency_key,
     )
+
+
+def last_measured(server) -> str:
+    """When ``server``'s speed was last measured, in words: "last measured 45.0 tok/s at 2026-12-03 14:02 UTC"
+    (with "slow" and the floor when under it), or "never measured"."""
+    measured = server.probes.filter(skipped=False, decode_tok_s__isnull=False).order_by("-at", "-pk").first()
+    if measured is None:
+        return "never measured"
+    text = f"last measured {measured.decode_tok_s:.1f} tok/s at {measured.at:%Y-%m-%d %H:%M} UTC"
+    if measured.decode_tok_s < server.decode_floor:
+        text += f" (slow: under its floor of {server.decode_floor:g} tok/s)"
+    return text
 
 
 def servers_probe(*, server_ids=None) -> list:

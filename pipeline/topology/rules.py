@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .forecast import memory_need
+from .forecast import NotKnown, memory_need
 from .foresight import build_warnings, view_forecast
 from .memory import BYTES_PER_ELEMENT, RESERVE_MIB_PER_GPU
 from .snapshot import BoardView, ServerView, Snapshot, board_view, server_view
@@ -208,8 +208,12 @@ def check_memory_fit(snapshot: Snapshot) -> Iterator[Finding]:
             continue
         # Without a context size only the weights are counted: the server's own default context is not known here.
         context = server.context_tokens or 0
-        need = memory_need(server.shape, context_tokens=context, parallel_slots=server.parallel_slots,
-                           kv_cache_type=server.kv_cache_type, gpus=len(gpus))
+        try:
+            need = memory_need(server.shape, context_tokens=context, parallel_slots=server.parallel_slots,
+                               kv_cache_type=server.kv_cache_type, gpus=len(gpus))
+        except NotKnown:
+            # The forecast column says what is not known; a fit judged on part of the model would mislead.
+            continue
         available = sum(g.memory_total_mib for g in gpus)
         if need.total_mib > available:
             yield Finding(

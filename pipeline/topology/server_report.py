@@ -15,9 +15,13 @@ def header_summary(data: dict | None) -> str:
         return "not read: give the model's path on this machine, or upload its header"
     experts = f", {shape.expert_used_count} of {shape.expert_count} experts per token" if shape.expert_count else ""
     types = ", ".join(f"{name} x{count}" for name, count in shape.tensor_types.items())
-    return (f"{shape.architecture} {shape.name} ({shape.source}): {shape.block_count} layers, width "
-            f"{shape.embedding_length}{experts}; weights {shape.weights_bytes / 2**30:,.2f} GiB, read per token "
-            f"{shape.active_weight_bytes / 1e9:,.2f} GB; tensors {types}")
+    splits = f", {shape.split_count} split files" if shape.split_count else ""
+    weights = (f"weights {shape.weights_bytes / 2**30:,.2f} GiB, read per token "
+               f"{shape.active_weight_bytes / 1e9:,.2f} GB" if shape.weights_known else
+               f"weights not known ({shape.weights_not_known()})")
+    kv = f"; KV cache {shape.kv_note}" if shape.kv_note else ""
+    return (f"{shape.architecture} {shape.name} ({shape.source}{splits}): {shape.block_count} layers, width "
+            f"{shape.embedding_length}{experts}; {weights}; tensors {types}{kv}")
 
 
 def server_report(server) -> list[str]:
@@ -29,7 +33,9 @@ def server_report(server) -> list[str]:
                  if measured else "last measured: never")
     shape = ModelShape.from_json(server.gguf_header)
     gpus = list(server.gpus.all())
-    if shape and gpus:
+    if shape and gpus and (missing := shape.not_known()):
+        lines.append(f"memory: not known ({missing})")
+    elif shape and gpus:
         need = memory_need(shape, context_tokens=server.context_tokens or 0,
                            parallel_slots=server.parallel_slots, kv_cache_type=server.kv_cache_type, gpus=len(gpus))
         lines.append(f"memory: {need.total_mib:,.0f} MiB needed (weights {need.weights_mib:,.0f}, KV cache "

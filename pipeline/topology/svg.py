@@ -9,7 +9,7 @@ from datetime import datetime
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-STATUS_COLOURS = {"up": "#2e7d32", "slow": "#b26a00", "loading": "#1565c0", "down": "#c62828"}
+STATUS_COLOURS = {"up": "#2e7d32", "slow": "#b26a00", "busy": "#6a1b9a", "loading": "#1565c0", "down": "#c62828"}
 UNKNOWN = "#757575"
 GPU_W, GPU_H, GAP, PAD, TITLE_H, SERVER_H = 132, 62, 28, 12, 22, 40
 MAX_WIDTH = 1160

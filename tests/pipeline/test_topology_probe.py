@@ -74,7 +74,7 @@ def test_busy_server_is_skipped_not_queued(scripted):
     busy = [{"id": 0, "is_processing": True}, {"id": 1, "is_processing": True}]
     llama_cpp_routes(scripted, timings={"predicted_per_second": 50.0}, slots=busy)
     outcome = probe(llama(scripted, parallel_slots=2), floor_tok_s=40)
-    assert outcome.skipped and outcome.status == "up" and outcome.decode_tok_s is None
+    assert outcome.skipped and outcome.status == "busy" and outcome.decode_tok_s is None
     assert "all 2 slot(s) are busy" in outcome.error
     assert chats(scripted) == []
 
