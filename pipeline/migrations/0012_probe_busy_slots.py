@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('pipeline', '0010_job_due_at'),
+        ('pipeline', '0011_queue_slots'),
     ]
 
     operations = [
