@@ -86,8 +86,8 @@ def exhibit_counts_of_groups(groups) -> dict[str, int]:
 
 
 def matter_members(matter: Matter) -> list[dict]:
-    """The matter's members in user-name order: ``[{"user": User, "role": "attorney" | "assistant" | "operator" |
-    ""}]`` (the role: the first of :data:`matters.permissions.ROLES` whose group the user is in)."""
+    """The matter's active members in user-name order: ``[{"user": User, "role": str}]``, the role being the first of
+    :data:`matters.permissions.ROLES` whose group the user is in ("" for none)."""
     from matters.permissions import ROLES
 
     rows = []
