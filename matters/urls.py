@@ -17,6 +17,7 @@ matter_patterns = [
     path("", include("matters.audit.urls")),
     path("", include("matters.retention.urls")),
     path("", include("matters.drafts.urls")),
+    path("", include("matters.chronology.urls")),
 ]
 
 urlpatterns = [

@@ -58,12 +58,13 @@ def fact_check(fact: str, pages: list[int], page_words: dict[int, set[str]]) -> 
 
 
 def facts_check(key_facts: list[dict], page_texts: dict[int, str]) -> list[dict]:
-    """Every key fact of a digest (``{"fact", "pages"}``) with its check added (``status``, ``missing``), in the
-    digest's order. ``page_texts``: page number -> text, for the pages the summarizer was given."""
+    """Every key fact of a digest (``{"fact", "pages"}``) with its check added (``status``, ``missing``, and
+    ``why``: the status in words), in the digest's order. ``page_texts``: page number -> text, for the pages the
+    summarizer was given."""
     page_words = {number: set(match_words(text).split()) for number, text in page_texts.items()}
     checked = []
     for item in key_facts:
         pages = sorted({int(p) for p in item.get("pages") or []})
-        checked.append({"fact": item.get("fact", ""), "pages": pages,
-                        **fact_check(item.get("fact", ""), pages, page_words)})
+        check = fact_check(item.get("fact", ""), pages, page_words)
+        checked.append({"fact": item.get("fact", ""), "pages": pages, **check, "why": STATUS_WORDS[check["status"]]})
     return checked

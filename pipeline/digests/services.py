@@ -16,10 +16,11 @@ import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from matters.audit.services import audit_record
 from matters.leases import enqueue_unless_waiting
 from matters.models import Exhibit, Matter
 from matters.selectors import evidence_exhibits
@@ -265,3 +266,24 @@ def digests_sweep_schedule(*, interval_s: int | None = None) -> bool:
     if interval_s is None:
         interval_s = settings.LAWDESK_EMBED_SWEEP_S
     return enqueue_unless_waiting(sweep_digests, after_s=interval_s, interval_s=interval_s)
+
+
+def digests_request(*, matter: Matter, user, exhibit: Exhibit | None = None, again: bool = False) -> int:
+    """A person asks for digests: of ``exhibit``, or of every ready evidence exhibit of ``matter`` still without
+    one; with ``again``, failed ones are made again. Recorded in the matter's audit chain (``digest.request``).
+    Returns how many were queued. Raises PermissionDenied for a user who may not start jobs in the matter (the
+    ``upload_exhibit`` permission, as for starting jobs: docs/security-access.md), ValidationError as
+    :func:`digest_queue`."""
+    if not user.has_perm("matters.upload_exhibit") or not matter.members.filter(pk=user.pk).exists():
+        raise PermissionDenied("You may not ask for digests in this matter.")
+    if exhibit is not None:
+        server = summarizer_server()
+        before = ExhibitDigest.objects.filter(**digest_key(exhibit, server)).values_list(
+            "status", flat=True).first() if server is not None else None
+        row = digest_queue(exhibit=exhibit, again=again)
+        queued = int(row.status == ExhibitDigest.Status.QUEUED and before != ExhibitDigest.Status.QUEUED)
+    else:
+        queued = matter_digests_queue(matter=matter, again=again)
+    audit_record(action="digest.request", actor=user, matter=matter, obj=exhibit or matter,
+                 detail={"again": again, "queued": queued})
+    return queued
