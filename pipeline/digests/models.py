@@ -55,6 +55,13 @@ class ExhibitDigest(models.Model):
     def __str__(self) -> str:
         return f"digest {self.sha256[:12]} {self.prompt_template} {self.model} {self.status}"
 
+    def as_json(self, exhibit) -> dict:
+        """The digest_exhibits line for ``exhibit`` (docs/glossary.md)."""
+        return {"exhibit": exhibit.pk, "label": exhibit.label, "sha256": self.sha256, "status": self.status,
+                "reason": self.reason, "model": self.model, "prompt_template": self.prompt_template,
+                "pages_read": self.pages_read, "facts": len(self.facts), "flagged_facts": len(self.flagged_facts),
+                "duration_ms": self.duration_ms}
+
     @property
     def flagged_facts(self) -> list[dict]:
         """The key facts whose cite check is anything but ``on_page``."""

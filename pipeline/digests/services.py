@@ -79,10 +79,11 @@ def _is_evidence(exhibit: Exhibit) -> bool:
     return evidence_exhibits(exhibit.matter).filter(pk=exhibit.pk).exists()
 
 
-def digest_queue(*, exhibit: Exhibit, again: bool = False) -> ExhibitDigest:
+def digest_queue(*, exhibit: Exhibit, again: bool = False, enqueue: bool = True) -> ExhibitDigest:
     """Queue the digest of ``exhibit`` under the current summarizer's key unless it is done or on its way; with
-    ``again``, a ``failed`` one is queued again. Returns the cache row. Raises ValidationError for an exhibit that
-    is not ready evidence, or when no server holds the summarizer role."""
+    ``again``, a ``failed`` one is queued again. ``enqueue``: queue its task when the transaction commits (False
+    when the caller makes it itself, as ``digest_exhibits --wait`` does). Returns the cache row. Raises
+    ValidationError for an exhibit that is not ready evidence, or when no server holds the summarizer role."""
     if not _is_evidence(exhibit):
         raise ValidationError(f"{exhibit.display_label} is not ready evidence, so it is not digested.")
     server = summarizer_server()
@@ -98,7 +99,8 @@ def digest_queue(*, exhibit: Exhibit, again: bool = False) -> ExhibitDigest:
     ExhibitDigest.objects.filter(pk=row.pk).update(status=ExhibitDigest.Status.QUEUED, reason="", attempts=0,
                                                    exhibit=exhibit)
     row.refresh_from_db()
-    transaction.on_commit(lambda: digest_exhibit_task.enqueue(exhibit_id=exhibit.pk))
+    if enqueue:
+        transaction.on_commit(lambda: digest_exhibit_task.enqueue(exhibit_id=exhibit.pk))
     return row
 
 

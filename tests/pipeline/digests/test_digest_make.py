@@ -2,8 +2,10 @@
 answers, and the sweep that queues them."""
 
 import json
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 
 from matters.leases import tasks_waiting
 from matters.models import Exhibit
@@ -147,3 +149,16 @@ def test_without_a_summarizer_nothing_is_queued(lease):
     assert digests_schedule() == 0
     with pytest.raises(Exception, match="summarizer role"):
         digest_queue(exhibit=lease)
+
+
+def test_the_backfill_command_makes_each_digest_once(server, matter, lease):
+    calls = stage_server(server, {"digest": _digest()})
+    register(server.url)
+    outputs = []
+    for _ in range(2):
+        out = StringIO()
+        call_command("digest_exhibits", "--matter", str(matter.pk), "--wait", stdout=out)
+        outputs.append([json.loads(line) for line in out.getvalue().splitlines()])
+    assert [(line["label"], line["status"], line["facts"], line["flagged_facts"]) for line in outputs[0]] == [
+        (lease.label, "done", 2, 1)]
+    assert outputs[1] == outputs[0] and calls == ["digest"]
