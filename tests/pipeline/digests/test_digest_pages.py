@@ -6,6 +6,7 @@ import pytest
 from matters.leases import tasks_waiting
 from matters.models import AuditEntry
 from pipeline.digests.services import digest_make
+from pipeline.packet import evidence_packet
 from pipeline.tasks import digest_exhibit
 from tests.factories import ExhibitFactory, MatterFactory, UserFactory
 from tests.pipeline.digests.test_digest_make import LEASE_PAGES, _digest
@@ -72,3 +73,10 @@ def test_non_members_get_404_and_viewers_without_the_permission_cannot_queue(cli
     response = client.post(f"/matters/{matter.pk}/digests/request/", follow=True)
     assert "You may not ask for digests in this matter." in response.content.decode()
     assert not tasks_waiting(digest_exhibit).exists()
+
+
+def test_a_digest_never_enters_the_evidence_packet(matter, digested):
+    packet = evidence_packet(matter, query="lease rent roof")
+    text = packet.prompt_text()
+    assert "The monthly rent is $1,250.00, due on the first day" in text  # the page itself
+    assert "A lease of an apartment from Jones to Smith." not in text  # the digest's summary
