@@ -14,6 +14,7 @@ from pipeline.digests.services import DIGEST_TEMPLATE, digest_make, digest_queue
 from pipeline.tasks import digest_exhibit
 from tests.factories import ExhibitFactory, MatterFactory
 from tests.support.jobs import register
+from tests.support.processes import free_port
 from tests.support.scripted_server import Reply, chat_chunks, sse
 from tests.support.stage_server import TIMINGS, stage_server, words
 
@@ -162,3 +163,18 @@ def test_the_backfill_command_makes_each_digest_once(server, matter, lease):
     assert [(line["label"], line["status"], line["facts"], line["flagged_facts"]) for line in outputs[0]] == [
         (lease.label, "done", 2, 1)]
     assert outputs[1] == outputs[0] and calls == ["digest"]
+
+
+def test_a_summarizer_that_is_down_is_tried_again_later_then_the_digest_fails(lease,
+                                                                            django_capture_on_commit_callbacks):
+    register(f"http://127.0.0.1:{free_port()}")
+    digest_queue(exhibit=lease, enqueue=False)
+    for wait in (1, 2, 3):
+        with django_capture_on_commit_callbacks(execute=True):
+            row = digest_make(exhibit_id=lease.pk)
+        assert row.status == "queued" and f"Trying again in {60 * 2 ** (wait - 1)} s." in row.reason
+    assert tasks_waiting(digest_exhibit).count() == 3
+    row = digest_make(exhibit_id=lease.pk)
+    assert row.status == "failed" and "Gave up after 3 waits" in row.reason
+    lease.refresh_from_db()
+    assert lease.status == Exhibit.Status.READY
