@@ -13,6 +13,7 @@ from lawdesk.accounts import WeakPassword, ensure_first_attorney
 from lawdesk.backup.snapshot import RESTORING
 from matters.exhibits.ingest.ocr_check import ocr_problems
 from matters.recovery import documents_recover, documents_sweep_schedule
+from pipeline.digests.services import digests_sweep_schedule
 from pipeline.embedded import (
     EMBEDDER_CONTEXT_TOKENS,
     EmbeddedServer,
@@ -71,6 +72,7 @@ def prepare() -> None:
         print(f"Queued again {len(recovered)} job stage(s) whose worker had stopped.", flush=True)
     probe_schedule()  # the periodic health-and-speed probe of the model servers queues its own next run
     embedding_sweep_schedule()  # pages made ready are embedded within LAWDESK_EMBED_SWEEP_S, on a documents worker
+    digests_sweep_schedule()  # and exhibits made ready are queued for their digest within the same time
 
 
 def start_embedded_model() -> EmbeddedServer | None:

@@ -19,6 +19,7 @@ matter_patterns = [
     path("", include("matters.retention.urls")),
     path("", include("matters.drafts.urls")),
     path("", include("matters.deadlines.urls")),
+    path("", include("matters.chronology.urls")),
 ]
 
 urlpatterns = [

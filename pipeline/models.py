@@ -382,5 +382,6 @@ class ProbeResult(models.Model):
 
 
 # Jobs and their stage runs live in their own module; Django finds models through this one.
+from .digests.models import ExhibitDigest  # noqa: E402,F401
 from .job_models import Job, JobKind, ServerSlot, StageRun, StageStatus  # noqa: E402,F401
 from .retrieval.models import ChunkEmbedding, EmbeddingIndex  # noqa: E402,F401

@@ -80,3 +80,25 @@ def sweep_embeddings(interval_s: int = 0) -> int:
     if interval_s:
         embedding_sweep_schedule(interval_s=interval_s)
     return queued
+
+
+# Below the stages of jobs: an attorney waiting on a draft comes before the background digests.
+@task(queue_name=_QUEUE, priority=-10)
+def digest_exhibit(exhibit_id: int) -> str | None:
+    """Make the digest of one exhibit (the summarizer role); returns the digest's status."""
+    from pipeline.digests.services import digest_make
+
+    row = digest_make(exhibit_id=exhibit_id)
+    return row.status if row is not None else None
+
+
+@task(queue_name="documents", priority=-20)
+def sweep_digests(interval_s: int = 0) -> int:
+    """Queue the digest of every ready evidence exhibit without one; with ``interval_s``, queue the next sweep
+    that many seconds later. Returns how many digests were queued."""
+    from pipeline.digests.services import digests_schedule, digests_sweep_schedule
+
+    queued = digests_schedule()
+    if interval_s:
+        digests_sweep_schedule(interval_s=interval_s)
+    return queued

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_jobs
+from . import views, views_digests, views_jobs
 
 app_name = "pipeline"
 
@@ -9,6 +9,13 @@ urlpatterns = [
     path("topology/probe/", views.topology_probe, name="topology_probe"),
     path("topology/discover/", views.topology_discover, name="topology_discover"),
     path("matters/<int:matter_id>/jobs/", views_jobs.job_list, name="jobs"),
+    path("matters/<int:matter_id>/digests/", views_digests.matter_digests_view, name="digests"),
+    path("matters/<int:matter_id>/digests/request/", views_digests.matter_digests_request_view,
+         name="digests_request"),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/digest/", views_digests.exhibit_digest_view,
+         name="exhibit_digest"),
+    path("matters/<int:matter_id>/exhibits/<int:exhibit_id>/digest/request/",
+         views_digests.exhibit_digest_request_view, name="exhibit_digest_request"),
     path("jobs/<int:job_id>/", views_jobs.job_detail, name="job"),
     path("jobs/<int:job_id>/cancel/", views_jobs.job_cancel_view, name="job_cancel"),
     path("jobs/<int:job_id>/retry/", views_jobs.stage_retry_view, name="stage_retry"),

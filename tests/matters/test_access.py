@@ -26,6 +26,9 @@ def matter_urls(matter, exhibit) -> list[str]:
         reverse("matters:page", args=[m, e, 1]),
         reverse("matters:page_image", args=[m, e, 1, "thumb"]),
         reverse("matters:page_image", args=[m, e, 1, "full"]),
+        reverse("matters:chronology", args=[m]),
+        reverse("pipeline:digests", args=[m]),
+        reverse("pipeline:exhibit_digest", args=[m, e]),
     ]
 
 

@@ -14,6 +14,7 @@ OPENINGS = {
     "You are opposing counsel": "review",
     "You extract facts": "extract",
     "You summarize case exhibits": "summarize",
+    "You digest one case exhibit": "digest",
 }
 DEFAULT = {
     "router": json.dumps({"kind": "summary", "reason": "asks for a summary"}),
@@ -28,6 +29,9 @@ DEFAULT = {
     "extract": json.dumps({"items": [{"type": "amount", "value": "$1,250.00", "source": "SMITH000001"},
                                      {"type": "date", "value": "March 3, 2021", "source": "SMITH000001"}]}),
     "summarize": "The lease was signed on March 3, 2021 (SMITH000001).",
+    "digest": json.dumps({"document_type": "residential lease", "date": "March 3, 2021", "author": "",
+                          "parties": ["Smith", "Jones"], "summary": "A lease of the apartment from Jones to Smith.",
+                          "key_facts": [{"fact": "The lease was signed on March 3, 2021.", "pages": [1]}]}),
 }
 
 
