@@ -20,3 +20,13 @@ class WordVersionForm(forms.Form):
                 f"“{upload.name}” is {upload.size / 2 ** 20:.0f} MB; a draft's Word file is at most "
                 f"{WORD_MAX_BYTES // 2 ** 20} MB. Remove pasted pictures or embedded files in Word and try again.")
         return upload
+
+
+class DraftEditForm(forms.Form):
+    """The edited text of a version. Browsers send a textarea's line breaks as CRLF; the draft's offsets count
+    one character per break, so they are made ``\n`` here. Emptiness is the service's to judge."""
+
+    text = forms.CharField(required=False, strip=False, widget=forms.Textarea)
+
+    def clean_text(self) -> str:
+        return self.cleaned_data["text"].replace("\r\n", "\n").replace("\r", "\n")

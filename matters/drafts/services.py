@@ -323,6 +323,38 @@ def draft_stale_reason(*, version: DraftVersion) -> str:
     return ""
 
 
+class StaleEdit(ValidationError):
+    """An edit made on a version that is no longer the draft's latest: ``latest`` is the version saved since."""
+
+    def __init__(self, message: str, latest: DraftVersion):
+        super().__init__(message)
+        self.latest = latest
+
+
+def draft_version_edit(*, base: DraftVersion, text: str, user: AbstractBaseUser) -> DraftVersion | None:
+    """Save ``text`` (line breaks as ``\n``) as the next version of ``base``'s draft, written by ``user``; carry
+    the reviewer's attacks over (re-anchored; those whose quoted span is gone become outdated) and verify it.
+    Returns the new version, or None when the text is ``base``'s own (nothing to save). Only the draft's latest
+    version may be edited: StaleEdit (a ValidationError carrying the latest version) when another was saved
+    since; ValidationError for an empty text; PermissionDenied for a user who may not edit the matter's
+    drafts."""
+    require(user, "edit_drafts", base.draft.matter)
+    with transaction.atomic():
+        latest = base.draft.versions.select_for_update().order_by("-number").first()
+        if latest.pk != base.pk:
+            raise StaleEdit(f"Version {latest.number} was saved while you edited version {base.number}; your text "
+                            "was not saved. Copy your changes into the latest version.", latest)
+        if not text.strip():
+            raise ValidationError("The draft is empty; nothing was saved.")
+        if text == base.text:
+            return None
+        version = draft_version_create(draft=base.draft, text=text, author_kind=DraftVersion.AuthorKind.PERSON,
+                                       author=user)
+        attacks_carry(from_version=base, to_version=version)
+    draft_verify(version=version)
+    return version
+
+
 def draft_reverify_if_stale(*, version: DraftVersion) -> str:
     """Verify ``version`` again when it is its draft's latest and :func:`draft_stale_reason` says its findings may
     no longer hold; return the reason ('' when nothing changed or it is an earlier version, kept as it was
@@ -348,13 +380,18 @@ def _require_attorney(user: AbstractBaseUser, matter: Matter) -> None:
     require(user, "approve_draft", matter)
 
 
-def _resolve(finding: Finding, *, user, reason: str, status: str, allowed: set[str], action: str) -> Finding:
-    matter = finding.version.draft.matter
+def _resolve(finding: Finding, *, user, reason: str, resolution: str, status: str, action: str) -> Finding:
+    """Record ``status`` on ``finding`` when :data:`RESOLUTIONS` allows ``resolution`` for it, on the latest
+    version only (an earlier version is kept as it was verified: a waiver there would reach no approval)."""
+    version = finding.version
+    matter = version.draft.matter
     _require_attorney(user, matter)
     reason = clean_reason(reason)
-    if finding.version.approved_at is not None:
+    if version.approved_at is not None:
         raise ValidationError("This version is approved; edit the draft to make a new version instead.")
-    if finding.status not in allowed:
+    if version.draft.versions.filter(number__gt=version.number).exists():
+        raise ValidationError(f"Version {version.number} is not the latest: act on the latest version.")
+    if finding_resolution(finding) != resolution:
         raise ValidationError(f"A finding that is {finding.get_status_display().lower()} cannot be {status}.")
     with transaction.atomic():
         Finding.objects.filter(pk=finding.pk).update(status=status, resolution_reason=reason, resolved_by=user,
@@ -366,20 +403,33 @@ def _resolve(finding: Finding, *, user, reason: str, status: str, allowed: set[s
     return finding
 
 
+# What an attorney may do with an open finding of each status: the one home of the rule, read by the review page.
+RESOLUTIONS: dict[str, str] = {
+    Finding.Status.UNGROUNDED: "waive", Finding.Status.UNREADABLE: "waive", Finding.Status.AMBIGUOUS: "waive",
+    Finding.Status.NEEDS_RECORD_CITE: "waive",
+    # A citation the matter's authorities do not hold is confirmed (checked elsewhere), never waived.
+    Finding.Status.UNVERIFIED_AUTHORITY: "confirm",
+}
+
+
+def finding_resolution(finding: Finding) -> str:
+    """``"waive"``, ``"confirm"`` or ``""`` (nothing to resolve) for ``finding``, by :data:`RESOLUTIONS`."""
+    return RESOLUTIONS.get(finding.status, "")
+
+
 def finding_waive(*, finding: Finding, user: AbstractBaseUser, reason: str) -> Finding:
-    """Waive one ungrounded or unreadable (or ambiguous / needs-record-cite) finding with a written reason.
-    Attorneys only; raises PermissionDenied or ValidationError. An unverified authority is confirmed, not waived."""
-    return _resolve(finding, user=user, reason=reason, status=Finding.Status.WAIVED,
-                    allowed={Finding.Status.UNGROUNDED, Finding.Status.UNREADABLE, Finding.Status.AMBIGUOUS,
-                             Finding.Status.NEEDS_RECORD_CITE},
+    """Waive one ungrounded or unreadable (or ambiguous / needs-record-cite) finding of the draft's latest version
+    with a written reason. Attorneys only; raises PermissionDenied or ValidationError. An unverified authority is
+    confirmed, not waived."""
+    return _resolve(finding, user=user, reason=reason, resolution="waive", status=Finding.Status.WAIVED,
                     action="finding.waive")
 
 
 def finding_confirm(*, finding: Finding, user: AbstractBaseUser, reason: str) -> Finding:
     """Confirm one citation the matter's authorities do not hold (``unverified_authority``), with a reason such as
     "checked in Westlaw on 2026-11-30". One citation at a time: there is no bulk confirmation."""
-    return _resolve(finding, user=user, reason=reason, status=Finding.Status.CONFIRMED,
-                    allowed={Finding.Status.UNVERIFIED_AUTHORITY}, action="finding.confirm")
+    return _resolve(finding, user=user, reason=reason, resolution="confirm", status=Finding.Status.CONFIRMED,
+                    action="finding.confirm")
 
 
 def _model_provenance(version: DraftVersion) -> list[dict]:
@@ -393,6 +443,16 @@ def _model_provenance(version: DraftVersion) -> list[dict]:
 # A model's version sharing this share of its 6-word runs with its own prompt's instructions (pipeline's
 # ``prompt_echo_share`` in the version's provenance) is approved only with an attorney's reason.
 PROMPT_ECHO_APPROVAL_SHARE = 0.2
+
+
+def prompt_echo_share(version: DraftVersion) -> float:
+    """The share (0 to 1) of a model's version that repeats its own prompt's instructions (0 for a person's)."""
+    return float((version.provenance or {}).get("prompt_echo_share") or 0)
+
+
+def approval_needs_echo_reason(version: DraftVersion) -> bool:
+    """Whether approving ``version`` needs an attorney's reason because it largely repeats its prompt."""
+    return prompt_echo_share(version) >= PROMPT_ECHO_APPROVAL_SHARE
 
 
 def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict | None = None,
@@ -419,9 +479,9 @@ def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict
             f"{len(open_blocking)} blocking finding(s) are open; the first is “{first.text}”: {first.message} "
             "Fix the draft, or waive or confirm each with a reason, before approving."
         )
-    echo = float((version.provenance or {}).get("prompt_echo_share") or 0)
+    echo = prompt_echo_share(version)
     override_reason = override_reason.strip()
-    if echo >= PROMPT_ECHO_APPROVAL_SHARE and not override_reason:
+    if approval_needs_echo_reason(version) and not override_reason:
         raise ValidationError(
             f"{echo:.0%} of version {version.number} repeats the instructions its model was given: it may be the "
             "prompt coming back rather than a draft. Read it, and approve only with a reason why it is the document."

@@ -11,7 +11,6 @@ import json
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -22,22 +21,24 @@ from django.views.decorators.http import require_GET, require_POST
 from matters.audit.services import audit_record
 from matters.drafts.markdown import render_html
 from matters.drafts.services import (
-    attacks_carry,
+    StaleEdit,
+    approval_needs_echo_reason,
     draft_approve,
     draft_rename,
     draft_reverify_if_stale,
-    draft_verify,
-    draft_version_create,
+    draft_version_edit,
     draft_version_from_word,
     finding_confirm,
+    finding_resolution,
     finding_waive,
+    prompt_echo_share,
 )
 from matters.models import Draft, DraftVersion, Finding
 from matters.permissions import may, require
 from matters.selectors import matter_for_user
 
 from .exports import EXPORT_KINDS, draft_export
-from .forms import WordVersionForm
+from .forms import DraftEditForm, WordVersionForm
 from .review import (
     ATTACK_KIND,
     ReviewFilter,
@@ -51,10 +52,6 @@ from .review import (
 )
 from .review_html import draft_text_html, margin_html
 from .review_sources import source_refs, source_view
-
-RESOLVABLE = {Finding.Status.UNGROUNDED: "waive", Finding.Status.AMBIGUOUS: "waive",
-              Finding.Status.NEEDS_RECORD_CITE: "waive", Finding.Status.UNVERIFIED_AUTHORITY: "confirm",
-              Finding.Status.UNREADABLE: "waive"}
 
 
 def _draft_for(user, matter_id: int, draft_id: int) -> Draft:
@@ -106,7 +103,7 @@ def _panel(request: HttpRequest, version: DraftVersion, key: str, *, open_source
         audit_record(action="page.view", actor=request.user, matter=version.draft.matter, obj=page,
                      file_sha256=page.exhibit.sha256, detail={"from": "draft_review", "finding": finding.pk})
     return {"key": key, "finding": finding, "refs": refs, "source_index": source_index, "shown": shown,
-            "action": RESOLVABLE.get(finding.status, ""), "error": error}
+            "action": finding_resolution(finding), "error": error}
 
 
 def _base_context(request: HttpRequest, version: DraftVersion, review_filter: ReviewFilter,
@@ -122,6 +119,7 @@ def _base_context(request: HttpRequest, version: DraftVersion, review_filter: Re
         "matter": draft.matter, "draft": draft, "version": version, "is_latest": version.number == latest,
         "latest_number": latest, "filter": review_filter, "panel": panel,
         "can_resolve": may(request.user, "approve_draft", draft.matter),
+        "echo_needs_reason": approval_needs_echo_reason(version), "echo_share": prompt_echo_share(version),
         "can_edit": may(request.user, "edit_drafts", draft.matter),
     }
 
@@ -220,8 +218,6 @@ def finding_resolve(request: HttpRequest, matter_id: int, draft_id: int, number:
         return redirect(_review_url(version))
     error = ""
     try:
-        if version.draft.versions.filter(number__gt=version.number).exists():
-            raise ValidationError(f"Version {version.number} is not the latest: act on the latest version.")
         service = finding_waive if action == "waive" else finding_confirm
         service(finding=finding, user=request.user, reason=request.POST.get("reason", ""))
     except ValidationError as problem:
@@ -241,25 +237,19 @@ def draft_edit(request: HttpRequest, matter_id: int, draft_id: int, number: int)
     """Save the edited text as a new version written by this person, verify it at once and carry the reviewer's
     attacks over to it (re-anchored; those whose quoted span is gone become outdated)."""
     base = _version_for(request.user, matter_id, draft_id, number)
-    require(request.user, "edit_drafts", base.draft.matter)
-    # Browsers send a textarea's line breaks as CRLF; the draft's offsets count one character per break.
-    text = request.POST.get("text", "").replace("\r\n", "\n").replace("\r", "\n")
-    latest = base.draft.latest_version
-    if latest.pk != base.pk:
-        messages.error(request, f"Version {latest.number} was saved while you edited version {base.number}; "
-                                "your text was not saved. Copy your changes into the latest version.")
-        return redirect(_review_url(latest))
-    if not text.strip():
-        messages.error(request, "The draft is empty; nothing was saved.")
+    form = DraftEditForm(request.POST)
+    form.is_valid()  # a text field alone: always valid; its line breaks made "\n"
+    try:
+        version = draft_version_edit(base=base, text=form.cleaned_data["text"], user=request.user)
+    except StaleEdit as stale:
+        messages.error(request, " ".join(stale.messages))
+        return redirect(_review_url(stale.latest))
+    except ValidationError as refusal:
+        messages.error(request, " ".join(refusal.messages))
         return redirect(_review_url(base))
-    if text == base.text:
+    if version is None:
         messages.info(request, "No change to save.")
         return redirect(_review_url(base))
-    with transaction.atomic():
-        version = draft_version_create(draft=base.draft, text=text, author_kind=DraftVersion.AuthorKind.PERSON,
-                                       author=request.user)
-        attacks_carry(from_version=base, to_version=version)
-    draft_verify(version=version)
     blocking = version.open_blocking().count()
     messages.success(request, f"Saved as version {version.number} and verified: {blocking} blocking finding(s) open.")
     return redirect(_review_url(version))
