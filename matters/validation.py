@@ -60,3 +60,14 @@ def require_choice(value: str, choices: type[TextChoices] | tuple[str, ...], *, 
     if value not in allowed:
         raise ValidationError({field: f"{value!r} is not one of the choices: {', '.join(map(str, allowed))}."})
     return value
+
+
+def form_refusal(form, error: ValidationError) -> None:
+    """Put a service's refusal on ``form``: each message keyed by a field the form has goes on that field, the
+    rest (unkeyed, or keyed by a name the form does not show) on the form itself, so no refusal is lost and none
+    raises (Django's ``add_error`` raises ValueError for a key that is not a field)."""
+    if not hasattr(error, "error_dict"):
+        form.add_error(None, error)
+        return
+    for field, errors in error.error_dict.items():
+        form.add_error(field if field in form.fields else None, errors)

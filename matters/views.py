@@ -21,6 +21,7 @@ from matters.permissions import require
 from matters.retention.selectors import matter_hold_record
 from matters.selectors import matter_for_user, matter_members, matters_for_user
 from matters.services import matter_add_member, matter_create, matter_remove_member
+from matters.validation import form_refusal
 
 ORIGIN_CHOICES = [(o.value, o.label) for o in map(Origin, UPLOAD_ORIGINS)]
 
@@ -99,7 +100,7 @@ def matter_member_view(request: HttpRequest, matter_id: int, action: str) -> Htt
                 matter_remove_member(matter=matter, user=user, removed_by=request.user)
                 notice = f"{user.get_username()} is no longer a member of this matter."
         except ValidationError as error:
-            form.add_error(None, error)
+            form_refusal(form, error)
     if request.htmx:
         return render(request, "matters/detail.html#members",
                       {"matter": matter, "member_form": MemberForm() if notice else form, "member_notice": notice,

@@ -4,15 +4,13 @@ refusals go on the form (on the field they name), and the page shows them in its
 from django import forms
 from django.core.exceptions import ValidationError
 
+from matters.validation import form_refusal
+
 
 class _ServiceForm(forms.Form):
     def refused(self, error: ValidationError) -> None:
         """Put the service's refusal on the field it names, or on the form."""
-        if hasattr(error, "error_dict"):
-            for field, errors in error.error_dict.items():
-                self.add_error(field if field in self.fields else None, errors)
-        else:
-            self.add_error(None, error)
+        form_refusal(self, error)
 
     def messages(self) -> list[str]:
         """Every error of the form, as sentences for the page's message area."""

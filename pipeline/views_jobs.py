@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from matters.selectors import evidence_exhibits, matter_for_user, matters_for_user
+from matters.validation import form_refusal
 
 from .forms import JobStartForm
 from .job_forms import JobFrontForm
@@ -58,7 +59,7 @@ def job_list(request: HttpRequest, matter_id: int) -> HttpResponse:
         try:
             job = job_start(matter=matter, user=request.user, **form.cleaned_data)
         except ValidationError as error:
-            form.add_error(None, error)
+            form_refusal(form, error)
         except PermissionDenied as error:
             form.add_error(None, str(error))
         else:

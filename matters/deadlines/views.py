@@ -11,6 +11,7 @@ from matters.deadlines.forms import DeadlineForm
 from matters.deadlines.selectors import deadline_of_matter, matter_deadlines
 from matters.deadlines.services import deadline_delete, deadline_save
 from matters.selectors import matter_for_user
+from matters.validation import form_refusal
 from matters.views import matter_page
 
 
@@ -29,7 +30,7 @@ def deadline_new_view(request: HttpRequest, matter_id: int) -> HttpResponse:
         try:
             deadline = deadline_save(matter=matter, user=request.user, **form.cleaned_data)
         except ValidationError as error:
-            form.add_error(None, error)
+            form_refusal(form, error)
         else:
             notice = f"{deadline.title} saved. {deadline.steps[-1]}"
             if request.htmx:

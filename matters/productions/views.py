@@ -13,18 +13,16 @@ from matters.downloads import file_response
 from matters.models import PrivilegeBasis, Production
 from matters.permissions import may, require
 from matters.productions.delivery import production_files, production_serve
+from matters.productions.forms import DESIGNATIONS, ProductionForm
 from matters.productions.overlaps import bates_overlaps
 from matters.productions.reservation import (
-    AEO,
-    CONFIDENTIAL,
     PREFIX_HTML_PATTERN,
     default_exhibits,
     default_prefix,
     production_create,
 )
 from matters.selectors import matter_for_user
-
-DESIGNATIONS = [("", "None"), (CONFIDENTIAL, CONFIDENTIAL), (AEO, AEO), ("custom", "Custom text")]
+from matters.validation import form_refusal
 
 
 def ranges_report(matter) -> list[dict]:
@@ -44,44 +42,21 @@ def ranges_report(matter) -> list[dict]:
 def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     candidates = list(default_exhibits(matter))
+    form = ProductionForm(request.POST if request.method == "POST" else None, candidates=candidates,
+                          initial={"prefix": default_prefix(matter)})
+    status = 200
     if request.method == "POST":
         require(request.user, "start_productions", matter)
-        try:
-            chosen = []
-            for exhibit in candidates:
-                if request.POST.get(f"include-{exhibit.pk}"):
-                    order = int(request.POST.get(f"order-{exhibit.pk}") or 0)
-                    chosen.append((order, exhibit))
-            chosen.sort(key=lambda pair: pair[0])
-            designations = {}
-            for _, exhibit in chosen:
-                value = request.POST.get(f"confidentiality-{exhibit.pk}", "")
-                if value == "custom":
-                    value = request.POST.get(f"custom-{exhibit.pk}", "").strip()[:120]
-                designations[exhibit.pk] = value
-            withheld = {
-                exhibit.pk: {"basis": request.POST[f"withhold-{exhibit.pk}"],
-                             "basis_text": request.POST.get(f"withhold-basis-{exhibit.pk}", ""),
-                             "description": request.POST.get(f"withhold-description-{exhibit.pk}", "")}
-                for _, exhibit in chosen if request.POST.get(f"withhold-{exhibit.pk}")
-            }
-            start = request.POST.get("start", "").strip()
-            production = production_create(
-                matter=matter, exhibits=[e for _, e in chosen], prefix=request.POST.get("prefix", ""),
-                created_by=request.user, digits=int(request.POST.get("digits") or 6),
-                start=int(start) if start else None, suffix=request.POST.get("suffix", ""),
-                position=request.POST.get("position", Production.Position.BOTTOM_RIGHT),
-                confidentiality=designations, cover_sheets=request.POST.get("cover_sheets", "none"),
-                with_index=bool(request.POST.get("with_index")), with_images=bool(request.POST.get("with_images")),
-                keep_forms=bool(request.POST.get("keep_forms")),
-                withheld=withheld,
-            )
-            messages.success(request, f"Production {production.first}–{production.last} started.")
-            return redirect(reverse("matters:productions", args=[matter.pk]))
-        except ValueError:
-            messages.error(request, "Order, digits and start must be whole numbers.")
-        except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+        if form.is_valid():
+            try:
+                production = production_create(matter=matter, created_by=request.user,
+                                               **form.production_arguments())
+            except ValidationError as error:
+                form_refusal(form, error)
+            else:
+                messages.success(request, f"Production {production.first}–{production.last} started.")
+                return redirect(reverse("matters:productions", args=[matter.pk]))
+        status = 400
     overlaps = bates_overlaps(matter)
     context = {
         "matter": matter, "rows": ranges_report(matter), "candidates": candidates, "designations": DESIGNATIONS,
@@ -93,11 +68,11 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
         "prefix_pattern": PREFIX_HTML_PATTERN,
         "overlaps": overlaps,
         "overlapping": {int(key[4:]) for o in overlaps for key in (o.a[0], o.b[0]) if key.startswith("out:")},
-        "suggested_prefix": default_prefix(matter),
+        "form": form,
     }
     if request.htmx:
         return render(request, "matters/productions/productions.html#production-rows", context)
-    return render(request, "matters/productions/productions.html", context)
+    return render(request, "matters/productions/productions.html", context, status=status)
 
 
 @require_GET
