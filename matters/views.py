@@ -55,6 +55,7 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
         "exhibit_page": exhibit_page,
         "counts": matter_exhibit_counts(matter),
         "origins": ORIGIN_CHOICES,
+        "custodians": matter.custodians.all(),
         "query": query,
         "results": results,
         "bates": bates,

@@ -60,6 +60,7 @@ def exhibit_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
             original_name=upload.name or "unnamed",
             origin=form.cleaned_data["origin"],
             uploaded_by=request.user,
+            custodian=form.cleaned_data["custodian"],
         )
     except OSError as error:  # the body is spooled, and the original stored, in the data directory
         if not storage.is_disk_full(error):

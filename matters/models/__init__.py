@@ -9,6 +9,7 @@ from .case import (
     EVIDENCE_ORIGINS,
     GENERATED_ORIGINS,
     UPLOAD_ORIGINS,
+    Custodian,
     Exhibit,
     GeneratedDocument,
     Matter,
@@ -16,6 +17,7 @@ from .case import (
     Page,
 )
 from .drafts import Draft, DraftVersion, Finding, PageFact, ReviewAttack
+from .email import EmailMessage
 from .incoming import IncomingBatesPage, IncomingDocument, IncomingProduction
 from .privilege import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
 from .productions import BatesPage, Production, ProductionDocument
@@ -26,7 +28,9 @@ __all__ = [
     "UPLOAD_ORIGINS",
     "AuditEntry",
     "BatesPage",
+    "Custodian",
     "Draft",
+    "EmailMessage",
     "DraftVersion",
     "Exhibit",
     "Finding",

@@ -217,7 +217,7 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
             # A withheld document's hash would identify it; its row carries only its numbers and the placeholder.
             sha256 = exhibit.sha256 if produced.own_pages else ""
             dat_rows.append({"BEGBATES": first, "ENDBATES": last, "PAGECOUNT": len(numbers), "TITLE": title,
-                             "ORIGIN": exhibit.origin, "CUSTODIAN": production.matter.client,
+                             "ORIGIN": exhibit.origin, "CUSTODIAN": "; ".join(exhibit.custodian_names),
                              "CONFIDENTIALITY": document.confidentiality, "SHA256": sha256,
                              "TEXTPATH": text_path.replace("/", "\\"), "NATIVEPATH": native.replace("/", "\\")})
             index_rows.append({"label": exhibit.label, "title": title, "first_bates": first,
