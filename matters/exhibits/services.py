@@ -86,6 +86,16 @@ def exhibit_create_family_member(*, parent: Exhibit, stream: BinaryIO, original_
     return _create(member, stream, original_name, enqueue)
 
 
+def exhibit_create_from_mailbox(*, mailbox: Exhibit, stream: BinaryIO, original_name: str,
+                                enqueue: bool = True) -> Exhibit:
+    """Store one message of ``mailbox`` (an exhibit of kind ``mailbox``) as an exhibit of its own, a family of
+    its own, with the mailbox's matter, origin, custodian and uploader; return it. No permission is checked: the
+    mailbox's upload was the act a person was allowed to do."""
+    message = Exhibit(matter=mailbox.matter, origin=mailbox.origin, uploaded_by=mailbox.uploaded_by,
+                      custodian=mailbox.custodian)
+    return _create(message, stream, original_name, enqueue)
+
+
 def custodian_for(matter: Matter, name: str) -> Custodian:
     """Return the matter's custodian called ``name`` (spaces collapsed), made on first use."""
     custodian, _ = Custodian.objects.get_or_create(matter=matter, name=" ".join(name.split())[:200])

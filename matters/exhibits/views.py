@@ -20,6 +20,7 @@ from matters.forms import CitesAsForm, ExhibitEditForm, PasswordForm, UploadForm
 from matters.privilege.services import exhibit_privilege_context, page_privilege_context
 from matters.provenance import exhibit_override_generated, page_clear_injection
 from matters.selectors import (
+    exhibit_family,
     exhibit_for_user,
     matter_for_user,
     page_for_user,
@@ -93,6 +94,7 @@ def _form_errors(form) -> str:
 def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
     pages = list(exhibit.pages.all())
+    family = exhibit_family(exhibit)
     return render(
         request,
         "matters/exhibits/exhibit.html",
@@ -101,6 +103,7 @@ def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> Htt
             "exhibit": exhibit,
             "pages": pages,
             "flagged_pages": [page for page in pages if page.reading_flag],
+            "family": family if len(family) > 1 else [],
             "edit_form": ExhibitEditForm(initial={"label": exhibit.label, "title": exhibit.title,
                                                   "transcript_cite": exhibit.transcript_cite}),
             "cites_as_form": CitesAsForm(initial={"cites_as": exhibit.cites_as}),

@@ -256,6 +256,11 @@ class Exhibit(models.Model):
         return type_name(self.mime_type)
 
     @property
+    def family_depth(self) -> int:
+        """How many generations below its family's top exhibit this one is: 0 for the top, 1 for an attachment."""
+        return self.family_path.count(".")
+
+    @property
     def custodian_names(self) -> list[str]:
         """Everyone this file was collected from, its own custodian first: for an email message also the
         custodians of the same message collected again (docs/email.md, duplicates); [] for nobody."""
