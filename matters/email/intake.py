@@ -12,6 +12,7 @@ first gains the custodian and the second is marked a duplicate of it. See docs/e
 
 import io
 import mailbox
+import re
 from dataclasses import dataclass, field
 from datetime import UTC
 from email import policy
@@ -186,7 +187,7 @@ def _prepare_mailbox(exhibit: Exhibit, enqueue_members: bool) -> Prepared:
         for number, key in enumerate(keys[:limit], start=1):
             name = f"{stem}, message {number}.eml"
             try:
-                data = box.get_bytes(key)
+                data = _unquote_from_lines(box.get_bytes(key))
             except Exception as exc:
                 notes.append(f"Message {number} of the mailbox could not be read ({type(exc).__name__}).")
                 continue
@@ -201,6 +202,16 @@ def _prepare_mailbox(exhibit: Exhibit, enqueue_members: bool) -> Prepared:
         box.close()
     _write_display(exhibit, listing_pdf(f"Mailbox {stem}: {len(keys)} message(s)", rows))
     return Prepared("read", notes=notes, members=members)
+
+
+_QUOTED_FROM = re.compile(rb"^>(>*From )", re.MULTILINE)
+
+
+def _unquote_from_lines(data: bytes) -> bytes:
+    """A mailbox message's bytes as its sender wrote them: a mail program that stores a mailbox puts ">" before a
+    body line beginning "From " (and, in the mboxrd form, before every already quoted one) so it is not read as
+    the next message's separator; one ">" comes off again here (RFC 4155 section 2, the mboxrd rule)."""
+    return _QUOTED_FROM.sub(rb"\1", data)
 
 
 def _listing_row(data: bytes) -> str:
