@@ -18,19 +18,22 @@ bare; what separates them is the work a ready exhibit needs that a parse does no
 a PDF laid out and read back, a dozen database writes), which the figures show.
 """
 
-import argparse
-import io
-import os
-import statistics
 import sys
-import tempfile
-import time
-from email import policy
-from email.message import EmailMessage
 from pathlib import Path
 
+# This file's own folder comes first on the path of a script, and its name would stand for the standard
+# library's email package: the repository takes its place.
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path[:] = [str(REPO)] + [p for p in sys.path if Path(p or ".").resolve() != REPO / "bench"]
+
+import argparse  # noqa: E402
+import io  # noqa: E402
+import os  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from email import policy  # noqa: E402
+from email.message import EmailMessage  # noqa: E402
 
 
 def setup_django(data_dir: Path) -> None:
