@@ -26,6 +26,8 @@ _SMIME_SIGNATURE = {"application/pkcs7-signature", "application/x-pkcs7-signatur
 # AW/WG German, SV/VS Nordic, RIF/I Italian, TR French, RV Spanish), with counters ("Re[2]:") and list tags ("[x]").
 _SUBJECT_PREFIX = re.compile(
     r"^\s*(?:(?:re|fwd?|aw|wg|sv|vs|rif|tr|rv|antw)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]|\[[^\]]{1,40}\])\s*", re.IGNORECASE)
+# Outlook's Transport-Neutral Encapsulation Format ([MS-OXTNEF]), sent as winmail.dat: its files are unpacked.
+_TNEF = {"application/ms-tnef", "application/vnd.ms-tnef"}
 _MESSAGE_ID = re.compile(r"<[^<>\s]+>")
 _SPACES = re.compile(r"\s+")
 
@@ -215,7 +217,11 @@ def _read_parts(message: EmailMessage, parsed: ParsedMessage) -> None:
             continue
         if in_alternative and content_type.startswith("text/") and not name:
             continue  # another rendering of the body
-        parsed.attachments.append(_attachment(leaf, name, index))
+        attachment = _attachment(leaf, name, index)
+        if attachment.data is not None and (content_type in _TNEF or attachment.name.lower() == "winmail.dat"):
+            parsed.attachments += _tnef_attachments(attachment, parsed)
+        else:
+            parsed.attachments.append(attachment)
     parsed.body = "\n\n".join(text.strip("\n") for text in texts if text.strip())
 
 
@@ -243,6 +249,29 @@ def _attachment(part: EmailMessage, name: str, index: int) -> Attachment:
         return Attachment(name, content_type, data, f"its encoding is damaged ({', '.join(kinds)}); the bytes "
                                                      "that could be decoded are kept")
     return Attachment(name, content_type, data)
+
+
+def _tnef_attachments(wrapper: Attachment, parsed: ParsedMessage) -> list[Attachment]:
+    """The files inside a TNEF ``winmail.dat`` (read with ``tnefparse``), in order; the wrapper itself, with a
+    problem noted, when it cannot be unpacked."""
+    try:
+        from tnefparse.tnef import TNEF
+
+        tnef = TNEF(wrapper.data, do_checksum=False)
+        found = [Attachment(item.long_filename() or item.name or f"winmail-{number}.bin",
+                            "application/octet-stream", bytes(item.data))
+                 for number, item in enumerate(tnef.attachments, start=1) if item.data]
+    except Exception as exc:  # tnefparse raises several types on damaged data; ImportError where not installed
+        parsed.problems.append(f"The Outlook (TNEF) attachment “{wrapper.name}” could not be unpacked "
+                               f"({type(exc).__name__}); it is kept as it came.")
+        return [wrapper]
+    if not found:
+        parsed.problems.append(f"The Outlook (TNEF) attachment “{wrapper.name}” holds no files; it is kept as it "
+                               "came.")
+        return [wrapper]
+    parsed.problems.append(f"The Outlook (TNEF) attachment “{wrapper.name}” was unpacked into "
+                           f"{len(found)} file(s), each an attachment below.")
+    return found
 
 
 def decode_text(part: EmailMessage) -> tuple[str, str]:

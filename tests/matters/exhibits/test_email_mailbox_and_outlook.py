@@ -5,6 +5,7 @@ No writer of real .msg files is available to the tests (extract-msg reads only),
 is not tested here; a compound file that claims to be one and is not is."""
 
 import mailbox
+import struct
 
 import pytest
 
@@ -72,3 +73,35 @@ def test_a_compound_file_that_claims_to_be_outlook_and_is_not_fails_with_the_rea
     assert exhibit.status == Exhibit.Status.FAILED
     assert "not a readable Outlook message" in exhibit.reason and "kept unchanged" in exhibit.reason
     assert storage.blob_path(exhibit.sha256).read_bytes() == data
+
+
+def tnef_attribute(level: int, name: int, kind: int, data: bytes) -> bytes:
+    """One TNEF attribute ([MS-OXTNEF] 2.1.3.1): level, id, type, length, data, checksum (sum of the data's
+    bytes modulo 65536)."""
+    return struct.pack("<BHHI", level, name, kind, len(data)) + data + struct.pack("<H", sum(data) & 0xFFFF)
+
+
+def test_a_winmail_dat_is_unpacked_into_the_files_it_carries(matter, attorney):
+    inside = pdf_bytes("Side letter of June 2, 2021: the landlord waives the late fee.")
+    winmail = (struct.pack("<IH", 0x223E9F78, 1)  # TNEF signature, legacy key
+               + tnef_attribute(2, 0x9002, 6, bytes(14))  # attAttachRendData: an attachment begins
+               + tnef_attribute(2, 0x8010, 1, b"side-letter.pdf\x00")  # attAttachTitle
+               + tnef_attribute(2, 0x800F, 6, inside))  # attAttachData
+    mail = message(subject="Side letter", message_id="<tnef@x.example>")
+    mail.add_attachment(winmail, maintype="application", subtype="ms-tnef", filename="winmail.dat")
+    parent = ingest_bytes(matter, attorney, as_bytes(mail))
+    [child] = parent.children.all()
+    assert child.original_name == "side-letter.pdf" and child.status == Exhibit.Status.READY
+    assert "waives the late fee" in page_text(child)
+    assert any("TNEF" in note and "1 file(s)" in note for note in parent.notes)
+
+
+def test_a_damaged_winmail_dat_is_kept_as_it_came(matter, attorney):
+    mail = message(subject="Broken", message_id="<tnef-2@x.example>")
+    mail.add_attachment(b"\x78\x9f\x3e\x22garbage", maintype="application", subtype="ms-tnef",
+                        filename="winmail.dat")
+    parent = ingest_bytes(matter, attorney, as_bytes(mail))
+    assert parent.status == Exhibit.Status.READY
+    [child] = parent.children.all()
+    assert child.original_name == "winmail.dat" and child.status == Exhibit.Status.REJECTED
+    assert any("could not be unpacked" in note or "holds no files" in note for note in parent.notes)
