@@ -17,7 +17,8 @@ from .email_messages import as_bytes, ingest_bytes, message, page_text, pdf_byte
 pytestmark = pytest.mark.django_db
 
 
-def test_each_message_of_a_mailbox_becomes_an_exhibit_listed_on_the_mailbox_page(matter, attorney, tmp_path):
+def test_each_message_of_a_mailbox_becomes_an_exhibit_listed_on_the_mailbox_page(client, matter, attorney,
+                                                                                  tmp_path):
     path = tmp_path / "inbox.mbox"
     box = mailbox.mbox(path)
     first = message(subject="Lease renewal", message_id="<m1@x.example>")
@@ -44,6 +45,9 @@ def test_each_message_of_a_mailbox_becomes_an_exhibit_listed_on_the_mailbox_page
     listing = page_text(container)
     assert "3 message(s)" in listing and "Lease renewal" in listing and messages[2].display_label in listing
     assert storage.blob_path(container.sha256).read_bytes() == data
+    client.force_login(attorney)
+    assert client.get(container.get_absolute_url()).status_code == 200
+    assert "Message-ID" in client.get(messages[0].get_absolute_url()).content.decode()
 
 
 def test_a_mailbox_over_the_message_limit_lists_what_it_left_out(matter, attorney, tmp_path, settings):

@@ -37,6 +37,8 @@ def test_the_same_message_from_two_custodians_is_one_exhibit_with_both(client, m
 
     client.force_login(attorney)
     assert "<dt>Custodian</dt><dd>Ana Ruiz; Ben Stone</dd>" in client.get(first.get_absolute_url()).content.decode()
+    duplicate_page = client.get(second.get_absolute_url())
+    assert duplicate_page.status_code == 200 and first.display_label in duplicate_page.content.decode()
     production = production_run(production_id=production_create(
         matter=matter, exhibits=[first], prefix="RUIZ", created_by=attorney, enqueue=False).pk)
     with zipfile.ZipFile(production_files(production)["zip"]) as volume:
