@@ -14,7 +14,7 @@ from matters.productions.delivery import production_files
 from matters.productions.reservation import production_create
 from matters.productions.stamping import production_run
 
-from .email_messages import as_bytes, ingest_bytes, message
+from .email_messages import as_bytes, ingest_bytes, message, pdf_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -99,3 +99,29 @@ def test_sniffing_tells_messages_and_mailboxes_from_text(tmp_path):
     assert sniff(tmp_path, b"From ana@x.example Tue Mar  3 23:30:00 2026\n" + eml[:8192]).kind == "mailbox"
     assert sniff(tmp_path, b"From: the desk of Ana\n\nJust a note, not a message.").kind == "other"
     assert sniff(tmp_path, io.BytesIO(b"Subject: x\nFrom: a@b\n\nbody").read()).kind == "email"
+
+
+def test_a_produced_family_carries_its_range_parent_and_the_messages_headers(matter, attorney):
+    mail = message(cc="Cy Park <cy@ruiz-law.example>")
+    for number in (1, 2):
+        mail.add_attachment(pdf_bytes(f"Schedule {number} to the lease renewal, rent table."),
+                            maintype="application", subtype="pdf", filename=f"schedule-{number}.pdf")
+    parent = ingest_bytes(matter, attorney, as_bytes(mail), custodian="Ana Ruiz")
+    loose = ingest_bytes(matter, attorney, pdf_bytes("An unrelated memo about parking permits."), name="memo.pdf")
+    children = list(parent.children.order_by("family_position"))
+    production = production_run(production_id=production_create(
+        matter=matter, exhibits=[parent, *children, loose], prefix="RUIZ", created_by=attorney, enqueue=False).pk)
+    with zipfile.ZipFile(production_files(production)["zip"]) as volume:
+        dat = volume.read("VOL001/DATA/VOL001.dat").decode("utf-8").split("\r\n")
+    header = [f.strip(QUOTE) for f in dat[0].split(SEPARATOR)]
+    rows = [dict(zip(header, (f.strip(QUOTE) for f in line.split(SEPARATOR)))) for line in dat[1:] if line]
+    message_row, first, second, memo = rows
+    assert message_row["BEGATTACH"] == message_row["BEGBATES"] and message_row["ENDATTACH"] == second["ENDBATES"]
+    assert (first["BEGATTACH"], first["ENDATTACH"]) == (message_row["BEGBATES"], second["ENDBATES"])
+    assert first["PARENT_BATES"] == second["PARENT_BATES"] == message_row["BEGBATES"]
+    assert (message_row["ATTACHMENT_COUNT"], first["ATTACHMENT_COUNT"]) == ("2", "0")
+    assert (message_row["FROM"], message_row["CC"], message_row["SUBJECT"]) == (
+        "Ana Ruiz <ana@ruiz-law.example>", "Cy Park <cy@ruiz-law.example>", "Lease renewal")
+    assert (message_row["DATESENT"], message_row["TIMESENT"]) == ("03/04/2026", "07:30:00")  # 23:30 -08:00 in UTC
+    assert first["CUSTODIAN"] == "Ana Ruiz" and first["FROM"] == ""
+    assert all(memo[name] == "" for name in ("BEGATTACH", "ENDATTACH", "PARENT_BATES", "ATTACHMENT_COUNT"))
