@@ -11,9 +11,27 @@ headers are what the privilege log describes.
 from datetime import UTC
 
 from matters.models import EmailMessage, Exhibit
+from matters.selectors import exhibit_family
 
 FAMILY_FIELDS = ["BEGATTACH", "ENDATTACH", "PARENT_BATES", "ATTACHMENT_COUNT"]
 EMAIL_FIELDS = ["FROM", "TO", "CC", "BCC", "SUBJECT", "DATESENT", "TIMESENT"]
+
+
+def whole_families(exhibits: list[Exhibit]) -> list[Exhibit]:
+    """``exhibits`` with each one's whole family in its place: a production takes a family or none of it. A
+    family goes where the first of its members chosen stood, parent first, then its children in the order
+    attached (:func:`matters.selectors.exhibit_family`); only ready members are produced (an attachment refused
+    or failed has no pages to stamp, and a duplicate is produced as the exhibit it repeats)."""
+    out, seen = [], set()
+    for exhibit in exhibits:
+        if exhibit.pk in seen:
+            continue
+        family = exhibit_family(exhibit) if exhibit.parent_id or exhibit.children.exists() else [exhibit]
+        for member in family:
+            if member.pk not in seen and (member.status == Exhibit.Status.READY or member.pk == exhibit.pk):
+                seen.add(member.pk)
+                out.append(member)
+    return out
 
 
 def _top(exhibit: Exhibit, by_id: dict[int, Exhibit]) -> int:

@@ -125,3 +125,19 @@ def test_a_produced_family_carries_its_range_parent_and_the_messages_headers(mat
     assert (message_row["DATESENT"], message_row["TIMESENT"]) == ("03/04/2026", "07:30:00")  # 23:30 -08:00 in UTC
     assert first["CUSTODIAN"] == "Ana Ruiz" and first["FROM"] == ""
     assert all(memo[name] == "" for name in ("BEGATTACH", "ENDATTACH", "PARENT_BATES", "ATTACHMENT_COUNT"))
+
+
+def test_choosing_one_member_of_a_family_produces_the_whole_family_in_order(matter, attorney):
+    mail = message()
+    for number in (1, 2):
+        mail.add_attachment(pdf_bytes(f"Exhibit {number} to the renewal: the floor plan, page {number}."),
+                            maintype="application", subtype="pdf", filename=f"plan-{number}.pdf")
+    mail.add_attachment(b"PK\x03\x04 not really a zip", maintype="application", subtype="zip", filename="x.zip")
+    parent = ingest_bytes(matter, attorney, as_bytes(mail))
+    loose = ingest_bytes(matter, attorney, pdf_bytes("An unrelated memo about parking permits."), name="memo.pdf")
+    first, second, archive = parent.children.order_by("family_position")
+    assert archive.status == Exhibit.Status.REJECTED
+    production = production_create(matter=matter, exhibits=[loose, second], prefix="RUIZ", created_by=attorney,
+                                   enqueue=False)
+    produced = list(production.documents.order_by("order").values_list("exhibit_id", flat=True))
+    assert produced == [loose.pk, parent.pk, first.pk, second.pk]
