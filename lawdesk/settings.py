@@ -214,6 +214,13 @@ LAWDESK_READERS_UNSANDBOXED = os.environ.get("LAWDESK_READERS_UNSANDBOXED", "") 
 # A page whose OCR mean word confidence (Tesseract, 0-100) is below this is flagged, and so is a finding grounded
 # only on such pages (docs/reading.md).
 LAWDESK_OCR_LOW_CONFIDENCE = float(os.environ.get("LAWDESK_OCR_LOW_CONFIDENCE", "60"))
+# Email intake (docs/email.md): how deep messages attached to messages are unpacked, how many attachments of one
+# message become exhibits, and the largest message and mailbox read (MiB); past each the rest is listed, not read.
+LAWDESK_EMAIL_MAX_DEPTH = _env_int("LAWDESK_EMAIL_MAX_DEPTH", 10)
+LAWDESK_EMAIL_MAX_ATTACHMENTS = _env_int("LAWDESK_EMAIL_MAX_ATTACHMENTS", 200)
+LAWDESK_EMAIL_MAX_MB = _env_int("LAWDESK_EMAIL_MAX_MB", 150)
+LAWDESK_MAILBOX_MAX_MB = _env_int("LAWDESK_MAILBOX_MAX_MB", 4096)
+LAWDESK_MAILBOX_MAX_MESSAGES = _env_int("LAWDESK_MAILBOX_MAX_MESSAGES", 20_000)
 # A draft's table of authorities lists an authority cited on this many pages or more as "passim" (0: never).
 LAWDESK_TOA_PASSIM_PAGES = _env_int("LAWDESK_TOA_PASSIM_PAGES", 5)
 # Limits on a production ZIP: members, total uncompressed MiB, and compression ratio of any member.

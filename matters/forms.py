@@ -15,6 +15,8 @@ class UploadForm(forms.Form):
 
     file = forms.FileField(allow_empty_file=True)
     origin = forms.ChoiceField(choices=[(o.value, o.label) for o in map(Origin, UPLOAD_ORIGINS)])
+    custodian = forms.CharField(max_length=200, required=False,
+                                help_text="who the file was collected from; blank for nobody")
 
 
 class ExhibitEditForm(forms.Form):

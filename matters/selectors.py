@@ -42,8 +42,30 @@ def page_for_user(user, matter_id: int, exhibit_id: int, number: int) -> Page:
 
 
 def exhibits_of_matter(matter: Matter) -> QuerySet[Exhibit]:
-    """The matter's exhibits in label order; files without a label (rejected, duplicates) after them."""
-    return matter.exhibits.select_related("duplicate_of").order_by(F("label_seq").asc(nulls_last=True), "id")
+    """The matter's exhibits in label order, each family together (its top exhibit, then its children in the
+    order attached, each child's own children under it: ``Exhibit.family_path``); files without a label
+    (rejected, duplicates) that belong to no family after them."""
+    return (matter.exhibits.select_related("duplicate_of", "parent")
+            .order_by(F("family_seq").asc(nulls_last=True), "family_path", "id"))
+
+
+def exhibit_family(exhibit: Exhibit) -> list[Exhibit]:
+    """The family ``exhibit`` belongs to, its top exhibit first and every member under it in family order; a
+    list of ``exhibit`` alone when it has neither parent nor children."""
+    top = exhibit
+    for _ in range(100):  # a family is as deep as LAWDESK_EMAIL_MAX_DEPTH allows; this guards a loop made by hand
+        if top.parent_id is None:
+            break
+        top = top.parent
+    if top.family_seq is None:
+        return [top, *top.children.order_by("family_position", "id")] if top.pk == exhibit.pk else [top, exhibit]
+    return list(matter_family_members(top))
+
+
+def matter_family_members(top: Exhibit) -> QuerySet[Exhibit]:
+    """The top exhibit of a family and every member under it, in family order."""
+    return (top.matter.exhibits.filter(family_seq=top.family_seq).select_related("parent")
+            .order_by("family_path", "id"))
 
 
 def pages_for_bates(matter: Matter, bates: str) -> list[Page]:

@@ -17,6 +17,7 @@ from matters import storage
 from matters.audit.services import audit_record
 from matters.drafts.verifier.facts import exhibit_index_facts
 from matters.drafts.verifier.transcripts import suggest_transcript_cite
+from matters.email.intake import Prepared, email_prepare
 from matters.leases import LeaseKeeper, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import Exhibit, Page
 from matters.privilege.services import improper_redactions_record
@@ -68,11 +69,13 @@ def _spec(exhibit: Exhibit, password_file: str = "") -> Spec:
     )
 
 
-def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
+def exhibit_process(*, exhibit_id: int, previews: str = "enqueue", members: str = "enqueue") -> Exhibit:
     """Process the exhibit if it is ``queued`` (otherwise return it unchanged) and return it in its final state.
 
     Once ready, its page images are made by a ``render_previews`` task (``previews="enqueue"``), right here
-    (``"inline"``, for the command line), or not at all (``"skip"``). While it works the worker holds the
+    (``"inline"``, for the command line), or not at all (``"skip"``). The exhibits an email or a mailbox is
+    unpacked into (attachments, messages: :mod:`matters.email.intake`) are queued (``members="enqueue"``) or
+    processed here, after it, in the same way (``"inline"``). While it works the worker holds the
     exhibit's lease (``LAWDESK_DOCUMENT_LEASE_S``, :mod:`matters.leases`); if it dies, :mod:`matters.recovery`
     queues the exhibit again, and a worker that lost its lease stops without writing the exhibit's end.
     """
@@ -84,10 +87,16 @@ def exhibit_process(*, exhibit_id: int, previews: str = "enqueue") -> Exhibit:
     keeper = LeaseKeeper(model=Exhibit, pk=exhibit.pk, owner=owner, lease_s=settings.LAWDESK_DOCUMENT_LEASE_S,
                          live={"status": Exhibit.Status.PROCESSING})
     with keeper:
-        return _process(exhibit, owner, keeper, previews)
+        exhibit, made = _process(exhibit, owner, keeper, previews, members)
+    if members == "inline":
+        for member_id in made:
+            exhibit_process(exhibit_id=member_id, previews=previews, members=members)
+    return exhibit
 
 
-def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str) -> Exhibit:
+def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str,
+             members: str) -> tuple[Exhibit, list[int]]:
+    """Read the exhibit; return it and the ids of the exhibits it was unpacked into (an email's attachments)."""
     _notify(exhibit)
     storage.discard_derived(exhibit.pk)
     Page.objects.filter(exhibit=exhibit).delete()
@@ -95,6 +104,16 @@ def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str) -
     spec = _spec(exhibit, str(password_file) if password_file.exists() else "")
     final_status, reason, notes = Exhibit.Status.FAILED, "", []
     pages_pdf = pages_ocr = 0
+    prepared = None
+    if exhibit.kind in (Exhibit.Kind.EMAIL, Exhibit.Kind.MAILBOX):
+        try:
+            prepared = email_prepare(exhibit=exhibit, enqueue_members=members == "enqueue")
+        except Exception as exc:  # as for the child: the worker survives any message; the exhibit says why
+            logger.exception("email intake of exhibit %s failed", exhibit.pk)
+            prepared = Prepared("failed", f"The message could not be read: processing stopped on an internal "
+                                          f"error ({type(exc).__name__}). The original is kept unchanged.")
+        if prepared.status != "read":
+            return _end_unread(exhibit, owner, keeper, prepared), prepared.members
     try:
         for event in run_child(
             spec, memory_mb=settings.LAWDESK_INGEST_MEMORY_MB, timeout_s=settings.LAWDESK_INGEST_TIMEOUT_S
@@ -102,7 +121,7 @@ def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str) -
             if keeper.lost:
                 # Another worker took the exhibit over after this one's lease expired: its pages are the ones kept.
                 logger.warning("exhibit %s was taken over by another worker; this one stops", exhibit.pk)
-                return Exhibit.objects.get(pk=exhibit.pk)
+                return Exhibit.objects.get(pk=exhibit.pk), []
             kind = event["event"]
             if kind == "start":
                 notes = list(event.get("notes", []))
@@ -130,6 +149,8 @@ def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str) -
                 _notify(exhibit)
             elif kind == "done":
                 final_status, notes = Exhibit.Status.READY, list(event.get("notes", []))
+                if prepared is not None:
+                    notes = prepared.notes + notes
             elif kind == "error":
                 final_status, reason = event["status"], event["reason"]
     except Exception as exc:  # the worker must survive anything a file does; the exhibit records why
@@ -139,8 +160,9 @@ def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str) -
         password_file.unlink(missing_ok=True)
 
     keeper.stop()
+    made = prepared.members if prepared is not None else []
     if keeper.lost:
-        return Exhibit.objects.get(pk=exhibit.pk)
+        return Exhibit.objects.get(pk=exhibit.pk), made
     if final_status != Exhibit.Status.READY:
         Page.objects.filter(exhibit=exhibit).delete()
         pages_pdf = pages_ocr = 0
@@ -156,7 +178,7 @@ def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str) -
             lease_owner="",
             lease_expires_at=None,
         ):
-            return Exhibit.objects.get(pk=exhibit.pk)  # taken over between the last beat and now
+            return Exhibit.objects.get(pk=exhibit.pk), made  # taken over between the last beat and now
         exhibit.refresh_from_db()
         audit_record(
             action="exhibit.status",
@@ -177,6 +199,30 @@ def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str) -
             exhibit.refresh_from_db()
         elif previews == "enqueue":
             transaction.on_commit(lambda: render_previews_task.enqueue(exhibit.pk))
+    return exhibit, made
+
+
+def _end_unread(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, prepared: Prepared) -> Exhibit:
+    """End an email exhibit that is not read further: ``failed`` with the reason, or ``duplicate`` of the
+    message it repeats (its label given up, as a duplicate upload has none)."""
+    keeper.stop()
+    if keeper.lost:
+        return Exhibit.objects.get(pk=exhibit.pk)
+    status = Exhibit.Status.DUPLICATE if prepared.status == "duplicate" else Exhibit.Status.FAILED
+    changes = {"status": status, "reason": prepared.reason, "notes": prepared.notes, "previews_ready": False,
+               "updated_at": timezone.now(), "lease_owner": "", "lease_expires_at": None}
+    if status == Exhibit.Status.DUPLICATE:
+        changes |= {"duplicate_of": prepared.duplicate_of, "label": "", "label_seq": None}
+        if exhibit.parent_id is None:
+            changes["family_seq"] = None
+    with transaction.atomic():
+        if not Exhibit.objects.filter(pk=exhibit.pk, lease_owner=owner, status=Exhibit.Status.PROCESSING).update(
+                **changes):
+            return Exhibit.objects.get(pk=exhibit.pk)
+        exhibit.refresh_from_db()
+        audit_record(action="exhibit.status", matter=exhibit.matter, obj=exhibit, file_sha256=exhibit.sha256,
+                     detail={"from": Exhibit.Status.PROCESSING, "to": status, "reason": prepared.reason})
+    _notify(exhibit)
     return exhibit
 
 

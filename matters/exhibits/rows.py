@@ -32,7 +32,8 @@ def _status_cell(exhibit: Exhibit) -> str:
 
 def exhibit_row_html(exhibit: Exhibit, oob: str = "") -> SafeString:
     """The ``<tr id="exhibit-<id>">`` of ``exhibit``; ``oob`` is its ``hx-swap-oob`` value when it travels as an
-    out-of-band swap ("true"), else empty. Reads ``exhibit.duplicate_of``: select it with the row."""
+    out-of-band swap ("true"), else empty. Reads ``exhibit.duplicate_of`` and ``exhibit.parent``: select them with
+    the row."""
     title, name = exhibit.title, exhibit.original_name
     name_html = f'<div class="muted small">{escape(name)}</div>' if title != name else ""
     pages = "—"
@@ -41,10 +42,17 @@ def exhibit_row_html(exhibit: Exhibit, oob: str = "") -> SafeString:
         if exhibit.pages_ocr:
             pages += f' <span class="muted small">({exhibit.pages_ocr} OCR)</span>'
     swap = f' hx-swap-oob="{escape(oob)}"' if oob else ""
+    family = ""
+    if exhibit.parent_id:
+        # A child lists under its parent (matters.selectors.exhibits_of_matter), indented one step a generation.
+        family = (f' class="family-child depth-{min(exhibit.family_depth, 6)}"',
+                  f'<div class="muted small">attachment {exhibit.family_position} of '
+                  f'{escape(exhibit.parent.display_label)}</div>')
     return mark_safe(
         f'<tr id="exhibit-{exhibit.pk}" data-status="{escape(exhibit.status)}"{swap}>\n'
         f"        <td>{escape(exhibit.display_label)}</td>\n"
-        f'        <td><a href="{escape(exhibit.get_absolute_url())}">{escape(title)}</a>{name_html}</td>\n'
+        f'        <td{family[0] if family else ""}><a href="{escape(exhibit.get_absolute_url())}">{escape(title)}</a>'
+        f'{name_html}{family[1] if family else ""}</td>\n'
         f"        <td>{escape(_ORIGIN_LABELS.get(exhibit.origin, exhibit.origin))}</td>\n"
         f"        <td>{escape(exhibit.type_name)}</td>\n"
         f"        <td>{pages}</td>\n"

@@ -13,7 +13,7 @@ from django.utils import timezone
 from matters import storage
 from matters.audit.services import audit_record
 from matters.drafts.verifier.authorities import suggest_cites_as
-from matters.models import UPLOAD_ORIGINS, Exhibit, Matter, Origin
+from matters.models import UPLOAD_ORIGINS, Custodian, Exhibit, Matter, Origin
 from matters.permissions import require
 from matters.provenance import generated_match_for, hash_match_reason
 from matters.tasks import ingest_exhibit as ingest_exhibit_task
@@ -47,8 +47,12 @@ def exhibit_create(
     origin: str,
     uploaded_by: AbstractBaseUser | None,
     enqueue: bool = True,
+    custodian: str = "",
 ) -> Exhibit:
     """Store an upload and register it as an exhibit of ``matter``; return the Exhibit.
+
+    ``custodian`` names who the file was collected from (the matter's Custodian of that name, made on first use);
+    empty is nobody.
 
     The bytes are copied in chunks to the content-addressed store and the type is decided by content. Outcomes:
     an accepted type gets the next label and status ``queued`` (and, with ``enqueue``, an ingest task once the
@@ -60,15 +64,54 @@ def exhibit_create(
     require(uploaded_by, "change_exhibits", matter)
     if origin not in UPLOAD_ORIGINS:
         raise ValidationError({"origin": f"{origin!r} is not an origin for uploaded material."})
+    custodian_name = " ".join(custodian.split())
+    if len(custodian_name) > 200:
+        raise ValidationError({"custodian": "A custodian's name is at most 200 characters."})
+    named = custodian_for(matter, custodian_name) if custodian_name else None
+    return _create(Exhibit(matter=matter, origin=origin, uploaded_by=uploaded_by, custodian=named), stream,
+                   original_name, enqueue)
+
+
+def exhibit_create_family_member(*, parent: Exhibit, stream: BinaryIO, original_name: str, position: int,
+                                 enqueue: bool = True) -> Exhibit:
+    """Store a file found inside ``parent`` (an email's attachment, a message attached to it) as the
+    ``position``-th child of its family (1-based, the order it is attached in); return it.
+
+    The child takes the parent's matter, origin, custodian and uploader, and is processed like any upload (a
+    message attached to a message is unpacked in turn). No permission is checked: the parent's upload was the act
+    a person was allowed to do."""
+    member = Exhibit(matter=parent.matter, origin=parent.origin, uploaded_by=parent.uploaded_by,
+                     custodian=parent.custodian, parent=parent, family_position=position,
+                     family_seq=parent.family_seq, family_path=f"{parent.family_path}{position:04d}.")
+    return _create(member, stream, original_name, enqueue)
+
+
+def exhibit_create_from_mailbox(*, mailbox: Exhibit, stream: BinaryIO, original_name: str,
+                                enqueue: bool = True) -> Exhibit:
+    """Store one message of ``mailbox`` (an exhibit of kind ``mailbox``) as an exhibit of its own, a family of
+    its own, with the mailbox's matter, origin, custodian and uploader; return it. No permission is checked: the
+    mailbox's upload was the act a person was allowed to do."""
+    message = Exhibit(matter=mailbox.matter, origin=mailbox.origin, uploaded_by=mailbox.uploaded_by,
+                      custodian=mailbox.custodian)
+    return _create(message, stream, original_name, enqueue)
+
+
+def custodian_for(matter: Matter, name: str) -> Custodian:
+    """Return the matter's custodian called ``name`` (spaces collapsed), made on first use."""
+    custodian, _ = Custodian.objects.get_or_create(matter=matter, name=" ".join(name.split())[:200])
+    return custodian
+
+
+def _create(template: Exhibit, stream: BinaryIO, original_name: str, enqueue: bool) -> Exhibit:
     staged = storage.stage_stream(stream)
     name = original_name[:500]
     try:
         sniffed = sniff(staged.path, staged.head) if staged.size_bytes else None
         try:
-            exhibit = _register(matter, staged, sniffed, name, origin, uploaded_by, enqueue)
+            exhibit = _register(template, staged, sniffed, name, enqueue)
         except IntegrityError:
             # Another upload of the same bytes won the race; registering again finds it and records a duplicate.
-            exhibit = _register(matter, staged, sniffed, name, origin, uploaded_by, enqueue)
+            exhibit = _register(template, staged, sniffed, name, enqueue)
         if enqueue and exhibit.status == Exhibit.Status.QUEUED:
             transaction.on_commit(lambda: enqueue_ingest(exhibit.pk))
     finally:
@@ -76,8 +119,8 @@ def exhibit_create(
     return exhibit
 
 
-def _register(matter, staged: storage.StagedFile, sniffed, name: str, origin: str, uploaded_by,
-              enqueue: bool) -> Exhibit:
+def _register(template: Exhibit, staged: storage.StagedFile, sniffed, name: str, enqueue: bool) -> Exhibit:
+    matter, origin, uploaded_by = template.matter, template.origin, template.uploaded_by
     with transaction.atomic():
         exhibit = Exhibit(
             matter=matter,
@@ -89,6 +132,11 @@ def _register(matter, staged: storage.StagedFile, sniffed, name: str, origin: st
             mime_type=sniffed.mime_type if sniffed else "",
             kind=sniffed.kind if sniffed else Exhibit.Kind.OTHER,
             uploaded_by=uploaded_by,
+            custodian=template.custodian,
+            parent=template.parent,
+            family_position=template.family_position,
+            family_seq=template.family_seq,
+            family_path=template.family_path,
         )
         existing = (
             Exhibit.objects.select_for_update()
@@ -137,6 +185,8 @@ def _register(matter, staged: storage.StagedFile, sniffed, name: str, origin: st
                 "size_bytes": staged.size_bytes,
                 "type": exhibit.mime_type,
                 "origin": origin,
+                "custodian": exhibit.custodian.name if exhibit.custodian else "",
+                "parent": exhibit.parent_id,
                 "status": exhibit.status,
                 "generated": exhibit.generated_reason,
             },
@@ -153,6 +203,8 @@ def _assign_next_label(exhibit: Exhibit) -> None:
         label = format_label(seq, matter.label_style)
     exhibit.label_seq = seq
     exhibit.label = label
+    if exhibit.parent_id is None:
+        exhibit.family_seq = seq
 
 
 def enqueue_ingest(exhibit_id: int) -> None:

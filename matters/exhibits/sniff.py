@@ -12,8 +12,11 @@ from pathlib import Path
 
 import puremagic
 
+from matters.email.parse import looks_like_message
+
 ACCEPTED_DESCRIPTION = (
-    "PDF, PNG, JPEG, TIFF, Word (DOCX or DOC), WordPerfect (WPD), RTF or OpenDocument text (ODT)"
+    "PDF, PNG, JPEG, TIFF, Word (DOCX or DOC), WordPerfect (WPD), RTF, OpenDocument text (ODT), email (EML or "
+    "Outlook MSG) or a mailbox (MBOX)"
 )
 
 _IMAGE_TYPES = {"image/png": "PNG image", "image/jpeg": "JPEG image", "image/tiff": "TIFF image"}
@@ -22,6 +25,12 @@ DOC_MIME = "application/msword"
 WPD_MIME = "application/vnd.wordperfect"
 RTF_MIME = "application/rtf"
 ODT_MIME = "application/vnd.oasis.opendocument.text"
+EML_MIME = "message/rfc822"
+MSG_MIME = "application/vnd.ms-outlook"
+MBOX_MIME = "application/mbox"
+# An Outlook .msg is a compound file whose properties live in streams named "__substg1.0_<tag>" and a
+# "__properties_version1.0" stream ([MS-OXMSG] 2.1, 2.4); Word and Excel files have neither.
+_MSG_STREAM = "__substg1.0_".encode("utf-16-le")
 
 # Word-processing formats converted by LibreOffice, by the file suffix LibreOffice is handed (its filter
 # detection reads the content; the suffix only helps it choose first) and the description shown to people.
@@ -65,6 +74,7 @@ TYPE_NAMES = {
     "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument spreadsheet",
     "message/rfc822": "email",
     "application/vnd.ms-outlook": "Outlook email",
+    "application/mbox": "mailbox",
     "application/zip": "ZIP archive",
     "application/x-7z-compressed": "7-Zip archive",
     "application/x-rar-compressed": "RAR archive",
@@ -118,6 +128,20 @@ def _word_processing(path: Path, head: bytes) -> Sniffed | None:
             return Sniffed("docx", DOCX_MIME, ENCRYPTED_OFFICE_DESCRIPTION)
         if _WORD_STREAM in directory:
             return Sniffed("document", DOC_MIME, WORD_PROCESSING[DOC_MIME][1])
+        if _MSG_STREAM in directory:
+            return Sniffed("email", MSG_MIME, "Outlook email (MSG)")
+    return None
+
+
+def _mail(head: bytes) -> Sniffed | None:
+    """An RFC 5322 message (header lines, a blank line, a body), or an mbox (messages each after a "From "
+    separator line, RFC 4155)."""
+    if head.startswith(b"From ") and b"\n" in head:
+        rest = head.split(b"\n", 1)[1]
+        if looks_like_message(rest):
+            return Sniffed("mailbox", MBOX_MIME, "mailbox (MBOX)")
+    if looks_like_message(head):
+        return Sniffed("email", EML_MIME, "email (EML)")
     return None
 
 
@@ -130,6 +154,8 @@ def sniff(path: Path, head: bytes) -> Sniffed:
         # "%PDF-" within 1024 bytes, yet the file is an archive.
         return _zip_kind(path)
     if (found := _word_processing(path, head)) is not None:
+        return found
+    if (found := _mail(head)) is not None:
         return found
     try:
         matches = puremagic.magic_string(head)

@@ -15,12 +15,14 @@ from django.views.decorators.http import require_GET, require_POST
 from matters import storage
 from matters.audit.services import audit_record, audit_record_once_per
 from matters.downloads import file_response
+from matters.email.threads import exhibit_thread
 from matters.exhibits.listing import exhibit_list_page
 from matters.forms import CitesAsForm, ExhibitEditForm, PasswordForm, UploadForm
 from matters.permissions import require
 from matters.privilege.services import exhibit_privilege_context, page_privilege_context
 from matters.provenance import exhibit_override_generated, page_clear_injection
 from matters.selectors import (
+    exhibit_family,
     exhibit_for_user,
     matter_for_user,
     page_for_user,
@@ -54,6 +56,7 @@ def exhibit_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
             original_name=upload.name or "unnamed",
             origin=form.cleaned_data["origin"],
             uploaded_by=request.user,
+            custodian=form.cleaned_data["custodian"],
         )
     except OSError as error:  # the body is spooled, and the original stored, in the data directory
         if not storage.is_disk_full(error):
@@ -86,6 +89,7 @@ def _form_errors(form) -> str:
 def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
     pages = list(exhibit.pages.all())
+    family = exhibit_family(exhibit)
     return render(
         request,
         "matters/exhibits/exhibit.html",
@@ -94,6 +98,8 @@ def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> Htt
             "exhibit": exhibit,
             "pages": pages,
             "flagged_pages": [page for page in pages if page.reading_flag],
+            "family": family if len(family) > 1 else [],
+            "thread": exhibit_thread(exhibit),
             "edit_form": ExhibitEditForm(initial={"label": exhibit.label, "title": exhibit.title,
                                                   "transcript_cite": exhibit.transcript_cite}),
             "cites_as_form": CitesAsForm(initial={"cites_as": exhibit.cites_as}),

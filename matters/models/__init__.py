@@ -9,6 +9,7 @@ from .case import (
     EVIDENCE_ORIGINS,
     GENERATED_ORIGINS,
     UPLOAD_ORIGINS,
+    Custodian,
     Exhibit,
     GeneratedDocument,
     Matter,
@@ -17,6 +18,7 @@ from .case import (
 )
 from .deadlines import CourtClosedDay, Deadline
 from .drafts import Draft, DraftVersion, Finding, PageFact, ReviewAttack
+from .email import EmailMessage
 from .incoming import IncomingBatesPage, IncomingDocument, IncomingProduction
 from .privilege import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
 from .productions import BatesPage, Production, ProductionDocument
@@ -29,7 +31,9 @@ __all__ = [
     "BatesPage",
     "CourtClosedDay",
     "Deadline",
+    "Custodian",
     "Draft",
+    "EmailMessage",
     "DraftVersion",
     "Exhibit",
     "Finding",

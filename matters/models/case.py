@@ -125,6 +125,21 @@ class Matter(models.Model):
         return reverse("matters:detail", args=[self.pk])
 
 
+class Custodian(models.Model):
+    """A person or source the matter's documents were collected from ("J. Rivera", "Finance shared drive"), as a
+    production's load file names them (the DAT's CUSTODIAN column). Named once per matter and chosen on upload."""
+
+    matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="custodians")
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["matter", "name"]
+        constraints = [models.UniqueConstraint(fields=["matter", "name"], name="custodian_name_unique_in_matter")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Exhibit(models.Model):
     """One uploaded file of a matter and everything derived from it.
 
@@ -148,6 +163,9 @@ class Exhibit(models.Model):
         DOCX = "docx", "Word document"
         # DOC, WPD, RTF and ODT: converted by LibreOffice as DOCX is, but with no links cut before (see sniff).
         DOCUMENT = "document", "Word-processing document"
+        # An email message (RFC 5322 .eml or Outlook .msg) and a mailbox of them (.mbox): see docs/email.md.
+        EMAIL = "email", "Email message"
+        MAILBOX = "mailbox", "Mailbox"
         OTHER = "other", "Not accepted"
 
     matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="exhibits")
@@ -175,6 +193,17 @@ class Exhibit(models.Model):
     # exhibit read as a transcript, set by a person otherwise (matters.drafts.verifier.transcripts).
     transcript_cite = models.CharField("cited as (transcript)", max_length=60, blank=True)
     duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    # Who the file was collected from; empty is nobody named (never the client by default): a production's DAT
+    # leaves CUSTODIAN blank then.
+    custodian = models.ForeignKey(Custodian, null=True, blank=True, on_delete=models.PROTECT, related_name="exhibits")
+    # The family: an email's attachments (and a message attached to a message) are exhibits whose parent is the
+    # message, in the order they are attached (family_position, from 1; 0 for an exhibit with no parent).
+    # family_seq is the label_seq of the family's top exhibit and family_path the positions from it ("0002.0001."),
+    # so the matter page lists a family together, parent then children, whenever each was labelled.
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children")
+    family_position = models.PositiveIntegerField(default=0)
+    family_seq = models.PositiveIntegerField(null=True, blank=True)
+    family_path = models.CharField(max_length=100, blank=True)
     page_count = models.PositiveIntegerField(default=0)
     pages_pdf = models.PositiveIntegerField(default=0)
     pages_ocr = models.PositiveIntegerField(default=0)
@@ -226,6 +255,7 @@ class Exhibit(models.Model):
         # exhibit_changed: an open matter page asks twice a second whether any of its files changed; the newest
         # updated_at of the matter is one step down this index (matters.consumers.ExhibitRowWatch).
         indexes = [models.Index(fields=["matter", "label_seq", "id"], name="exhibit_list_order"),
+                   models.Index(fields=["matter", "family_seq", "family_path", "id"], name="exhibit_family_order"),
                    models.Index(fields=["matter", "updated_at"], name="exhibit_changed")]
 
     def __str__(self) -> str:
@@ -240,6 +270,20 @@ class Exhibit(models.Model):
         """What a lawyer calls this file's detected type ("PDF", "Word document"); see
         :func:`matters.exhibits.sniff.type_name`."""
         return type_name(self.mime_type)
+
+    @property
+    def family_depth(self) -> int:
+        """How many generations below its family's top exhibit this one is: 0 for the top, 1 for an attachment."""
+        return self.family_path.count(".")
+
+    @property
+    def custodian_names(self) -> list[str]:
+        """Everyone this file was collected from, its own custodian first: for an email message also the
+        custodians of the same message collected again (docs/email.md, duplicates); [] for nobody."""
+        names = [self.custodian.name] if self.custodian_id else []
+        if self.kind == self.Kind.EMAIL and hasattr(self, "message"):
+            names += [name for name in self.message.custodians.values_list("name", flat=True) if name not in names]
+        return names
 
     @property
     def stated_reason(self) -> str:

@@ -24,6 +24,7 @@ from matters.tasks import run_production as run_production_task
 from matters.validation import require_choice
 
 from .bates.stamp import StampSpec, missing_glyphs
+from .families import whole_families
 
 # The rule for a prefix (no digit last) is the matter's, kept with its field (matters/models/case.py).
 PREFIX_HTML_PATTERN = BATES_PREFIX_HTML_PATTERN
@@ -81,6 +82,8 @@ def production_create(
     ``confidentiality`` maps exhibit ids to a designation (CONFIDENTIAL, AEO or custom text). ``keep_forms``
     leaves form fields fillable (see matters/productions/bates/forms.py); annotations are baked into the pages
     either way.
+    A chosen exhibit of a family (an email and its attachments) brings its whole family, in family order
+    (:func:`matters.productions.families.whole_families`).
     ``withheld`` maps exhibit ids to ``{"basis", "basis_text", "description"}`` (see
     :func:`matters.privilege.services.check_withheld`): each such document is produced as one placeholder page. Raises
     ValidationError for a bad prefix, digits outside 6-15, an exhibit that is not ready or not in the matter, a
@@ -116,6 +119,7 @@ def production_create(
             raise ValidationError(f"{exhibit.display_label} is not a ready exhibit of this matter.")
     if len({e.pk for e in exhibits}) != len(exhibits):
         raise ValidationError("An exhibit is listed twice.")
+    exhibits = whole_families(exhibits)
     withheld = check_withheld(withheld or {}, created_by, matter)
     if set(withheld) - {e.pk for e in exhibits}:
         raise ValidationError("A withheld document must be one of the production's documents.")

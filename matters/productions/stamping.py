@@ -34,6 +34,7 @@ from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
 from .bates.tags import retarget_structure
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from .delivery import production_files
+from .families import add_family_and_email_fields
 from .leak_scan import LeakFound, leak_message, log_findings, production_secrets, scan_production
 
 logger = logging.getLogger(__name__)
@@ -143,6 +144,7 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
     # Fonts, images and forms the documents share are kept once as each is appended (bates/dedup.py).
     merger = ResourceMerger(pdf_of(combined))
     toc, dat_rows, index_rows, opt_documents = [], [], [], []
+    dat_documents: list = []  # (exhibit, own pages produced) of each DAT row, for its family and email fields
     # Where each document's own first page lands, for links between documents (bates/links.py).
     natives, starts, stamped_documents = {}, {}, []
     # What the volume must not hold, read before stamping (the leak scan, leak_scan.py), and the page images a
@@ -223,8 +225,9 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
             first, last = bates[0], bates[-1]
             # A withheld document's hash would identify it; its row carries only its numbers and the placeholder.
             sha256 = exhibit.sha256 if produced.own_pages else ""
+            dat_documents.append((exhibit, produced.own_pages))
             dat_rows.append({"BEGBATES": first, "ENDBATES": last, "PAGECOUNT": len(numbers), "TITLE": title,
-                             "ORIGIN": exhibit.origin, "CUSTODIAN": production.matter.client,
+                             "ORIGIN": exhibit.origin, "CUSTODIAN": "; ".join(exhibit.custodian_names),
                              "CONFIDENTIALITY": document.confidentiality, "SHA256": sha256,
                              "TEXTPATH": text_path.replace("/", "\\"), "NATIVEPATH": native.replace("/", "\\")})
             index_rows.append({"label": exhibit.label, "title": title, "first_bates": first,
@@ -239,6 +242,7 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
                                                                          last_number=numbers[-1])
                 Production.objects.filter(pk=production.pk).update(
                     pages_done=numbers[-1] - production.first_number + 1)
+        add_family_and_email_fields(dat_rows, dat_documents)
         archive.writestr(f"{volume}/DATA/{volume}.dat", dat_bytes(dat_rows))
         if production.with_images:
             archive.writestr(f"{volume}/DATA/{volume}.opt", opt_bytes(volume, opt_documents))

@@ -24,13 +24,14 @@
     if (window.htmx) window.htmx.process(row);
   }
 
-  function uploadOne(url, file, origin, item) {
+  function uploadOne(url, file, origin, custodian, item) {
     return new Promise(function (resolve) {
       const bar = item.querySelector("progress");
       const note = item.querySelector(".note");
       const form = new FormData();
       form.append("file", file, file.name);
       form.append("origin", origin);
+      form.append("custodian", custodian);
       const xhr = new XMLHttpRequest();
       xhr.open("POST", url);
       xhr.setRequestHeader("X-CSRFToken", csrfToken());
@@ -64,6 +65,7 @@
     const section = document.getElementById("upload");
     const url = section.dataset.uploadUrl;
     const origin = document.getElementById("upload-origin").value;
+    const custodian = document.getElementById("upload-custodian").value;
     const list = document.getElementById("upload-progress");
     const queue = Array.from(files).map(function (file) {
       const item = document.createElement("li");
@@ -76,7 +78,7 @@
       const job = queue.shift();
       if (!job) return Promise.resolve();
       job.item.querySelector(".note").textContent = "uploading";
-      return uploadOne(url, job.file, origin, job.item).then(next);
+      return uploadOne(url, job.file, origin, custodian, job.item).then(next);
     }
     for (let i = 0; i < PARALLEL; i++) next();
   }

@@ -17,6 +17,8 @@ from .spec import IngestFailure, Spec, _check_image_pixels
 # None is judged from the content (DOC, WPD, RTF, ODT). Every one goes through the same sandboxed conversion
 # (matters.exhibits.ingest.convert.office_to_pdf); only DOCX can have its outside links cut first, which is why the
 # conversion never runs outside the sandbox.
+# Exhibit kinds whose display PDF the worker writes before the child runs.
+EMAIL_KINDS = ("email", "mailbox")
 OFFICE_KINDS = {"docx": (".docx", "Word document"), "document": (None, "document")}
 
 
@@ -107,6 +109,13 @@ def open_document(spec: Spec, out_dir: Path, notes: list[str],
         target = out_dir / "display.pdf"
         target.write_bytes(pdf_bytes)
         return pymupdf.open(target)
+    if spec.kind in EMAIL_KINDS:
+        # The worker laid the message (or the mailbox's listing) out as the display PDF before this child ran
+        # (matters.email.intake); the original itself is never opened here.
+        try:
+            return pymupdf.open(display_source(spec), filetype="pdf")
+        except Exception as exc:
+            raise IngestFailure("The message's pages could not be opened; process it again.") from exc
     if spec.kind in OFFICE_KINDS:
         changes = changes if changes is not None else WordChanges()
         return pymupdf.open(_office_to_pdf(spec, out_dir, notes, changes))

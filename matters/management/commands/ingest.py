@@ -18,6 +18,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--matter", type=int, required=True)
         parser.add_argument("--origin", required=True, choices=[str(o) for o in UPLOAD_ORIGINS])
+        parser.add_argument("--custodian", default="", help="who the files were collected from (default: nobody)")
         parser.add_argument("files", nargs="+")
 
     def handle(self, *args, **options) -> None:
@@ -33,12 +34,12 @@ class Command(BaseCommand):
                 with path.open("rb") as stream:
                     exhibit = exhibit_create(
                         matter=matter, stream=stream, original_name=path.name, origin=options["origin"],
-                        uploaded_by=None, enqueue=False,
+                        uploaded_by=None, enqueue=False, custodian=options["custodian"],
                     )
             except (ValidationError, OSError) as error:
                 self.stdout.write(json.dumps({"file": name, "status": "failed", "reason": str(error)}))
                 continue
-            exhibit = exhibit_process(exhibit_id=exhibit.pk, previews="inline")
+            exhibit = exhibit_process(exhibit_id=exhibit.pk, previews="inline", members="inline")
             self.stdout.write(
                 json.dumps(
                     {

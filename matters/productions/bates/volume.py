@@ -20,6 +20,9 @@ SEPARATOR = "\u0014"
 DAT_FIELDS = [
     "BEGBATES", "ENDBATES", "PAGECOUNT", "TITLE", "ORIGIN", "CUSTODIAN", "CONFIDENTIALITY", "SHA256", "TEXTPATH",
     "NATIVEPATH",
+    # A family and a message's headers (matters.productions.families).
+    "BEGATTACH", "ENDATTACH", "PARENT_BATES", "ATTACHMENT_COUNT", "FROM", "TO", "CC", "BCC", "SUBJECT", "DATESENT",
+    "TIMESENT",
 ]
 # ``removed``: the active content taken out of the produced copy (bates/active.py), "; "-separated.
 INDEX_FIELDS = ["label", "title", "first_bates", "last_bates", "pages", "sha256", "origin", "confidentiality",

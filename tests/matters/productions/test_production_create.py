@@ -130,7 +130,8 @@ def test_volume_layout_load_files_and_images(matter, attorney, two_exhibits):
         dat = volume.read("VOL001/DATA/VOL001.dat").decode("utf-8").split("\r\n")
         header = [f.strip(QUOTE) for f in dat[0].split(SEPARATOR)]
         assert header == ["BEGBATES", "ENDBATES", "PAGECOUNT", "TITLE", "ORIGIN", "CUSTODIAN", "CONFIDENTIALITY",
-                          "SHA256", "TEXTPATH", "NATIVEPATH"]
+                          "SHA256", "TEXTPATH", "NATIVEPATH", "BEGATTACH", "ENDATTACH", "PARENT_BATES",
+                          "ATTACHMENT_COUNT", "FROM", "TO", "CC", "BCC", "SUBJECT", "DATESENT", "TIMESENT"]
         first_row = dict(zip(header, (f.strip(QUOTE) for f in dat[1].split(SEPARATOR))))
         assert (first_row["BEGBATES"], first_row["ENDBATES"], first_row["PAGECOUNT"]) == (
             "SMITH000001", "SMITH000017", "17")

@@ -1,0 +1,369 @@
+"""Read one email message into what its exhibit shows and keeps: headers, body text, attachments, problems.
+
+RFC 5322 messages (``.eml``, a message inside a mailbox or attached to another) are read with the standard
+library's ``email`` package and its modern policy (``email.policy.default``); Outlook ``.msg`` files with
+``extract-msg`` (:mod:`matters.email.outlook`). Nothing here raises for a bad message: a header, body or attachment
+that cannot be read becomes a problem written for an attorney, and the rest of the message goes on. Django-free.
+"""
+
+import email
+import hashlib
+import html
+import mimetypes
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email import policy
+from email.message import EmailMessage
+from email.utils import parsedate_to_datetime
+from html.parser import HTMLParser
+
+# Parts that carry a message's own security wrapping rather than content (RFC 8551 section 3.2): said, not unpacked.
+_SMIME_ENCRYPTED = {"application/pkcs7-mime", "application/x-pkcs7-mime"}
+_SMIME_SIGNATURE = {"application/pkcs7-signature", "application/x-pkcs7-signature"}
+# What a reply or forward puts before a subject, in the languages Outlook and Apple Mail write it (Re, Fwd, Fw,
+# AW/WG German, SV/VS Nordic, RIF/I Italian, TR French, RV Spanish), with counters ("Re[2]:") and list tags ("[x]").
+_SUBJECT_PREFIX = re.compile(
+    r"^\s*(?:(?:re|fwd?|aw|wg|sv|vs|rif|tr|rv|antw)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]|\[[^\]]{1,40}\])\s*", re.IGNORECASE)
+# Outlook's Transport-Neutral Encapsulation Format ([MS-OXTNEF]), sent as winmail.dat: its files are unpacked.
+_TNEF = {"application/ms-tnef", "application/vnd.ms-tnef"}
+_MESSAGE_ID = re.compile(r"<[^<>\s]+>")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass
+class Attachment:
+    """One attached file: ``data`` its decoded bytes (None when it could not be decoded, with ``reason`` saying
+    why); ``is_message`` for an attached message (``message/rfc822``), whose bytes are that message's."""
+
+    name: str
+    content_type: str
+    data: bytes | None
+    reason: str = ""
+    is_message: bool = False
+
+
+@dataclass
+class ParsedMessage:
+    """A message as its exhibit shows it. Addresses are the header values as decoded (``Ana Ruiz
+    <ana@example.com>, ...``); ``date_header`` is the Date as written and ``sent_at`` that instant as an aware
+    datetime in the header's own timezone (None when missing or unreadable). ``body`` is plain text (an HTML body
+    turned to text by :func:`html_to_text`), ``body_kind`` "plain", "html" or "none". ``problems`` are notes for
+    the attorney about parts that could not be read; ``security`` says when the message is S/MIME signed or
+    encrypted."""
+
+    source_format: str
+    sender: str = ""
+    to: str = ""
+    cc: str = ""
+    bcc: str = ""
+    subject: str = ""
+    date_header: str = ""
+    sent_at: datetime | None = None
+    message_id: str = ""
+    in_reply_to: str = ""
+    references: list[str] = field(default_factory=list)
+    body: str = ""
+    body_kind: str = "none"
+    attachments: list[Attachment] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    security: str = ""
+
+    @property
+    def attachment_names(self) -> list[str]:
+        return [attachment.name for attachment in self.attachments]
+
+
+def looks_like_message(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) begins with an RFC 5322 header block a mail program wrote: header
+    lines up to a blank line, among them From and at least one of Date, Subject, To, Message-ID or Received
+    (RFC 5322 section 3.6 requires From and Date; a draft or a gateway's copy may lack Date)."""
+    text = head[:65536].decode("latin-1")
+    block = re.split(r"\r?\n\r?\n", text, maxsplit=1)[0]
+    names = set()
+    for line in block.splitlines():
+        if not line or line[0] in " \t":
+            continue  # a folded continuation (RFC 5322 section 2.2.3)
+        found = re.match(r"([!-9;-~]+):", line)
+        if not found:
+            return False
+        names.add(found.group(1).lower())
+    return "from" in names and bool(names & {"date", "subject", "to", "message-id", "received"})
+
+
+def parse_eml(data: bytes) -> ParsedMessage:
+    """Read an RFC 5322 message's bytes; never raises (see the module docstring)."""
+    try:
+        message = email.message_from_bytes(data, policy=policy.default)
+    except Exception as exc:  # the parser is lenient; this is a guard, not a path
+        parsed = ParsedMessage("eml")
+        parsed.problems.append(f"The message could not be read at all ({type(exc).__name__}); its original is kept "
+                               "unchanged.")
+        return parsed
+    return parsed_from_message(message, "eml")
+
+
+def parsed_from_message(message: EmailMessage, source_format: str) -> ParsedMessage:
+    """The ParsedMessage of a message the standard library has parsed (``email.policy.default``)."""
+    parsed = ParsedMessage(source_format)
+    parsed.sender = _header(message, "From", parsed)
+    parsed.to = _header(message, "To", parsed)
+    parsed.cc = _header(message, "Cc", parsed)
+    parsed.bcc = _header(message, "Bcc", parsed)
+    parsed.subject = _header(message, "Subject", parsed)
+    parsed.date_header = _header(message, "Date", parsed)
+    parsed.sent_at = sent_at(parsed.date_header, parsed)
+    parsed.message_id = first_message_id(_header(message, "Message-ID", parsed))
+    parsed.in_reply_to = first_message_id(_header(message, "In-Reply-To", parsed))
+    parsed.references = _MESSAGE_ID.findall(_header(message, "References", parsed))
+    _read_parts(message, parsed)
+    if message.defects:
+        kinds = sorted({type(defect).__name__ for defect in message.defects})
+        parsed.problems.append(f"The message's structure is damaged ({', '.join(kinds)}); what could be read is "
+                               "shown, and the original is kept unchanged.")
+    return parsed
+
+
+def _header(message: EmailMessage, name: str, parsed: ParsedMessage) -> str:
+    """A header's decoded value ('' when absent); the raw value when it cannot be decoded, with a problem noted."""
+    try:
+        value = message.get(name)
+        return "" if value is None else _SPACES.sub(" ", str(value)).strip()
+    except Exception as exc:  # the header parser raises on some malformed values instead of recording a defect
+        raw = next((value for key, value in message.raw_items() if key.lower() == name.lower()), "")
+        parsed.problems.append(f"The {name} header could not be decoded ({type(exc).__name__}); it is shown as "
+                               "written.")
+        return _SPACES.sub(" ", str(raw)).strip()
+
+
+def sent_at(date_header: str, parsed: ParsedMessage) -> datetime | None:
+    """The Date header as an aware datetime in its own timezone (RFC 5322 section 3.3); None, with a problem
+    noted, when it is missing a timezone or cannot be read (a header of "-0000" means the zone is unknown and is
+    read as UTC, as RFC 5322 section 3.3 says)."""
+    if not date_header:
+        return None
+    try:
+        when = parsedate_to_datetime(date_header)
+    except (TypeError, ValueError, IndexError):
+        parsed.problems.append(f"The Date header “{date_header}” could not be read as a date; the message is "
+                               "undated in threads.")
+        return None
+    if when.tzinfo is None:
+        parsed.problems.append(f"The Date header “{date_header}” gives no timezone; it is read as UTC.")
+        when = when.replace(tzinfo=UTC)
+    return when
+
+
+def first_message_id(value: str) -> str:
+    """The first ``<id@host>`` in a header value ('' when none)."""
+    found = _MESSAGE_ID.search(value or "")
+    return found.group(0) if found else ""
+
+
+def _leaves(part: EmailMessage, inside_alternative: bool = False):
+    """Yield ``(leaf part, inside a multipart/alternative)`` in order; an attached message is a leaf (its own
+    parts are its family's business, read when it is processed as an exhibit)."""
+    if part.get_content_maintype() == "multipart":
+        alternative = part.get_content_subtype() == "alternative"
+        try:
+            subparts = list(part.iter_parts())
+        except Exception:
+            subparts = []
+        for sub in subparts:
+            yield from _leaves(sub, inside_alternative or alternative)
+        return
+    yield part, inside_alternative
+
+
+def _filename(part: EmailMessage) -> str:
+    try:
+        return (part.get_filename() or "").strip()
+    except Exception:
+        return ""
+
+
+def _read_parts(message: EmailMessage, parsed: ParsedMessage) -> None:
+    """Fill the body and attachments: the body is the first plain-text part (else the first HTML part) not
+    named as a file; other text parts that are not files and not an alternative of the body join it (Apple Mail
+    writes text after an attachment so); every other leaf is an attachment."""
+    leaves = list(_leaves(message))
+    body_part = None
+    for wanted in ("text/plain", "text/html"):
+        body_part = next((leaf for leaf, _ in leaves if leaf.get_content_type() == wanted and not _filename(leaf)
+                          and not leaf.is_attachment()), None)
+        if body_part is not None:
+            break
+    texts = []
+    for index, (leaf, in_alternative) in enumerate(leaves, start=1):
+        content_type = leaf.get_content_type()
+        name = _filename(leaf)
+        if content_type in _SMIME_ENCRYPTED:
+            parsed.security = ("S/MIME-encrypted: its content can be read only with the recipient's private key, "
+                               "which LawDesk does not hold; the encrypted original is kept unchanged.")
+            continue
+        if content_type in _SMIME_SIGNATURE:
+            parsed.security = "S/MIME-signed: the signature is kept in the original and was not verified."
+            continue
+        is_text_body = (leaf is body_part or (content_type in ("text/plain", "text/html") and not name
+                                              and not leaf.is_attachment() and not in_alternative))
+        if is_text_body:
+            text, problem = decode_text(leaf)
+            if problem:
+                parsed.problems.append(f"The body {problem}")
+            texts.append(html_to_text(text) if content_type == "text/html" else text)
+            if leaf is body_part:
+                parsed.body_kind = "plain" if content_type == "text/plain" else "html"
+            continue
+        if in_alternative and content_type.startswith("text/") and not name:
+            continue  # another rendering of the body
+        attachment = _attachment(leaf, name, index)
+        if attachment.data is not None and (content_type in _TNEF or attachment.name.lower() == "winmail.dat"):
+            parsed.attachments += _tnef_attachments(attachment, parsed)
+        else:
+            parsed.attachments.append(attachment)
+    parsed.body = "\n\n".join(text.strip("\n") for text in texts if text.strip())
+
+
+def _attachment(part: EmailMessage, name: str, index: int) -> Attachment:
+    content_type = part.get_content_type()
+    if not name:
+        extension = ".eml" if content_type == "message/rfc822" else (mimetypes.guess_extension(content_type) or ".bin")
+        name = f"attachment-{index}{extension}"
+    if content_type == "message/rfc822":
+        try:
+            inner = part.get_payload(0)
+            # The attached message's bytes as it was written: headers are not folded again (refold_source).
+            data = inner.as_bytes(policy=policy.default.clone(refold_source="none", max_line_length=0))
+            return Attachment(name, content_type, data, is_message=True)
+        except Exception as exc:
+            return Attachment(name, content_type, None, f"the attached message could not be read ({exc})")
+    try:
+        data = part.get_payload(decode=True)
+    except Exception as exc:
+        return Attachment(name, content_type, None, f"its encoding could not be decoded ({type(exc).__name__})")
+    if data is None:
+        return Attachment(name, content_type, None, "it holds no content")
+    if part.defects:
+        kinds = sorted({type(defect).__name__ for defect in part.defects})
+        return Attachment(name, content_type, data, f"its encoding is damaged ({', '.join(kinds)}); the bytes "
+                                                     "that could be decoded are kept")
+    return Attachment(name, content_type, data)
+
+
+def _tnef_attachments(wrapper: Attachment, parsed: ParsedMessage) -> list[Attachment]:
+    """The files inside a TNEF ``winmail.dat`` (read with ``tnefparse``), in order; the wrapper itself, with a
+    problem noted, when it cannot be unpacked."""
+    try:
+        from tnefparse.tnef import TNEF
+
+        tnef = TNEF(wrapper.data, do_checksum=False)
+        found = [Attachment(item.long_filename() or item.name or f"winmail-{number}.bin",
+                            "application/octet-stream", bytes(item.data))
+                 for number, item in enumerate(tnef.attachments, start=1) if item.data]
+    except Exception as exc:  # tnefparse raises several types on damaged data; ImportError where not installed
+        parsed.problems.append(f"The Outlook (TNEF) attachment “{wrapper.name}” could not be unpacked "
+                               f"({type(exc).__name__}); it is kept as it came.")
+        return [wrapper]
+    if not found:
+        parsed.problems.append(f"The Outlook (TNEF) attachment “{wrapper.name}” holds no files; it is kept as it "
+                               "came.")
+        return [wrapper]
+    parsed.problems.append(f"The Outlook (TNEF) attachment “{wrapper.name}” was unpacked into "
+                           f"{len(found)} file(s), each an attachment below.")
+    return found
+
+
+def decode_text(part: EmailMessage) -> tuple[str, str]:
+    """A text part's content and a problem ('' when none). The declared charset is tried first; a missing,
+    unknown or wrong one falls back to UTF-8, then Windows-1252 (what mail mislabelled as Latin-1 or left
+    undeclared is most often written in, per the WHATWG Encoding Standard's label table)."""
+    try:
+        payload = part.get_payload(decode=True) or b""
+    except Exception as exc:
+        return "", f"could not be decoded ({type(exc).__name__}); it is not shown."
+    declared = part.get_content_charset()
+    if declared:
+        try:
+            return payload.decode(declared), ""
+        except LookupError:
+            problem = f"declares the charset “{declared}”, which is unknown"
+        except UnicodeDecodeError:
+            problem = f"is not valid in the charset it declares (“{declared}”)"
+    else:
+        try:
+            return payload.decode("ascii"), ""
+        except UnicodeDecodeError:
+            problem = "declares no charset but is not plain ASCII"
+    try:
+        return payload.decode("utf-8"), f"{problem}; it was read as UTF-8."
+    except UnicodeDecodeError:
+        return payload.decode("cp1252", errors="replace"), f"{problem}; it was read as Windows-1252."
+
+
+class _TextOfHtml(HTMLParser):
+    """The visible text of an HTML body: scripts, styles and the head dropped; blocks on lines of their own;
+    an image shown by its alternative text, never loaded."""
+
+    _SKIP = {"script", "style", "head", "title", "template", "noscript", "object", "iframe", "svg"}
+    _BLOCKS = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "hr",
+               "pre", "ul", "ol", "section", "article", "header", "footer"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping = 0
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag in self._SKIP:
+            self.skipping += 1
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append("\t")
+        elif tag == "img" and not self.skipping:
+            alt = dict(attrs).get("alt")
+            if alt:
+                self.parts.append(f"[image: {alt}]")
+
+    def handle_endtag(self, tag) -> None:
+        if tag in self._SKIP:
+            self.skipping = max(0, self.skipping - 1)
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data) -> None:
+        if not self.skipping:
+            self.parts.append(_SPACES.sub(" ", data))
+
+
+def html_to_text(markup: str) -> str:
+    """The visible text of an HTML body (see :class:`_TextOfHtml`); nothing it names is fetched."""
+    reader = _TextOfHtml()
+    try:
+        reader.feed(markup)
+        reader.close()
+    except Exception:  # html.parser is lenient; a guard
+        return html.unescape(re.sub(r"<[^>]*>", " ", markup))
+    lines = [line.strip() for line in "".join(reader.parts).splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def normalised_subject(subject: str) -> str:
+    """The subject without reply and forward prefixes and list tags, case-folded, spaces collapsed: what a thread's
+    messages share ("RE: FW: Lease renewal" and "Lease  renewal" give "lease renewal")."""
+    value = subject or ""
+    while True:
+        stripped = _SUBJECT_PREFIX.sub("", value, count=1)
+        if stripped == value:
+            break
+        value = stripped
+    return _SPACES.sub(" ", value).strip().casefold()[:500]
+
+
+def normalised_body_sha256(body: str) -> str:
+    """SHA-256 of the body text in Unicode NFC with every run of white space one space and the ends trimmed, so
+    the same message exported by two mail programs (CRLF or LF, re-wrapped trailing spaces, a charset re-encoded)
+    hashes alike."""
+    text = _SPACES.sub(" ", unicodedata.normalize("NFC", body or "")).strip()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
