@@ -6,7 +6,28 @@ and page ask :func:`may` with no matter; nothing else decides. The rules are reg
 as rules (``rules.test_rule(act, user, matter)``) and as object permissions named ``matters.<act>``
 (``user.has_perm("matters.edit_drafts", matter)`` through ``rules.permissions.ObjectPermissionBackend``).
 
-=====================  =========  =========  =
+=====================  =========  =========  ========
+act                    attorney   assistant  operator
+=====================  =========  =========  ========
+create_matters         yes        yes        no
+manage_members         yes        no         no
+change_exhibits        yes        yes        no
+start_jobs             yes        yes        no
+save_deadlines         yes        yes        no
+request_digests        yes        yes        no
+start_productions      yes        yes        no
+receive_productions    yes        yes        no
+edit_drafts            yes        yes        no
+approve_draft          yes        no         no
+decide_evidence        yes        no         no
+set_cites_as           yes        no         no
+serve_production       yes        no         no
+remove_redaction       yes        no         no
+hold_matter            yes        no         no
+see_topology           no         no         yes
+manage_topology        no         no         yes
+=====================  =========  =========  ========
+
 Every act on a matter also needs membership of that matter, checked with the role every time (superusers
 included: an administrator who is not a member of a matter may not act in it). ``create_matters`` and
 the topology acts concern no matter. A superuser counts as holding every role; staff may also see the topology
@@ -52,6 +73,8 @@ ACTS: dict[str, tuple[rules.Predicate, str]] = {
     "start_jobs": (is_active & is_member & _writer, "start, cancel or retry jobs"),
     # Calendaring is docketing work an assistant does as often as an attorney; the counting is shown step by step.
     "save_deadlines": (is_active & is_member & _writer, "save or delete deadlines"),
+    # A digest is model work on the matter's evidence, as a job is.
+    "request_digests": (is_active & is_member & _writer, "ask for digests"),
     "start_productions": (is_active & is_member & _writer, "start productions"),
     "receive_productions": (is_active & is_member & _writer, "receive productions"),
     "edit_drafts": (is_active & is_member & _writer, "edit drafts"),

@@ -19,6 +19,7 @@ from .forms import JobStartForm
 from .job_forms import JobFrontForm
 from .job_models import Job, JobKind, StageRun, StageStatus
 from .stages.control import job_cancel, job_continue, job_move_to_front, job_start, stage_retry
+from .stages.kinds import stage_shows_records
 from .stages.queue import queue_place
 from .stages.results import answer_unusable
 
@@ -43,7 +44,7 @@ def stage_rows(job: Job) -> list[dict]:
             live_tok_s = round(run.streamed_pieces / elapsed, 1) if elapsed > 0 else None
         rows.append({"run": run, "live_tok_s": live_tok_s, "open": run.status == StageStatus.RUNNING,
                      "attempts": StageRun.objects.filter(job=job, stage=run.stage).count(),
-                     "place": queue_place(run)})
+                     "place": queue_place(run), "shows_records": stage_shows_records(run.stage)})
     with_text = [row for row in rows if row["run"].role]
     if with_text and not any(row["open"] for row in rows):
         with_text[-1]["open"] = True  # the latest output stays in view when the job has ended

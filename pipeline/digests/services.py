@@ -275,8 +275,8 @@ def digests_request(*, matter: Matter, user, exhibit: Exhibit | None = None, aga
     """A person asks for digests: of ``exhibit``, or of every ready evidence exhibit of ``matter`` still without
     one; with ``again``, failed ones are made again. Recorded in the matter's audit chain (``digest.request``).
     Returns how many were queued. Raises PermissionDenied for a user who may not start jobs in the matter
-    (``start_jobs`` in :mod:`matters.permissions`), ValidationError as :func:`digest_queue`."""
-    require(user, "start_jobs", matter)
+    (``request_digests`` in :mod:`matters.permissions`), ValidationError as :func:`digest_queue`."""
+    require(user, "request_digests", matter)
     if exhibit is not None:
         server = summarizer_server()
         before = ExhibitDigest.objects.filter(**digest_key(exhibit, server)).values_list(

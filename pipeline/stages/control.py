@@ -21,6 +21,7 @@ from matters.selectors import evidence_exhibits
 from matters.validation import clean_reason
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
+from .kinds import stage_for
 from .scheduling import stage_queue, stage_watch_schedule
 from .specs import plan_for
 
@@ -124,12 +125,13 @@ def job_continue(*, job: Job, user, reason: str, enqueue: bool = True) -> StageR
     require(user, "approve_draft", job.matter)
     reason = clean_reason(reason, what="why the job should go on")
     last = _latest(job)
-    if last is None or last.stage != "gate" or last.status != StageStatus.STOPPED:
+    stopped = stage_for(last.stage) if last is not None and last.status == StageStatus.STOPPED else None
+    following = stopped.following(job) if stopped is not None and stopped.continuable else None
+    if following is None:
         raise ValidationError("Only a job stopped by its gate can be continued.")
-    plan = plan_for(job.kind)
     with transaction.atomic():
         Job.objects.filter(pk=job.pk).update(gate_override_reason=reason, gate_override_by=user)
-        run = stage_queue(job, plan[plan.index("gate") + 1], order=last.order + 1, enqueue=enqueue)
+        run = stage_queue(job, following, order=last.order + 1, enqueue=enqueue)
         audit_record(action="job.gate_override", actor=user, matter=job.matter, obj=job,
                      detail={"reason": reason, "gate_reasons": last.reason})
     return run

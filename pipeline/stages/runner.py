@@ -41,10 +41,11 @@ from ..packet import evidence_packet
 from . import live
 from .admission import slot_claim, slot_release, slot_renew
 from .degenerate import streaming_degeneration
+from .kinds import apply_result, prepare_result, stage_for
 from .prompts import render
 from .queue import POLL_S, role_servers, server_board, waiting_in_order
 from .record_fields import constrained_schema
-from .results import StageFailed, apply_result, prepare_result, record_job_provenance, unusable_answer
+from .results import StageFailed, record_job_provenance, unusable_answer
 from .scheduling import (
     BACKOFF_S,
     LEASE_S,
@@ -54,7 +55,7 @@ from .scheduling import (
     stage_run_later,
     stage_watch_schedule,
 )
-from .specs import STAGES, StageSpec, plan_for
+from .specs import STAGES, StageSpec
 
 logger = logging.getLogger(__name__)
 
@@ -169,16 +170,16 @@ def retrieval_record(packet) -> dict:
 
 def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
     job = run.job
+    stage = stage_for(run.stage)
     packet = None
     context = {"matter": str(job.matter), "instructions": job.instructions,
                "kind_label": (job.get_kind_display() or "document").lower(), "packet": "", "draft": ""}
     if spec.packet:
+        queries = gate_queries(job) if stage.uses_gate_queries else []
         packet = evidence_packet(job.matter, exhibits=job.exhibits or None, query=job.instructions,
-                                 budget_chars=budget_chars, queries=gate_queries(job) if run.stage != "gate" else [],
-                                 authorities=spec.authorities)
+                                 budget_chars=budget_chars, queries=queries, authorities=spec.authorities)
         context["packet"] = packet.prompt_text()
-    if job.draft_id is not None and run.stage in ("revise", "review"):
-        context["draft"] = job.draft.latest_version.text
+    context.update(stage.prompt_context(run))
     return render(spec.template, **context), packet
 
 
@@ -399,9 +400,7 @@ def _advance(run: StageRun, enqueue_next: bool) -> None:
                                              else None)
         live.job_changed(job)
         return
-    plan = plan_for(job.kind)
-    following = plan[0] if run.stage == "router" else (
-        plan[plan.index(run.stage) + 1] if run.stage in plan and plan.index(run.stage) + 1 < len(plan) else None)
+    following = stage_for(run.stage).following(job)
     if following is None:
         Job.objects.filter(pk=job.pk).update(status=StageStatus.DONE, reason="", finished_at=timezone.now())
         record_job_provenance(job)

@@ -32,6 +32,7 @@ from matters.productions.reservation import production_create
 from matters.provenance import exhibit_override_generated, page_clear_injection
 from matters.retention.services import matter_hold
 from matters.services import matter_add_member, matter_remove_member
+from pipeline.digests.services import digests_request
 from pipeline.stages.control import job_start
 from tests.factories import ExhibitFactory, UserFactory
 
@@ -115,6 +116,7 @@ ACTS = {
                                                                  .pages.get(), user=u, reason="x"),
     "set_cites_as": lambda m, a, u: exhibit_set_cites_as(exhibit=an_exhibit(m, a), updated_by=u, cites_as="Compl."),
     "hold_matter": lambda m, a, u: matter_hold(matter=m, user=u, reason="Litigation hold letter of 3 March."),
+    "request_digests": lambda m, a, u: digests_request(matter=m, user=u),
 }
 # Which act of the rule set (matters.permissions.ACTS) each cell exercises: every act of the rule set that
 # concerns a matter is tried here, for every role.
@@ -126,9 +128,10 @@ RULE_OF = {
     "serve_production": "serve_production", "remove_redaction": "remove_redaction", "add_member": "manage_members",
     "remove_member": "manage_members", "count_as_evidence": "decide_evidence",
     "clear_injection_flag": "decide_evidence", "set_cites_as": "set_cites_as", "hold_matter": "hold_matter",
+    "request_digests": "request_digests",
 }
 ASSISTANT_MAY = {"upload", "edit_exhibit", "start_job", "start_production", "receive_production", "edit_draft",
-                 "upload_word_version", "save_deadline", "delete_deadline"}
+                 "upload_word_version", "save_deadline", "delete_deadline", "request_digests"}
 ROLES = {
     # role: (group, superuser, member of the matter, acts allowed)
     "attorney": ("attorney", False, True, set(ACTS)),

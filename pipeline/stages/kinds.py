@@ -1,0 +1,246 @@
+"""The stage objects: what each stage does, in one class per stage, found by name in :data:`REGISTRY`.
+
+A stage's spec (role, prompt template, schema, answer budget, whether it gets the evidence packet and the
+matter's authorities) is in :mod:`pipeline.stages.specs`; its behaviour is here: what its prompt carries beyond
+the packet (:meth:`Stage.prompt_context`), what it reads before its result is written (:meth:`Stage.prepare`),
+how its answer changes the job (:meth:`Stage.apply`), which stage follows it (:meth:`Stage.following`), whether
+an attorney may continue a job it stopped, and how the job page shows its record. The runner, job control and
+the job page ask the stage object; none of them names a stage. A new stage is one class here and one spec.
+
+:meth:`Stage.apply` runs inside the transaction that marks its stage done, so a stage's effects and its ``done``
+status are written together or not at all: a worker killed in between leaves nothing half-done to duplicate.
+What only reads, the verifier's checks, runs before it in :meth:`Stage.prepare`: on SQLite a transaction holds
+the database's one write lock from its first statement, and the checks read the matter's evidence for a second
+or more at 50,000 pages, in a worker that yields the CPU to the web server; every page view's audit entry waited
+for them.
+"""
+
+import json
+
+from matters.drafts.services import draft_add_attacks, draft_create, draft_verify, draft_version_create
+from matters.drafts.verifier.check import verify_text
+from matters.models import Origin
+from matters.provenance import generated_record
+
+from ..job_models import Job, JobKind, StageRun, StageStatus
+from ..llm.types import Generation
+from . import specs
+from .degenerate import extraction_verdict
+from .record_fields import extraction_check
+from .results import StageFailed, checked_text, job_draft, job_title, run_provenance, unusable_answer
+
+
+class Stage:
+    """One stage of a job's plan. Subclasses set ``name`` (a key of :data:`pipeline.stages.specs.STAGES`) and
+    override what they do differently."""
+
+    name: str = ""
+    #: The prompt carries the draft's latest text as ``{draft}``.
+    reads_draft: bool = False
+    #: The packet is retrieved for the request's words and the gate's questions (False: the words alone).
+    uses_gate_queries: bool = True
+    #: An attorney may continue, with a reason, a job this stage stopped (a gate that found no grounds).
+    continuable: bool = False
+    #: The job page shows the stage's parsed ``items`` as a table of checked records.
+    shows_records: bool = False
+
+    @property
+    def spec(self) -> specs.StageSpec:
+        return specs.STAGES[self.name]
+
+    def prompt_context(self, run: StageRun) -> dict:
+        """What the stage's prompt template is filled with beyond the matter, request and packet."""
+        job = run.job
+        if self.reads_draft and job.draft_id is not None:
+            return {"draft": job.draft.latest_version.text}
+        return {}
+
+    def prepare(self, run: StageRun, generation: Generation | None) -> dict:
+        """Read what :meth:`apply` needs, outside any transaction. Raises StageFailed as :meth:`apply` would."""
+        return {}
+
+    def apply(self, run: StageRun, generation: Generation | None, prepared: dict) -> tuple[str, str]:
+        """Use the finished stage's answer; return its final status and reason (``done`` or ``stopped``).
+        Raises StageFailed when the answer cannot be used."""
+        raise NotImplementedError
+
+    def following(self, job: Job) -> str | None:
+        """The stage after this one in ``job``'s plan, None when it is the last."""
+        plan = specs.plan_for(job.kind)
+        if self.name not in plan:
+            return None
+        position = plan.index(self.name) + 1
+        return plan[position] if position < len(plan) else None
+
+
+REGISTRY: dict[str, Stage] = {}
+
+
+def register(cls: type[Stage]) -> type[Stage]:
+    """Class decorator: add one instance of ``cls`` to :data:`REGISTRY` under its ``name``."""
+    if not cls.name or cls.name in REGISTRY:
+        raise ValueError(f"A stage needs a name of its own; {cls.name!r} is empty or taken.")
+    REGISTRY[cls.name] = cls()
+    return cls
+
+
+def stage_for(name: str) -> Stage:
+    """The stage object named ``name``; StageFailed for a name no stage has (a record from an older plan)."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise StageFailed(f"Unknown stage {name!r}.") from None
+
+
+def stage_shows_records(name: str) -> bool:
+    """Whether the job page shows the records of a stage named ``name`` (False for a name no stage has)."""
+    stage = REGISTRY.get(name)
+    return stage is not None and stage.shows_records
+
+
+def prepare_result(run: StageRun, generation: Generation | None) -> dict:
+    return stage_for(run.stage).prepare(run, generation)
+
+
+def apply_result(run: StageRun, generation: Generation | None, prepared: dict) -> tuple[str, str]:
+    return stage_for(run.stage).apply(run, generation, prepared)
+
+
+@register
+class Router(Stage):
+    """Classifies a request nobody classified; the job's plan follows from its answer."""
+
+    name = "router"
+
+    def apply(self, run, generation, prepared):
+        job = run.job
+        kind = (generation.parsed or {}).get("kind")
+        if kind not in JobKind.values:
+            raise StageFailed(f"The router answered {kind!r}, which is not a job kind.")
+        Job.objects.filter(pk=job.pk).update(kind=kind)
+        job.kind = kind
+        return StageStatus.DONE, ""
+
+    def following(self, job):
+        return specs.plan_for(job.kind)[0]
+
+
+@register
+class Gate(Stage):
+    """Decides whether the record gives grounds for the request, and names its questions and their queries."""
+
+    name = "gate"
+    uses_gate_queries = False
+    continuable = True
+
+    def apply(self, run, generation, prepared):
+        verdict = generation.parsed or {}
+        if not verdict.get("has_grounds"):
+            reasons = "; ".join(str(r) for r in verdict.get("reasons") or []) or "The gate found no grounds."
+            return StageStatus.STOPPED, reasons
+        return StageStatus.DONE, ""
+
+
+class _Writer(Stage):
+    """A stage whose free-text answer becomes the job's draft, after the degenerate-answer checks."""
+
+    def apply(self, run, generation, prepared):
+        job = run.job
+        text, warning, echo = checked_text(run, generation)
+        version = draft_create(matter=job.matter, title=job_title(job), text=text, author_kind="model",
+                               kind=job.kind, model_name=run.model, server_name=run.server_name,
+                               provenance=run_provenance(run) | {"prompt_echo_share": echo})
+        Job.objects.filter(pk=job.pk).update(draft=version.draft)
+        job.draft = version.draft
+        return StageStatus.DONE, warning
+
+
+@register
+class Draft(_Writer):
+    name = "draft"
+
+
+@register
+class Summarize(_Writer):
+    name = "summarize"
+
+
+@register
+class Revise(Stage):
+    """The reasoner's revision of the whole draft: its next version."""
+
+    name = "revise"
+    reads_draft = True
+
+    def apply(self, run, generation, prepared):
+        text, warning, echo = checked_text(run, generation)
+        draft_version_create(draft=job_draft(run.job), text=text, author_kind="model", model_name=run.model,
+                             server_name=run.server_name, provenance=run_provenance(run) | {"prompt_echo_share": echo})
+        return StageStatus.DONE, warning
+
+
+@register
+class Verify(Stage):
+    """The verifier over the draft's latest version; uses no model."""
+
+    name = "verify"
+
+    def prepare(self, run, generation):
+        version = job_draft(run.job).latest_version
+        return {"version": version, "results": verify_text(matter=run.job.matter, text=version.text)}
+
+    def apply(self, run, generation, prepared):
+        findings = draft_verify(version=prepared["version"], results=prepared["results"])
+        counts: dict[str, int] = {}
+        for finding in findings:
+            counts[finding.status] = counts.get(finding.status, 0) + 1
+        StageRun.objects.filter(pk=run.pk).update(parsed={"findings": counts, "blocking": sum(
+            f.blocking for f in findings)})
+        return StageStatus.DONE, ""
+
+
+@register
+class Review(Stage):
+    """The adversarial reviewer's attacks on the draft, stored beside its latest version."""
+
+    name = "review"
+    reads_draft = True
+
+    def apply(self, run, generation, prepared):
+        draft_add_attacks(version=job_draft(run.job).latest_version,
+                          attacks=(generation.parsed or {}).get("attacks", []))
+        return StageStatus.DONE, ""
+
+
+@register
+class Extract(Stage):
+    """Amounts, dates and parties as records, each looked for on its source page by the verifier."""
+
+    name = "extract"
+    shows_records = True
+
+    def prepare(self, run, generation):
+        if generation is None:
+            return {}
+        items = (generation.parsed or {}).get("items") or []
+        if isinstance(items, list) and all(isinstance(item, dict) for item in items):
+            return {"items": extraction_check(matter=run.job.matter, items=items)}
+        return {}
+
+    def apply(self, run, generation, prepared):
+        job = run.job
+        items = (generation.parsed or {}).get("items") or []
+        verdict = extraction_verdict(items, finish_reason=generation.finish_reason or "",
+                                     max_tokens=int((run.sampling or {}).get("max_tokens") or 0))
+        if verdict.fail:
+            raise unusable_answer(run.role, verdict.fail)
+        # Each row verified like a draft's claim; the statuses are stored with the answer and shown in its table.
+        items = prepared["items"] if "items" in prepared else extraction_check(matter=job.matter, items=items)
+        if generation.parsed is not None:
+            generation.parsed["items"] = items
+        unsupported = sum(1 for item in items if item["status"] != "grounded")
+        warning = " ".join(w for w in (verdict.warning, f"{unsupported} of {len(items)} rows are not shown "
+                                       "on their source page; see each row's status." if unsupported else "") if w)
+        generated_record(matter=job.matter, origin=Origin.EXTRACTION, title=f"Extraction for job {job.pk}",
+                         text=json.dumps(generation.parsed, ensure_ascii=False))
+        return StageStatus.DONE, warning
