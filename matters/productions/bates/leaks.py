@@ -26,9 +26,13 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+import ahocorasick
 import pymupdf
 
+from .fonttext import PageReader, Undecided
+
 WORD = re.compile(r"[^\W_]+")
+NOT_WORD = re.compile(r"[\W_]+")
 SHINGLE_WORDS = 6
 MIN_SECRET_CHARS = 4
 # The bytes of a stream that is text (content streams, XMP, JavaScript) are nearly all printable.
@@ -46,7 +50,7 @@ _HEX = re.compile(rb"(?<!<)<(?!<)([0-9A-Fa-f\s]*)>")
 _NAME = re.compile(rb"/([^\s/\[\]()<>{}%]+)")
 _BOM_HEX = re.compile(rb"<((?:FE\s*FF|EF\s*BB\s*BF)[0-9A-Fa-f\s]*)>", re.I)
 # The end of one literal string and the start of the next with only a number or spaces between them.
-_ADJACENT = re.compile(rb"(?<!\\)\)\s*-?[0-9.]*\s*\(")
+_ADJACENT = re.compile(rb"\)(?<!\\\))\s*-?[0-9.]*\s*\(")
 _ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f", b"(": b"(", b")": b")", b"\\": b"\\"}
 _ESCAPE = re.compile(rb"\\([0-7]{1,3}|\r\n|[\r\n]|.)", re.S)
 
@@ -67,6 +71,7 @@ class Secrets:
 
     runs: dict[int, dict[tuple[str, ...], str]] = field(default_factory=dict)
     too_short: int = 0
+    _automata: tuple | None = field(default=None, repr=False, compare=False)
 
     def add(self, text: str, what: str) -> None:
         """Look for ``text`` (a redacted string) as a whole."""
@@ -81,6 +86,7 @@ class Secrets:
         table = self.runs.setdefault(SHINGLE_WORDS, {})
         for run in _grams(tokens, SHINGLE_WORDS):
             table.setdefault(run, what)
+        self._automata = None
 
     def _add(self, run: tuple[str, ...], what: str) -> None:
         if not run:
@@ -89,6 +95,7 @@ class Secrets:
             self.too_short += 1
             return
         self.runs.setdefault(len(run), {}).setdefault(run, what)
+        self._automata = None
 
     def allow(self, text: str) -> None:
         """Stop looking for any run found in ``text`` (None is no text): the production rightly holds it elsewhere."""
@@ -96,6 +103,7 @@ class Secrets:
         for length, table in self.runs.items():
             for run in list(filter(table.__contains__, _grams(tokens, length))):
                 table.pop(run, None)
+        self._automata = None
 
     def __bool__(self) -> bool:
         return any(self.runs.values())
@@ -103,18 +111,41 @@ class Secrets:
     def count(self) -> int:
         return sum(map(len, self.runs.values()))
 
+    def _built(self) -> tuple:
+        """Two Aho-Corasick automata over every run, made once after the last :meth:`add` or :meth:`allow`:
+        one of each run's words with a space either side (matched against text reduced to its words, one space
+        between: exactly the runs of :func:`words`), one of each run's words joined without spaces (for
+        :meth:`unspaced_in`)."""
+        if self._automata is None:
+            spaced, unspaced = ahocorasick.Automaton(), ahocorasick.Automaton()
+            for length, table in self.runs.items():
+                for run in table:
+                    spaced.add_word(f" {' '.join(run)} ", (length, run))
+                    unspaced.add_word("".join(run), length)
+            for automaton in (spaced, unspaced):
+                automaton.make_automaton()
+            self._automata = (spaced, unspaced)
+        return self._automata
+
     def find(self, text: str) -> list[tuple[str, str]]:
-        """The secrets in ``text``: ``[(the words as found, what they are)]``, at most one per length."""
-        if not self:
+        """The secrets in ``text``: ``[(the words as found, what they are)]``, at most one per length (its first
+        in the text), the longest first. One pass over ``text`` for every run at once."""
+        if not self or not text:
             return []
-        tokens = words(text)
-        found = []
-        for length, table in sorted(self.runs.items(), reverse=True):  # the longest run first, to name it
-            if table:
-                run = next(filter(table.__contains__, _grams(tokens, length)), None)
-                if run is not None:
-                    found.append((" ".join(run), table[run]))
-        return found
+        spaced, _ = self._built()
+        first: dict[int, tuple[str, ...]] = {}
+        for _end, (length, run) in spaced.iter(f" {NOT_WORD.sub(' ', text.casefold())} "):
+            first.setdefault(length, run)
+        return [(" ".join(run), self.runs[length][run]) for length, run in sorted(first.items(), reverse=True)]
+
+    def unspaced_in(self, text: str) -> bool:
+        """Whether any run's words, joined without spaces, are in ``text`` (letters and digits only, case
+        folded: :func:`.fonttext.letters`). True wherever :meth:`find` finds a run in the text that reduced to
+        ``text``, however its words were spaced; it may be true where :meth:`find` finds nothing."""
+        if not self or not text:
+            return False
+        _, unspaced = self._built()
+        return next(unspaced.iter(text), None) is not None
 
 
 # --- reading text out of a PDF ----------------------------------------------------------------------------
@@ -228,6 +259,11 @@ class Scanner:
         self._streams: set[bytes] = set()
         self._objects: set[bytes] = set()
         self._pages: set[tuple[bytes, ...]] = set()
+        # How each page's text was looked at: from its strings alone, or extracted (and why, when the strings
+        # could not say).
+        self.pages_read_from_strings = 0
+        self.pages_extracted = 0
+        self.undecided: dict[str, int] = {}
 
     def _find(self, where: str, text: str | None, carrier: str = "") -> None:
         if carrier:
@@ -254,26 +290,47 @@ class Scanner:
             self._scan_doc(doc, name)
 
     def _scan_doc(self, doc: pymupdf.Document, name: str) -> None:
+        reader = PageReader(doc) if self.secrets else None
         for page in doc if self.secrets else ():
-            if self._page_seen(doc, page):
+            streams = self._page_streams(page)
+            if self._page_seen(doc, streams):
                 continue
+            # The page's strings through its fonts first; MuPDF extracts the text only of a page where they hold
+            # a run or cannot be read (fonttext.py).
+            try:
+                if not self.secrets.unspaced_in(reader.page_letters(page, streams)):
+                    self.pages_read_from_strings += 1
+                    continue
+            except Undecided as why:
+                self.undecided[str(why)] = self.undecided.get(str(why), 0) + 1
+            self.pages_extracted += 1
             self._find(f"{name}, page {page.number + 1}", page.get_text())
         for xref in range(1, doc.xref_length()):
-            self._scan_object(doc, xref, name)
+            self._scan_object(doc, xref, name, reader.streams if reader else {})
 
-    def _page_seen(self, doc: pymupdf.Document, page: pymupdf.Page) -> bool:
-        """Whether a page with the same content streams (its own and its forms') had its text extracted."""
+    def _page_streams(self, page: pymupdf.Page) -> list[tuple[int, int]] | None:
+        """(xref, referencer of its fonts) of the page's content streams (0: the page's own resources) and of
+        its forms (their own xref); None when they cannot be listed."""
         try:
-            xrefs = list(page.get_contents()) + [item[0] for item in page.get_xobjects()]
-            key = tuple(sorted(hashlib.sha1(doc.xref_stream_raw(x) or b"").digest() for x in xrefs))
-        except Exception:  # a page whose streams cannot be listed is read
+            return [(x, 0) for x in page.get_contents()] + [(item[0], item[0]) for item in page.get_xobjects()]
+        except Exception:
+            return None
+
+    def _page_seen(self, doc: pymupdf.Document, streams: list[tuple[int, int]] | None) -> bool:
+        """Whether a page with the same content streams (its own and its forms') had its text read."""
+        if streams is None:  # a page whose streams cannot be listed is read
+            return False
+        try:
+            key = tuple(sorted(hashlib.sha1(doc.xref_stream_raw(x) or b"").digest() for x, _ in streams))
+        except Exception:
             return False
         if key in self._pages:
             return True
         self._pages.add(key)
         return False
 
-    def _scan_object(self, doc: pymupdf.Document, xref: int, name: str) -> None:
+    def _scan_object(self, doc: pymupdf.Document, xref: int, name: str, decoded: dict[int, bytes]) -> None:
+        """Scan object ``xref``; ``decoded`` holds streams already decompressed by xref (taken from it)."""
         where = f"{name}, object {xref}"
         try:
             source = doc.xref_object(xref, compressed=True)
@@ -291,7 +348,9 @@ class Scanner:
         if not self.secrets or f"/{keys.get('Subtype')}" in _NON_TEXT_SUBTYPES or _FONT_PROGRAM.search(source):
             return
         try:
-            data = doc.xref_stream(xref)
+            data = decoded.pop(xref, None)
+            if data is None:
+                data = doc.xref_stream(xref)
         except Exception:  # a stream MuPDF cannot decode: its raw bytes are read instead
             data = doc.xref_stream_raw(xref)
         if not data or self._seen(data, self._streams):
