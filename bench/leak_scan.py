@@ -85,9 +85,6 @@ def scan(zip_path: Path, pdf_path: Path, secrets) -> int:
         for name in volume.namelist():
             scanner.scan_file(volume.read(name), name)
     scanner.scan_pdf(pdf_path.read_bytes(), pdf_path.name)
-    if secrets:
-        print(f"pages read from their strings alone: {scanner.pages_read_from_strings}; text extracted: "
-              f"{scanner.pages_extracted} (undecided: {scanner.undecided or 'none'})")
     return len(scanner.findings)
 
 

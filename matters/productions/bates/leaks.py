@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 import ahocorasick
 import pymupdf
 
-from .fonttext import PageReader, Undecided
-
 WORD = re.compile(r"[^\W_]+")
 NOT_WORD = re.compile(r"[\W_]+")
 SHINGLE_WORDS = 6
@@ -50,6 +48,8 @@ _HEX = re.compile(rb"(?<!<)<(?!<)([0-9A-Fa-f\s]*)>")
 _NAME = re.compile(rb"/([^\s/\[\]()<>{}%]+)")
 _BOM_HEX = re.compile(rb"<((?:FE\s*FF|EF\s*BB\s*BF)[0-9A-Fa-f\s]*)>", re.I)
 # The end of one literal string and the start of the next with only a number or spaces between them.
+# (The pattern begins with its bracket, which the regex engine looks for first: a look-behind in front of it
+# doubled the time.)
 _ADJACENT = re.compile(rb"\)(?<!\\\))\s*-?[0-9.]*\s*\(")
 _ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f", b"(": b"(", b")": b")", b"\\": b"\\"}
 _ESCAPE = re.compile(rb"\\([0-7]{1,3}|\r\n|[\r\n]|.)", re.S)
@@ -71,7 +71,7 @@ class Secrets:
 
     runs: dict[int, dict[tuple[str, ...], str]] = field(default_factory=dict)
     too_short: int = 0
-    _automata: tuple | None = field(default=None, repr=False, compare=False)
+    _automata: object = field(default=None, repr=False, compare=False)
 
     def add(self, text: str, what: str) -> None:
         """Look for ``text`` (a redacted string) as a whole."""
@@ -111,20 +111,17 @@ class Secrets:
     def count(self) -> int:
         return sum(map(len, self.runs.values()))
 
-    def _built(self) -> tuple:
-        """Two Aho-Corasick automata over every run, made once after the last :meth:`add` or :meth:`allow`:
-        one of each run's words with a space either side (matched against text reduced to its words, one space
-        between: exactly the runs of :func:`words`), one of each run's words joined without spaces (for
-        :meth:`unspaced_in`)."""
+    def _built(self):
+        """An Aho-Corasick automaton of every run, each run's words with a space either side, matched against text
+        reduced to its words with one space between (exactly the runs of :func:`words`); made once after the last
+        :meth:`add`, :meth:`add_document` or :meth:`allow`."""
         if self._automata is None:
-            spaced, unspaced = ahocorasick.Automaton(), ahocorasick.Automaton()
+            automaton = ahocorasick.Automaton()
             for length, table in self.runs.items():
                 for run in table:
-                    spaced.add_word(f" {' '.join(run)} ", (length, run))
-                    unspaced.add_word("".join(run), length)
-            for automaton in (spaced, unspaced):
-                automaton.make_automaton()
-            self._automata = (spaced, unspaced)
+                    automaton.add_word(f" {' '.join(run)} ", (length, run))
+            automaton.make_automaton()
+            self._automata = automaton
         return self._automata
 
     def find(self, text: str) -> list[tuple[str, str]]:
@@ -132,20 +129,11 @@ class Secrets:
         in the text), the longest first. One pass over ``text`` for every run at once."""
         if not self or not text:
             return []
-        spaced, _ = self._built()
+        spaced = self._built()
         first: dict[int, tuple[str, ...]] = {}
         for _end, (length, run) in spaced.iter(f" {NOT_WORD.sub(' ', text.casefold())} "):
             first.setdefault(length, run)
         return [(" ".join(run), self.runs[length][run]) for length, run in sorted(first.items(), reverse=True)]
-
-    def unspaced_in(self, text: str) -> bool:
-        """Whether any run's words, joined without spaces, are in ``text`` (letters and digits only, case
-        folded: :func:`.fonttext.letters`). True wherever :meth:`find` finds a run in the text that reduced to
-        ``text``, however its words were spaced; it may be true where :meth:`find` finds nothing."""
-        if not self or not text:
-            return False
-        _, unspaced = self._built()
-        return next(unspaced.iter(text), None) is not None
 
 
 # --- reading text out of a PDF ----------------------------------------------------------------------------
@@ -259,11 +247,6 @@ class Scanner:
         self._streams: set[bytes] = set()
         self._objects: set[bytes] = set()
         self._pages: set[tuple[bytes, ...]] = set()
-        # How each page's text was looked at: from its strings alone, or extracted (and why, when the strings
-        # could not say).
-        self.pages_read_from_strings = 0
-        self.pages_extracted = 0
-        self.undecided: dict[str, int] = {}
 
     def _find(self, where: str, text: str | None, carrier: str = "") -> None:
         if carrier:
@@ -290,47 +273,26 @@ class Scanner:
             self._scan_doc(doc, name)
 
     def _scan_doc(self, doc: pymupdf.Document, name: str) -> None:
-        reader = PageReader(doc) if self.secrets else None
         for page in doc if self.secrets else ():
-            streams = self._page_streams(page)
-            if self._page_seen(doc, streams):
+            if self._page_seen(doc, page):
                 continue
-            # The page's strings through its fonts first; MuPDF extracts the text only of a page where they hold
-            # a run or cannot be read (fonttext.py).
-            try:
-                if not self.secrets.unspaced_in(reader.page_letters(page, streams)):
-                    self.pages_read_from_strings += 1
-                    continue
-            except Undecided as why:
-                self.undecided[str(why)] = self.undecided.get(str(why), 0) + 1
-            self.pages_extracted += 1
             self._find(f"{name}, page {page.number + 1}", page.get_text())
         for xref in range(1, doc.xref_length()):
-            self._scan_object(doc, xref, name, reader.streams if reader else {})
+            self._scan_object(doc, xref, name)
 
-    def _page_streams(self, page: pymupdf.Page) -> list[tuple[int, int]] | None:
-        """(xref, referencer of its fonts) of the page's content streams (0: the page's own resources) and of
-        its forms (their own xref); None when they cannot be listed."""
+    def _page_seen(self, doc: pymupdf.Document, page: pymupdf.Page) -> bool:
+        """Whether a page with the same content streams (its own and its forms') had its text extracted."""
         try:
-            return [(x, 0) for x in page.get_contents()] + [(item[0], item[0]) for item in page.get_xobjects()]
-        except Exception:
-            return None
-
-    def _page_seen(self, doc: pymupdf.Document, streams: list[tuple[int, int]] | None) -> bool:
-        """Whether a page with the same content streams (its own and its forms') had its text read."""
-        if streams is None:  # a page whose streams cannot be listed is read
-            return False
-        try:
-            key = tuple(sorted(hashlib.sha1(doc.xref_stream_raw(x) or b"").digest() for x, _ in streams))
-        except Exception:
+            xrefs = list(page.get_contents()) + [item[0] for item in page.get_xobjects()]
+            key = tuple(sorted(hashlib.sha1(doc.xref_stream_raw(x) or b"").digest() for x in xrefs))
+        except Exception:  # a page whose streams cannot be listed is read
             return False
         if key in self._pages:
             return True
         self._pages.add(key)
         return False
 
-    def _scan_object(self, doc: pymupdf.Document, xref: int, name: str, decoded: dict[int, bytes]) -> None:
-        """Scan object ``xref``; ``decoded`` holds streams already decompressed by xref (taken from it)."""
+    def _scan_object(self, doc: pymupdf.Document, xref: int, name: str) -> None:
         where = f"{name}, object {xref}"
         try:
             source = doc.xref_object(xref, compressed=True)
@@ -348,9 +310,7 @@ class Scanner:
         if not self.secrets or f"/{keys.get('Subtype')}" in _NON_TEXT_SUBTYPES or _FONT_PROGRAM.search(source):
             return
         try:
-            data = decoded.pop(xref, None)
-            if data is None:
-                data = doc.xref_stream(xref)
+            data = doc.xref_stream(xref)
         except Exception:  # a stream MuPDF cannot decode: its raw bytes are read instead
             data = doc.xref_stream_raw(xref)
         if not data or self._seen(data, self._streams):
