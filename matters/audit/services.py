@@ -31,6 +31,7 @@ from matters.models import AuditEntry, Matter
 
 GENESIS_HASH = "0" * 64
 SYSTEM_CHAIN = "system"
+ERASE_ACTION = "audit.erase"
 
 
 def _chain_for(matter: Matter | None) -> str:
@@ -139,6 +140,8 @@ def audit_verify(*, matter: Matter | None) -> ChainCheck:
     legacy_head = legacy_head_of(chain)
     purge_seq = AuditEntry.objects.filter(chain=chain, action="matter.purge").order_by("seq").values_list(
         "seq", flat=True).first()
+    if problem := _erasure_problem(chain):
+        return ChainCheck(False, 0, GENESIS_HASH, None, problem)
     prev = GENESIS_HASH
     count = legacy = erased = 0
     first_keyed = None
@@ -209,13 +212,57 @@ def audit_verify(*, matter: Matter | None) -> ChainCheck:
     return ChainCheck(True, count, prev, legacy_entries=legacy, erased_entries=erased)
 
 
-def audit_erase_details(*, matter: Matter, before_seq: int) -> int:
+def _erasure_seal(entries) -> str:
+    """The keyed digest (HMAC-SHA256 hex under the audit key) of what stays of erased ``entries`` (in seq order):
+    every field but the detail and its salt, ``detail_erased`` included. An ``hmac-sha256-v2`` entry's hash
+    already covers all of them but the flag; an older entry's hash covered its detail too and can no longer be
+    recomputed, so this digest is what still holds its actor, action, time and object in place."""
+    rows = [[e.seq, e.matter_id, e.at.isoformat(), e.actor, e.action, e.object_type, e.object_id, e.file_sha256,
+             e.prev_hash, e.hash, e.scheme, e.detail_digest, e.detail_erased] for e in entries]
+    return seal(b"lawdesk-audit-erasure\0" + json.dumps(rows, separators=(",", ":")).encode("utf-8"))
+
+
+def audit_erase_details(*, matter: Matter, before_seq: int, actor=None) -> int:
     """Erase the detail (and its salt) of every entry of ``matter``'s chain before ``before_seq`` (the
     ``matter.purge`` entry) and return how many: the case text an entry's detail may hold (search words, titles,
     instructions, reasons) leaves the database while the chain still verifies (:mod:`matters.audit.schemes`).
-    Only :func:`matters.retention.purge.matter_purge` calls it."""
-    return AuditEntry.objects.filter(chain=_chain_for(matter), seq__lt=before_seq, detail_erased=False).update(
+
+    The erasure is itself an entry of the chain, ``audit.erase``, hashed and checkpointed like any other, whose
+    detail holds ``before_seq``, the number of entries erased and :func:`_erasure_seal` of them as they are
+    left: flipping an entry's ``detail_erased``, or editing what stays of an erased entry, breaks
+    :func:`audit_verify`. Only :func:`matters.retention.purge.matter_purge` calls it."""
+    chain = _chain_for(matter)
+    erased = AuditEntry.objects.filter(chain=chain, seq__lt=before_seq, detail_erased=False).update(
         detail={}, detail_salt="", detail_erased=True)
+    left = AuditEntry.objects.filter(chain=chain, seq__lt=before_seq).order_by("seq")
+    audit_record(action=ERASE_ACTION, actor=actor, matter=matter, obj=matter,
+                 detail={"before_seq": before_seq, "entries": left.count(), "erased_seal": _erasure_seal(left)})
+    return erased
+
+
+def _erasure_problem(chain: str) -> str:
+    """Why the chain's erased entries are not those its ``audit.erase`` entry sealed ("" when they are, or when
+    nothing was erased)."""
+    erasure = AuditEntry.objects.filter(chain=chain, action=ERASE_ACTION).order_by("seq").first()
+    erased = AuditEntry.objects.filter(chain=chain, detail_erased=True)
+    if erasure is None:  # erased entries without a purge are named entry by entry by audit_verify
+        purged = AuditEntry.objects.filter(chain=chain, action="matter.purge").exists()
+        return ("entries' detail was erased, but no erasure is recorded in the chain"
+                if purged and erased.exists() else "")
+    try:
+        before_seq, count, sealed = (erasure.detail[k] for k in ("before_seq", "entries", "erased_seal"))
+    except (KeyError, TypeError):
+        return f"the erasure (entry {erasure.seq}) does not say what it erased"
+    if erased.filter(seq__gte=before_seq).exists():
+        return f"an entry from {before_seq} on is marked erased, after the erasure (entry {erasure.seq}) ended"
+    left = AuditEntry.objects.filter(chain=chain, seq__lt=before_seq).order_by("seq")
+    if left.filter(detail_erased=False).exists() or left.count() != count:
+        return (f"the entries before {before_seq} are not the {count} erased ones the erasure (entry "
+                f"{erasure.seq}) sealed")
+    if _erasure_seal(left) != sealed:
+        return (f"an erased entry before {before_seq} was changed after the erasure (entry {erasure.seq}) sealed "
+                "what stays of them")
+    return ""
 
 
 def audit_record_once_per(*, window_s: int, action: str, actor, matter: Matter, obj, file_sha256: str = "",

@@ -369,7 +369,8 @@ def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
             # The entries before it may hold the matter's text (search words, titles, instructions, reasons):
             # their detail goes (overwritten where it lay, on SQLite), their sealed digests stay, and the chain
             # still verifies.
-            report.audit_details_erased = audit_erase_details(matter=matter, before_seq=purge_entry.seq)
+            report.audit_details_erased = audit_erase_details(matter=matter, before_seq=purge_entry.seq,
+                                                               actor=user)
             overwritten()
             audit_record(action="original.remove", actor=user, obj=matter, detail=report.as_system_detail())
             transaction.on_commit(lambda: (_remove(targets), _remove_originals(matter, originals),

@@ -179,6 +179,61 @@ def test_after_a_purge_no_text_of_the_matter_stays_in_its_chain_and_the_chain_ve
     check = audit_verify(matter=matter)
     assert check.ok and check.erased_entries == report.audit_details_erased >= 8
     entries = list(AuditEntry.objects.filter(chain=f"matter:{matter.pk}").order_by("seq"))
-    assert entries[-1].action == "matter.purge" and entries[-1].detail["rows"]  # the purge's own record stays
-    assert all(e.detail == {} and e.detail_erased for e in entries[:-1])
+    purge, erasure = entries[-2:]
+    assert purge.action == "matter.purge" and purge.detail["rows"]  # the purge's own record stays
+    assert erasure.action == "audit.erase" and erasure.detail["entries"] == len(entries) - 2
+    assert all(e.detail == {} and e.detail_erased for e in entries[:-2])
     assert [e.action for e in entries][:2] == ["matter.create", "exhibit.edit"]  # who did what, when, stays
+
+
+@pytest.fixture
+def purged(attorney):
+    matter = matter_create(name="Acme v. Roe", created_by=attorney)
+    entries_of(matter, 3, attorney)
+    matter_purge(matter=matter, user=attorney, confirm_name="Acme v. Roe")
+    assert audit_verify(matter=matter).ok
+    return matter
+
+
+@pytest.mark.parametrize("change", [
+    "detail_erased = %s",  # an erased entry said not to be (its digest cannot be matched without the salt)
+    "actor = 'mallory', detail_erased = %s",
+])
+def test_after_a_purge_flipping_an_entrys_erasure_breaks_the_chain(purged, change):
+    entry = AuditEntry.objects.get(chain=f"matter:{purged.pk}", seq=2)
+    sql(f"UPDATE matters_auditentry SET {change} WHERE id = %s", [False, entry.pk])
+    check = audit_verify(matter=purged)
+    assert not check.ok and "erase" in check.problem
+
+
+def test_after_a_purge_an_entry_after_it_marked_erased_breaks_the_chain(purged, attorney):
+    audit_record(action="test.after", actor=attorney, matter=purged, detail={"n": 9})
+    entry = AuditEntry.objects.filter(chain=f"matter:{purged.pk}").order_by("-seq").first()
+    sql("UPDATE matters_auditentry SET detail = %s, detail_salt = '', detail_erased = %s WHERE id = %s",
+        ["{}", True, entry.pk])
+    check = audit_verify(matter=purged)
+    assert not check.ok and "after the erasure" in check.problem
+
+
+def test_after_a_purge_editing_what_stays_of_an_older_scheme_entry_breaks_the_chain(attorney):
+    """An entry hashed before the detail was sealed apart cannot be recomputed once its detail is gone: the
+    erasure's seal holds what stays of it (its actor, action, time and object)."""
+    matter = matter_create(name="Acme v. Roe", created_by=attorney)
+    entries_of(matter, 2, attorney)
+    first = AuditEntry.objects.get(chain=f"matter:{matter.pk}", seq=1)
+    # As the keyed scheme wrote it (hmac-sha256 over the detail itself), which a v2 entry is not.
+    from matters.audit.schemes import SCHEME_KEYED, entry_canonical
+    from matters.audit.seal import seal
+    first.scheme = SCHEME_KEYED
+    sql("UPDATE matters_auditentry SET scheme = %s WHERE id = %s", [SCHEME_KEYED, first.pk])
+    assert seal(entry_canonical(first)) != first.hash  # not recomputable: the test only needs it erased below
+    matter_purge(matter=matter, user=attorney, confirm_name="Acme v. Roe")
+    sql("UPDATE matters_auditentry SET actor = 'mallory' WHERE id = %s", [first.pk])
+    check = audit_verify(matter=matter)
+    assert not check.ok and "changed after the erasure" in check.problem
+
+
+def test_after_a_purge_deleting_the_erasure_breaks_the_chain(purged):
+    erasure = AuditEntry.objects.get(chain=f"matter:{purged.pk}", action="audit.erase")
+    sql("DELETE FROM matters_auditentry WHERE id = %s", [erasure.pk])
+    assert not audit_verify(matter=purged).ok

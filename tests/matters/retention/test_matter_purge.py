@@ -105,7 +105,7 @@ def test_purge_removes_exactly_the_matters_rows_and_unshared_files(two_matters, 
         report = matter_purge(matter=matter, user=attorney, confirm_name="  Acme v. Roe ")
     after = row_counts()
     removed = {label: before[label] - after[label] for label in before if before[label] != after[label]}
-    assert removed == {**{k: v for k, v in report.rows.items()}, "matters.auditentry": -2}  # and the system's
+    assert removed == {**{k: v for k, v in report.rows.items()}, "matters.auditentry": -3}  # erasure, system
     for label, count in expected.items():
         assert report.rows[label] == count, label
     for model, paths in matter_models():
@@ -120,7 +120,8 @@ def test_purge_removes_exactly_the_matters_rows_and_unshared_files(two_matters, 
     assert report.originals_kept_shared == [shared.sha256]
     assert report.originals_removed == [acme.exhibits[1].sha256]
 
-    last = AuditEntry.objects.filter(matter=matter).order_by("-seq").first()
+    erasure, last = AuditEntry.objects.filter(matter=matter).order_by("-seq")[:2]
+    assert erasure.action == "audit.erase" and erasure.actor == "alice"
     assert last.action == "matter.purge" and last.actor == "alice"
     assert last.detail["rows"] == report.rows and last.detail["files"] == len(report.files) > 4
     assert last.detail["originals"] == sorted(e.sha256 for e in acme.exhibits)
