@@ -68,7 +68,7 @@ _writer = is_attorney | is_assistant
 # act: (who, what the refusal says the user may not do)
 ACTS: dict[str, tuple[rules.Predicate, str]] = {
     "create_matters": (is_active & _writer, "open matters"),
-    "manage_members": (is_active & is_member & is_attorney, "add or remove the matter's members (an attorney's act)"),
+    "manage_members": (is_active & is_member & is_attorney, "add or remove the matter's members"),
     "change_exhibits": (is_active & is_member & _writer, "upload or change exhibits"),
     "start_jobs": (is_active & is_member & _writer, "start, cancel or retry jobs"),
     # Calendaring is docketing work an assistant does as often as an attorney; the counting is shown step by step.
@@ -81,19 +81,22 @@ ACTS: dict[str, tuple[rules.Predicate, str]] = {
     "approve_draft": (is_active & is_member & is_attorney, "approve drafts, waive or confirm findings"),
     # Counting a marked file as evidence after all, or a flagged page as safe: what the models are given.
     "decide_evidence": (is_active & is_member & is_attorney,
-                        "override a generated marking or a prompt-injection flag (an attorney's act)"),
-    "set_cites_as": (is_active & is_member & is_attorney, "set how an exhibit is cited (an attorney's act)"),
+                        "override a generated marking or a prompt-injection flag"),
+    "set_cites_as": (is_active & is_member & is_attorney, "set how an exhibit is cited"),
     # Withholding a document and confirming an improper redaction are part of serving: what leaves the office.
-    "serve_production": (is_active & is_member & is_attorney, "serve productions (an attorney's act)"),
+    "serve_production": (is_active & is_member & is_attorney, "serve productions"),
     # A removed box lets its words into the next production: the same decision as withholding a document.
     "remove_redaction": (is_active & is_member & is_attorney,
-                         "remove a redaction box (an attorney's act: its words would reach the next production)"),
+                         "remove a redaction box (its words would reach the next production)"),
     "hold_matter": (is_active & is_member & is_attorney,
-                    "put the matter on legal hold, lift the hold or purge it (an attorney's act)"),
+                    "put the matter on legal hold, lift the hold or purge it"),
     "see_topology": (is_active & (rules.is_staff | is_operator), "see the topology (staff and operators)"),
     "manage_topology": (is_active & is_operator, "administer hosts, GPUs, boards and model servers"),
 }
 MATTERLESS_ACTS = frozenset({"create_matters", "see_topology", "manage_topology"})
+# Acts only an attorney of the matter may do: the refusal says so.
+ATTORNEY_ACTS = frozenset({"manage_members", "approve_draft", "decide_evidence", "set_cites_as", "serve_production",
+                           "remove_redaction", "hold_matter"})
 
 for _act, (_who, _what) in ACTS.items():
     rules.add_rule(_act, _who)
@@ -117,5 +120,7 @@ def require(user, act: str, matter=None) -> None:
         return
     if act not in MATTERLESS_ACTS and not (is_active(user) and is_member(user, matter)):
         raise PermissionDenied(f"Only a member of the matter may {what}.")
+    if act in ATTORNEY_ACTS:
+        raise PermissionDenied(f"Only an attorney may {what}.")
     raise PermissionDenied(f"You may not {what} in this matter." if act not in MATTERLESS_ACTS
                            else f"You may not {what}.")

@@ -33,7 +33,8 @@ class JobStartForm(forms.Form):
                                       empty_label="No saved deadline")
     due_at = forms.DateTimeField(required=False, label="or due at",
                                  widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
-                                 help_text="in the court's time zone")
+                                 help_text="in the court's time zone",
+                                 error_messages={"invalid": "Give the due date and time as 2026-12-04 17:00."})
 
     def __init__(self, *args, matter: Matter, **kwargs):
         super().__init__(*args, **kwargs)

@@ -80,3 +80,17 @@ def test_an_inactive_member_may_do_nothing(make_user, matter):
 def test_an_act_not_in_the_rule_set_is_an_error_not_a_refusal():
     with pytest.raises(KeyError):
         may(None, "edit_drafs")
+
+
+def test_the_acts_said_to_be_an_attorneys_are_exactly_those_no_assistant_may_do():
+    from types import SimpleNamespace
+
+    class Members:
+        def filter(self, **_):
+            return SimpleNamespace(exists=lambda: True)
+
+    matter = SimpleNamespace(pk=1, members=Members())
+    assistant = SimpleNamespace(is_authenticated=True, is_active=True, is_superuser=False, is_staff=False,
+                                groups=SimpleNamespace(values_list=lambda *a, **k: ["assistant"]), pk=2)
+    refused = {act for act in ACTS if act not in permissions.MATTERLESS_ACTS and not may(assistant, act, matter)}
+    assert refused == permissions.ATTORNEY_ACTS
