@@ -35,7 +35,7 @@ def data_dir(settings, tmp_path, monkeypatch) -> Path:
     settings.DATA_DIR = path
     monkeypatch.setenv("LAWDESK_DATA_DIR", str(path))
     # The scripted model servers listen on loopback ports chosen at random: allowed as an installer would list
-    # them. Tests of the allowlist set their own (tests/pipeline/test_model_hosts.py).
+    # them. Tests of the allowlist set their own (tests/pipeline/llm/test_model_hosts.py).
     settings.LAWDESK_MODEL_HOSTS = TEST_MODEL_HOSTS
     monkeypatch.setenv("LAWDESK_MODEL_HOSTS", TEST_MODEL_HOSTS)
     # The office's backup key, for this process and for another installation's manage.py restoring its backups.

@@ -1,6 +1,6 @@
 """kill -9 of the model server in the middle of a streamed answer: the stage fails with its reason (the connection
 broke, the part received kept for the record), and once the server is back a retry runs it to its end. (kill -9
-of the model worker mid-stage: tests/pipeline/test_jobs_live.py.)"""
+of the model worker mid-stage: tests/pipeline/stages/test_jobs_live.py.)"""
 
 import signal
 import subprocess

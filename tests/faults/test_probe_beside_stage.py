@@ -1,7 +1,7 @@
 """The periodic probe while the only model worker runs a long stage: it runs on the ``probes`` worker that
 ``make run`` starts and reports the server up while the stage goes on; on the ``models`` queue it had waited for
 the stage to end. (With every slot busy a probe checks health and leaves the speed unmeasured:
-tests/pipeline/test_topology_probe.py.)"""
+tests/pipeline/topology/test_topology_probe.py.)"""
 
 import subprocess
 

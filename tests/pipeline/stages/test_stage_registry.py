@@ -9,7 +9,7 @@ from pipeline.job_models import Job
 from pipeline.stages import kinds, specs
 from pipeline.stages.results import StageFailed
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_every_spec_has_its_stage_object_and_every_plan_runs_registered_stages():
