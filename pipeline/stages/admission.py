@@ -23,8 +23,18 @@ from .scheduling import LEASE_S
 
 def server_slots(server: ModelServer) -> int:
     """How many requests ``server`` takes at once: its record's parallel slots (llama-server ``--parallel``,
-    Ollama ``OLLAMA_NUM_PARALLEL``), at least 1."""
-    return max(1, server.parallel_slots or 1)
+    Ollama ``OLLAMA_NUM_PARALLEL``), at least 1, and never more than the slots the server itself listed at its
+    latest probe that read them (llama.cpp ``/slots``): a record that says 4 of a server started with
+    ``--parallel 1`` would otherwise let three requests wait inside the server, out of the queue's sight."""
+    from ..models import ProbeResult
+    from ..topology.probe import SLOTS_FROM_SERVER
+
+    recorded = max(1, server.parallel_slots or 1)
+    latest = (ProbeResult.objects.filter(server=server).exclude(slots={}).order_by("-at")
+              .values_list("slots", flat=True).first())
+    if latest and latest.get("source") == SLOTS_FROM_SERVER and latest.get("busy"):
+        return max(1, min(recorded, len(latest["busy"])))
+    return recorded
 
 
 def _free(now) -> Q:

@@ -236,3 +236,24 @@ def test_a_task_runs_the_first_run_of_the_order_not_its_own_and_waits_while_no_s
         assert not ServerSlot.objects.filter(run__isnull=False).exists()
         assert stage_dispatch(0).job_id == later.pk  # any task runs what waits
         assert stage_dispatch(0) is None  # nothing waits: the task ends at once
+
+
+def test_the_slots_a_server_listed_at_its_probe_bound_what_its_record_says(matter, attorney):
+    from pipeline.models import ProbeResult
+    from pipeline.stages.admission import server_slots
+    from pipeline.topology.probe import SLOTS_FROM_LAWDESK, SLOTS_FROM_SERVER
+
+    server = register("http://127.0.0.1:9", name="drafter")
+    server.parallel_slots = 4
+    server.save()
+    assert server_slots(server) == 4
+    # Counted by LawDesk itself (Ollama, --no-slots): says nothing of the server's own count.
+    ProbeResult.objects.create(server=server, status="up", slots={"source": SLOTS_FROM_LAWDESK, "busy": [False]})
+    assert server_slots(server) == 4
+    # llama-server started with --parallel 1 lists one slot: one request at a time, whatever the record says.
+    ProbeResult.objects.create(server=server, status="up", slots={"source": SLOTS_FROM_SERVER, "busy": [False]})
+    assert server_slots(server) == 1
+    runs = [job_start(matter=matter, kind="extraction", instructions=f"List amounts {n}.", user=attorney,
+                      enqueue=False).stage_runs.get() for n in range(2)]
+    assert slot_claim(server=server, run_id=runs[0].pk, owner="host-a:1:x") == 0
+    assert slot_claim(server=server, run_id=runs[1].pk, owner="host-b:2:y") is None
