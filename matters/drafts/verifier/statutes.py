@@ -134,6 +134,25 @@ _BARE_SECTION = re.compile(r"§§?\s*(?P<section>" + _SEC_TOKEN + r")(?P<subs>" 
 _SUBS_AFTER = re.compile(r"(?P<more>(?:[.:\-–][0-9A-Za-z]+)*)(?P<subs>" + _SUBS + ")")
 
 
+# A code's subject as state codes name it between the state and "Code" or "Law": "Civ. Prac. & Rem.", "Bus. &
+# Com.", "Gen. Oblig.", one to six capitalised words or abbreviations.
+_SUBJECT = r"(?:[A-Z][A-Za-z]*\.?\s*(?:&\s*)?){1,6}?"
+
+
+def _subject_codes() -> list[str]:
+    """Patterns for the table's codes named by subject (reporters-db's ``$law_subject``: ``Tex. $law_subject Code
+    Ann.``, ``Cal. $law_subject Code``, ``N.Y. $law_subject Law``), whose table key ("Tex. Code Ann.") is never
+    written as such: without them a Texas code cited without "Ann." was read as a bare section and blocked."""
+    found = []
+    for entries in LAWS.values():
+        for regex in (r for e in entries for r in e.get("regexes") or []):
+            reporter = re.match(r"\(\?P<reporter>(.*?)\) ", regex)
+            if reporter and "$law_subject" in reporter.group(1) and "§" in regex:
+                inner = reporter.group(1).replace(r" Ann\.", "")
+                found.append(inner.replace("$law_subject", _SUBJECT).replace(" ", r"\s*"))
+    return sorted(set(found), key=len, reverse=True)
+
+
 @lru_cache(maxsize=1)
 def _table() -> re.Pattern:
     """The state codes of reporters-db's table (``reporters_db.LAWS``) whose citations name a section, article
@@ -144,7 +163,7 @@ def _table() -> re.Pattern:
         if "§" in regexes or " art" in regexes or "/ $law_section" in regexes:
             names.add(re.sub(r"\s*\bAnn\.", "", key).strip())
     names -= {"U.S.C.", "C.F.R."}
-    alternatives = []
+    alternatives = _subject_codes()
     for name in sorted(names, key=len, reverse=True):
         tokens = name.split()
         alternatives.append(r"\s*".join(re.escape(t) for t in tokens))

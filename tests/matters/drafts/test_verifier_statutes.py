@@ -16,6 +16,9 @@ FORMS = [
     ("N.J. Stat. Ann. § 2A:14-1", "N.J. Stat. Ann. § 2A:14-1", []),
     ("Cal. Civ. Proc. Code § 340", "Cal. Civ. Proc. Code § 340", []),
     ("Tex. Civ. Prac. & Rem. Code Ann. § 16.003", "Tex. Civ. Prac. & Rem. Code Ann. § 16.003", []),
+    # Codes the table names by subject ("Tex. $law_subject Code Ann."), cited without "Ann." as briefs often do.
+    ("Tex. Civ. Prac. & Rem. Code § 16.003", "Tex. Civ. Prac. & Rem. Code § 16.003", []),
+    ("Tex. Bus. & Com. Code § 17.46(b)", "Tex. Bus. & Com. Code § 17.46", ["b"]),
     ("N.Y. C.P.L.R. 213(2)", "N.Y. C.P.L.R. 213", ["2"]),
     ("La. Civ. Code art. 3492", "La. Civ. Code art. 3492", []),
     ("Fed. R. Civ. P. 12(b)(6)", "Fed. R. Civ. P. 12", ["b", "6"]),
@@ -81,6 +84,20 @@ def test_rules_are_grounded_by_the_rules_themselves(matter, record, ingest, tmp_
     assert by_text(findings, "Fed. R. Civ. P. 56(a)").status == "unverified_authority"
     exhibit_set_cites_as(exhibit=rules, updated_by=attorney, cites_as="Fed. R. Civ. P. 12")
     assert by_text(verify_text(matter=matter, text=text), "Fed. R. Civ. P. 12(b)(6)").status == "grounded"
+
+
+def test_a_texas_code_cited_without_ann_is_grounded_by_the_code_and_a_wrong_section_is_not(
+        matter, record, ingest, tmp_path, attorney):
+    """True and false twins: the stored code prints § 16.003's words; a brief citing it as "Code § 16.003" (no
+    "Ann.") is grounded, one citing § 16.004 for the same words is not."""
+    code = ingest(matter, pdf_pages(["CIVIL PRACTICE AND REMEDIES CODE\nSec. 16.003. TWO-YEAR LIMITATIONS PERIOD.\n"
+                                     "(a) a person must bring suit for personal injury not later than two years"],
+                                    tmp_path / "tex.pdf"), origin="authority")
+    exhibit_set_cites_as(exhibit=code, updated_by=attorney, cites_as="Tex. Civ. Prac. & Rem. Code Ann. § 16.003")
+    findings = verify_text(matter=matter, text="The claim is barred. Tex. Civ. Prac. & Rem. Code § 16.003(a).")
+    assert by_text(findings, "Tex. Civ. Prac. & Rem. Code § 16.003(a)").status == "grounded"
+    wrong = verify_text(matter=matter, text="The claim is barred. Tex. Civ. Prac. & Rem. Code § 16.004(a).")
+    assert by_text(wrong, "Tex. Civ. Prac. & Rem. Code § 16.004(a)").status != "grounded"
 
 
 @pytest.mark.parametrize(("court", "rules"), [
