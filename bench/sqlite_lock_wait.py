@@ -7,7 +7,7 @@ and ``matter.json``; ``--matter`` names its matter, default ``Load v. Bench``). 
 ``nice 10`` (as ``make run`` starts workers) works back to back for S seconds (default 15):
 - ``inside``: verifies a one-sentence draft of the matter inside ``transaction.atomic()``, which on SQLite
   (``IMMEDIATE``) holds the write lock from its start, as the stage did before
-  ``pipeline.stages.results.prepare_result``;
+  ``pipeline.stages.kinds.prepare_result``;
 - ``before``: verifies it first and writes only its findings in the transaction, as the stage does now;
 - ``ingest``: uploads and processes (``exhibit_process``, no page images) a born-digital PDF of the court
   filings joined until ``INGEST_PAGES`` pages, again and again: its pages as they are read (with their

@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 
 from matters.drafts import services as draft_services
-from pipeline.stages import record_fields, results
+from pipeline.stages import kinds, record_fields
 from pipeline.stages.control import job_start
 from tests.support.jobs import register, run_all
 from tests.support.stage_server import stage_server
@@ -22,7 +22,7 @@ def test_the_verifier_runs_outside_the_transaction_that_marks_its_stage_done(mat
             return check(**kwargs)
         return run
 
-    for module in (results, record_fields, draft_services):
+    for module in (kinds, record_fields, draft_services):
         monkeypatch.setattr(module, "verify_text", watched(module.verify_text))
     stage_server(server)
     register(server.url)
