@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from matters.permissions import require
+from matters.retention.forms import HoldForm, PurgeForm
 from matters.retention.selectors import matter_hold_record
 from matters.retention.services import matter_hold, matter_hold_lift
 from matters.selectors import matter_for_user
@@ -28,13 +29,17 @@ def matter_hold_view(request: HttpRequest, matter_id: int) -> HttpResponse:
     """Put the matter on legal hold (``action=hold``) or lift it (``action=lift``), with ``reason``."""
     matter = matter_for_user(request.user, matter_id)
     require(request.user, "hold_matter", matter)
-    service = matter_hold_lift if request.POST.get("action") == "lift" else matter_hold
+    form = HoldForm(request.POST)
     error = notice = ""
-    try:
-        matter = service(matter=matter, user=request.user, reason=request.POST.get("reason", ""))
-        notice = "The matter is on legal hold." if matter.legal_hold else "The legal hold is lifted."
-    except ValidationError as exc:
-        error = " ".join(exc.messages)
+    if not form.is_valid():
+        error = " ".join(message for errors in form.errors.values() for message in errors)
+    else:
+        service = matter_hold_lift if form.cleaned_data["action"] == "lift" else matter_hold
+        try:
+            matter = service(matter=matter, user=request.user, reason=form.cleaned_data["reason"])
+            notice = "The matter is on legal hold." if matter.legal_hold else "The legal hold is lifted."
+        except ValidationError as exc:
+            error = " ".join(exc.messages)
     if request.htmx:
         return _retention_section(request, matter, error, notice)
     (messages.error if error else messages.success)(request, error or notice)
@@ -46,8 +51,10 @@ def matter_purge_view(request: HttpRequest, matter_id: int) -> HttpResponse:
     """Purge the matter once its name is typed again in ``confirm_name``; then back to the list of matters."""
     matter = matter_for_user(request.user, matter_id)
     require(request.user, "hold_matter", matter)
+    form = PurgeForm(request.POST)
+    form.is_valid()  # one optional text field: its emptiness or mismatch is the service's to say
     try:
-        report = matter_purge(matter=matter, user=request.user, confirm_name=request.POST.get("confirm_name", ""))
+        report = matter_purge(matter=matter, user=request.user, confirm_name=form.cleaned_data.get("confirm_name", ""))
     except ValidationError as exc:
         if request.htmx:
             return _retention_section(request, matter, error=" ".join(exc.messages))

@@ -42,3 +42,12 @@ def test_a_hold_no_audit_entry_records_says_so(client, attorney, matter):
     client.force_login(attorney)
     page = client.get(matter.get_absolute_url()).content.decode()
     assert "No audit entry records who put this matter on hold, or why." in page
+
+
+def test_an_action_that_is_neither_hold_nor_lift_is_refused_not_taken_for_a_hold(client, attorney, matter):
+    client.force_login(attorney)
+    response = client.post(reverse("matters:hold", args=[matter.pk]),
+                           {"action": "unhold", "reason": "Litigation hold letter of 3 March 2026."}, follow=True)
+    matter.refresh_from_db()
+    assert not matter.legal_hold
+    assert "Choose to put the matter on hold or to lift it." in response.content.decode()
