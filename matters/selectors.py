@@ -8,6 +8,7 @@ from django.db.models import F, Q, QuerySet
 from django.http import Http404
 
 from .models import EVIDENCE_ORIGINS, BatesPage, Exhibit, IncomingBatesPage, Matter, Page, Production
+from .permissions import ROLES
 
 
 def matters_for_user(user) -> QuerySet[Matter]:
@@ -110,8 +111,6 @@ def exhibit_counts_of_groups(groups) -> dict[str, int]:
 def matter_members(matter: Matter) -> list[dict]:
     """The matter's active members in user-name order: ``[{"user": User, "role": str}]``, the role being the first of
     :data:`matters.permissions.ROLES` whose group the user is in ("" for none)."""
-    from matters.permissions import ROLES
-
     rows = []
     for user in matter.members.filter(is_active=True).prefetch_related("groups").order_by("username"):
         groups = {group.name for group in user.groups.all()}

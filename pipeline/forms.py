@@ -1,5 +1,6 @@
-"""The form that starts a job from a matter's jobs page. What the job may be is judged by
-:func:`pipeline.stages.control.job_start`, whose refusals the view puts on the field at fault."""
+"""The forms of the job pages: starting a job from a matter's jobs page, moving a job to the front of the queue.
+What they carry is judged by the services of :mod:`pipeline.stages.control`, whose refusals the views put on the
+field at fault (:func:`matters.validation.form_refusal`)."""
 
 from django import forms
 
@@ -41,3 +42,11 @@ class JobStartForm(forms.Form):
         self.fields["deadline"].queryset = Deadline.objects.filter(matter=matter)
         self.fields["deadline"].label_from_instance = lambda d: (
             f"{d.title}: due {d.due_date:%Y-%m-%d}" + (f" {d.due_at:%H:%M}" if d.unit == Deadline.Unit.HOURS else ""))
+
+
+class JobFrontForm(forms.Form):
+    """Move a job to the front of the queue: the reason, written to the audit entry
+    (:func:`pipeline.stages.control.job_move_to_front` judges it and the job)."""
+
+    reason = forms.CharField(label="Why this job goes first", max_length=500, widget=forms.Textarea(attrs={"rows": 2}),
+                             error_messages={"required": "Say why this job should go ahead of the others."})

@@ -15,8 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from matters.selectors import evidence_exhibits, matter_for_user, matters_for_user
 from matters.validation import form_refusal
 
-from .forms import JobStartForm
-from .job_forms import JobFrontForm
+from .forms import JobFrontForm, JobStartForm
 from .job_models import Job, JobKind, StageRun, StageStatus
 from .stages.control import job_cancel, job_continue, job_move_to_front, job_start, stage_retry
 from .stages.kinds import stage_shows_records
@@ -120,9 +119,9 @@ def job_front_view(request: HttpRequest, job_id: int) -> HttpResponse:
         try:
             job_move_to_front(job=job, user=request.user, reason=form.cleaned_data["reason"])
         except ValidationError as error:
-            form.refused(error)
+            form_refusal(form, error)
         except PermissionDenied as error:
             form.add_error(None, str(error))
-    for message in form.messages():
+    for message in (message for errors in form.errors.values() for message in errors):
         messages.error(request, message)
     return redirect("pipeline:job", job.pk)

@@ -17,7 +17,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ..job_models import ServerSlot
-from ..models import ModelServer
+from ..models import ModelServer, ProbeResult
+from ..topology.probe import SLOTS_FROM_SERVER
 from .scheduling import LEASE_S
 
 
@@ -26,9 +27,6 @@ def server_slots(server: ModelServer) -> int:
     Ollama ``OLLAMA_NUM_PARALLEL``), at least 1, and never more than the slots the server itself listed at its
     latest probe that read them (llama.cpp ``/slots``): a record that says 4 of a server started with
     ``--parallel 1`` would otherwise let three requests wait inside the server, out of the queue's sight."""
-    from ..models import ProbeResult
-    from ..topology.probe import SLOTS_FROM_SERVER
-
     recorded = max(1, server.parallel_slots or 1)
     latest = (ProbeResult.objects.filter(server=server).exclude(slots={}).order_by("-at")
               .values_list("slots", flat=True).first())

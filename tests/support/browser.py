@@ -1,8 +1,12 @@
 """Driving Debian's Chromium with Playwright: the launch arguments and the login every browser test starts with."""
 
-from playwright.sync_api import Browser, Page, Playwright, expect
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
 from tests.support.accounts import PASSWORD
+from tests.support.processes import free_port
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's Chromium; Playwright never downloads a browser here
 CHROMIUM_ARGS = [
@@ -30,3 +34,20 @@ def log_in(page: Page, base: str, username: str = "alice", password: str = PASSW
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     expect(page).to_have_url(f"{base}/")
+
+
+@contextmanager
+def logged_in_page(processes, *, width: int = 1300, height: int = 1000) -> Iterator[tuple[Page, str]]:
+    """Start the server process on a free port, open Chromium, log the attorney in and yield ``(page, base)``;
+    the browser is closed afterwards, whatever the test did."""
+    port = free_port()
+    processes.server(port)
+    base = f"http://127.0.0.1:{port}"
+    with sync_playwright() as playwright:
+        browser = chromium(playwright)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            log_in(page, base)
+            yield page, base
+        finally:
+            browser.close()
