@@ -88,13 +88,7 @@ def qwen35_122b_a10b(path: Path) -> Path:
             w.tensor(f"blk.{i}.attn_qkv.weight", (16 * 128 * 2 + 64 * 128 * 2, n))
             w.tensor(f"blk.{i}.ssm_out.weight", (n, 64 * 128))
         w.tensor(f"blk.{i}.ffn_norm.weight", (n,), F32)
-        w.tensor(f"blk.{i}.ffn_gate_inp.weight", (experts, n), F32)
-        w.tensor(f"blk.{i}.ffn_gate_exps.weight", (experts, ff_exp, n))
-        w.tensor(f"blk.{i}.ffn_up_exps.weight", (experts, ff_exp, n))
-        w.tensor(f"blk.{i}.ffn_down_exps.weight", (experts, n, ff_exp))
-        w.tensor(f"blk.{i}.ffn_gate_shexp.weight", (ff_exp, n))
-        w.tensor(f"blk.{i}.ffn_up_shexp.weight", (ff_exp, n))
-        w.tensor(f"blk.{i}.ffn_down_shexp.weight", (n, ff_exp))
+        _moe_ffn(w, i, n, experts, ff_exp)
     w.write()
     return path
 
@@ -168,15 +162,20 @@ def deepseek_v3(path: Path) -> Path:
             w.tensor(f"blk.{i}.ffn_up.weight", (ff, n))
             w.tensor(f"blk.{i}.ffn_down.weight", (n, ff))
             continue
-        w.tensor(f"blk.{i}.ffn_gate_inp.weight", (experts, n), F32)
-        w.tensor(f"blk.{i}.ffn_gate_exps.weight", (experts, ff_exp, n))
-        w.tensor(f"blk.{i}.ffn_up_exps.weight", (experts, ff_exp, n))
-        w.tensor(f"blk.{i}.ffn_down_exps.weight", (experts, n, ff_exp))
-        w.tensor(f"blk.{i}.ffn_gate_shexp.weight", (ff_exp, n))
-        w.tensor(f"blk.{i}.ffn_up_shexp.weight", (ff_exp, n))
-        w.tensor(f"blk.{i}.ffn_down_shexp.weight", (n, ff_exp))
+        _moe_ffn(w, i, n, experts, ff_exp)
     w.write()
     return path
+
+
+def _moe_ffn(w: HeaderWriter, layer: int, n: int, experts: int, ff_exp: int) -> None:
+    """A mixture-of-experts feed-forward block: the router, the routed experts and the shared expert."""
+    w.tensor(f"blk.{layer}.ffn_gate_inp.weight", (experts, n), F32)
+    w.tensor(f"blk.{layer}.ffn_gate_exps.weight", (experts, ff_exp, n))
+    w.tensor(f"blk.{layer}.ffn_up_exps.weight", (experts, ff_exp, n))
+    w.tensor(f"blk.{layer}.ffn_down_exps.weight", (experts, n, ff_exp))
+    w.tensor(f"blk.{layer}.ffn_gate_shexp.weight", (ff_exp, n))
+    w.tensor(f"blk.{layer}.ffn_up_shexp.weight", (ff_exp, n))
+    w.tensor(f"blk.{layer}.ffn_down_shexp.weight", (n, ff_exp))
 
 
 def tensor_type_set(path: Path, tensor: str, type_id: int) -> None:
