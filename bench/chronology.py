@@ -22,7 +22,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from bench.verify import build_matter, corpus_pages, setup_django  # noqa: E402
+from bench.django_env import setup_django  # noqa: E402
+from bench.verify import build_matter, corpus_pages  # noqa: E402
 
 
 def _median(fn, runs: int = 3) -> tuple[float, object]:

@@ -26,21 +26,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from bench.django_env import setup_django  # noqa: E402
 
 LEASE_TEXT = ("RESIDENTIAL LEASE. This lease was signed on March 3, 2021 by Acme Holdings LLC and Jane Roe. The "
               "monthly rent is $1,250.00. On April 5, 2021 the tenant wrote: We will not pay the rent for April, "
               "because the roof leaks.")
-
-
-def setup(data_dir: Path) -> None:
-    os.environ["LAWDESK_DATA_DIR"] = str(data_dir)
-    os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
 
 
 def make_matter():
@@ -131,7 +121,7 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="lawdesk-bench-pipeline-"))
     try:
-        setup(work / "data")
+        setup_django(work / "data")
         gaps = sorted(stage_gaps(args.jobs))
         median = statistics.median(gaps)
         p90 = gaps[int(0.9 * (len(gaps) - 1))]

@@ -36,6 +36,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from bench.django_env import setup_django  # noqa: E402
 
 # Decode tok/s of each example server, with where the figure comes from (docs/topology.md, "Error against
 # measured figures"; tests/pipeline/gguf_shapes.py MEASURED_V100_TOK_S).
@@ -224,17 +225,6 @@ def report(title: str, jobs: list[SimJob], lines: dict[str, ServerLine]) -> tupl
     return on_time, busy_enough
 
 
-def setup(data_dir: Path) -> None:
-    os.environ["LAWDESK_DATA_DIR"] = str(data_dir)
-    os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
-
-
 def deployment() -> tuple[dict[str, str], dict[str, int]]:
     """The example deployment's role -> server and server -> slots, as its records hold them."""
     from pipeline.models import ModelServer, RoleAssignment
@@ -418,7 +408,7 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="lawdesk-bench-schedule-"))
     try:
-        setup(work / "data")
+        setup_django(work / "data")
         ok = simulation(args.workers)
         if args.real:
             real_run(args.scale)

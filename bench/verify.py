@@ -36,20 +36,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from bench.corpus import corpus_dir  # noqa: E402
+from bench.django_env import setup_django  # noqa: E402
 
 CORPUS = corpus_dir() / "court"
 CLAIMS = 200
-
-
-def setup_django(data_dir: Path) -> None:
-    os.environ["LAWDESK_DATA_DIR"] = str(data_dir)
-    os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
 
 
 def corpus_pages(work: Path) -> list[str]:
