@@ -6,12 +6,12 @@ Django template, which escapes every value. A footer with the version's SHA-256,
 the page number is then written on every page as real text, so it can be read back from the file.
 """
 
-import io
 
 import pymupdf
 from django.template.loader import render_to_string
 
 from matters.drafts.markdown import render_html
+from matters.html_pdf import html_pdf
 from matters.invisible import without_invisible
 
 PAGE = pymupdf.paper_rect("letter")
@@ -36,18 +36,7 @@ code { font-family: monospace; font-size: 8pt; }
 
 def _layout(html: str, css: str) -> pymupdf.Document:
     """Lay ``html`` out on Letter pages with one-inch margins; return the document."""
-    story = pymupdf.Story(html=html, user_css=css)
-    buffer = io.BytesIO()
-    writer = pymupdf.DocumentWriter(buffer)
-    where = PAGE + (MARGIN_PT, MARGIN_PT, -MARGIN_PT, -MARGIN_PT)
-    more = True
-    while more:
-        device = writer.begin_page(PAGE)
-        more, _filled = story.place(where)
-        story.draw(device)
-        writer.end_page()
-    writer.close()
-    return pymupdf.open("pdf", buffer.getvalue())
+    return pymupdf.open("pdf", html_pdf(html, css, page=PAGE, margin_pt=MARGIN_PT))
 
 
 def _finish(document: pymupdf.Document, *, title: str, footer: str) -> bytes:

@@ -9,10 +9,11 @@ any PDF. Django-free.
 """
 
 import html
-import io
 from datetime import UTC
 
 import pymupdf
+
+from matters.html_pdf import html_pdf
 
 from .parse import ParsedMessage
 
@@ -27,7 +28,7 @@ p.rule { margin: 6pt 0 8pt 0; border-bottom: 1px solid #888; }
 p.note { font-size: 8.5pt; color: #555; }
 """
 _PAGE = pymupdf.paper_rect("letter")
-_FRAME = _PAGE + (54, 54, -54, -54)
+_MARGIN_PT = 54
 
 
 def header_lines(message: ParsedMessage) -> list[tuple[str, str]]:
@@ -72,14 +73,4 @@ def _paragraph(line: str) -> str:
 
 
 def _pdf(markup: str) -> bytes:
-    story = pymupdf.Story(html=f"<body>{markup}</body>", user_css=_CSS)
-    buffer = io.BytesIO()
-    writer = pymupdf.DocumentWriter(buffer)
-    more = True
-    while more:
-        device = writer.begin_page(_PAGE)
-        more, _ = story.place(_FRAME)
-        story.draw(device)
-        writer.end_page()
-    writer.close()
-    return buffer.getvalue()
+    return html_pdf(f"<body>{markup}</body>", _CSS, page=_PAGE, margin_pt=_MARGIN_PT)

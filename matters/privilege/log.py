@@ -22,6 +22,7 @@ from lxml import etree
 
 from matters import storage
 from matters.audit.services import audit_record
+from matters.html_pdf import html_pdf
 from matters.models import Exhibit, PrivilegeLogEntry, Production, RedactionReason
 from matters.permissions import require
 
@@ -146,19 +147,7 @@ def log_pdf_bytes(production: Production) -> bytes:
                 f"<p>{html.escape(matter.case_number)} · Production {html.escape(str(production))} "
                 f"({html.escape(production.volume)}) · {len(rows)} document(s) withheld or redacted</p>"
                 f"<table><tr>{heading}</tr>{body}</table>")
-    story = pymupdf.Story(html=document, user_css=_CSS)
-    buffer = io.BytesIO()
-    writer = pymupdf.DocumentWriter(buffer)
-    mediabox = pymupdf.paper_rect("letter-l")
-    where = mediabox + (36, 36, -36, -36)
-    more = True
-    while more:
-        device = writer.begin_page(mediabox)
-        more, _ = story.place(where)
-        story.draw(device)
-        writer.end_page()
-    writer.close()
-    return buffer.getvalue()
+    return html_pdf(document, _CSS, page=pymupdf.paper_rect("letter-l"), margin_pt=36)
 
 
 def log_entry_update(*, entry: PrivilegeLogEntry, user, **fields: str) -> PrivilegeLogEntry:

@@ -81,14 +81,19 @@ def _due_at(matter: Matter, deadline: Deadline | None, due_at: dt.datetime | Non
     return due_at
 
 
+def _has_work(job: Job) -> bool:
+    """Whether ``job`` has a stage queued, waiting for its server or running (it has not ended)."""
+    return StageRun.objects.filter(job=job, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER,
+                                                        StageStatus.RUNNING]).exists()
+
+
 def job_cancel(*, job: Job, user=None) -> Job:
     """Ask the job to stop: queued or waiting stages are cancelled now; a running stage stops between two tokens
     (its heartbeat sees the flag and closes the stream). Raises ValidationError for a job with no stage queued,
     waiting or running: one that has ended keeps its status (a done job is not made ``cancelled``)."""
     require(user, "start_jobs", job.matter)
     with transaction.atomic():
-        if not StageRun.objects.filter(job=job, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER,
-                                                            StageStatus.RUNNING]).exists():
+        if not _has_work(job):
             job.refresh_from_db()
             raise ValidationError(f"This job is {job.get_status_display().lower()}: it has no stage queued, waiting or "
                                   "running, so there is nothing to cancel.")
@@ -145,8 +150,7 @@ def job_move_to_front(*, job: Job, user=None, reason: str) -> Job:
     require(user, "start_jobs", job.matter)
     reason = clean_reason(reason, what="why this job should go first")
     with transaction.atomic():
-        if not StageRun.objects.filter(job=job, status__in=[StageStatus.QUEUED, StageStatus.WAITING_FOR_SERVER,
-                                                            StageStatus.RUNNING]).exists():
+        if not _has_work(job):
             job.refresh_from_db()
             raise ValidationError(f"This job is {job.get_status_display().lower()}: it has no stage queued, "
                                   "waiting or running, so there is no queue to move it in.")
