@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 _WEEKDAY = r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day,?\s+)?"
 _CUE = re.compile(
-    r"(?:\bdue\s+(?:on\s+or\s+before|on|by|no\s+later\s+than|before)?"
+    # "due" alone too ("is due March 16"): the optional word carries its own space, so one space is enough.
+    r"(?:\bdue(?:\s+(?:on\s+or\s+before|on|by|no\s+later\s+than|before))?"
     r"|\b(?:filed|served|submitted|made|answered|lodged|noticed)\s+(?:on\s+or\s+before|by|no\s+later\s+than)"
     r"|\bdeadline\b[^.;]{0,80}?\b(?:is|was|falls\s+on|of|expires\s+on|runs\s+(?:to|until))"
     r"|\blast\s+day\b[^.;]{0,80}?\b(?:is|was)"

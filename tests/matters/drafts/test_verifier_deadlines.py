@@ -39,10 +39,18 @@ def test_a_stated_due_date_matches_the_saved_one_or_blocks(matter, opposition, s
 @pytest.mark.parametrize(("cue", "is_deadline"), [
     ("The response must be filed by", True), ("The response was filed on", False),
     ("The reply brief is due no later than", True), ("The landlord said the rent was due on", False),
+    # "due" with no word after it: a deadline, as "due on" is.
+    ("The opposition is due", True), ("The landlord said the rent was due", False),
 ])
 def test_only_a_date_stated_as_a_court_deadline_is_checked_as_one(matter, opposition, cue, is_deadline):
     findings = verify_text(matter=matter, text=f"{cue} March 20, 2026.", incremental=False)
     assert [f.kind for f in findings] == ["deadline" if is_deadline else "date"]
+
+
+@pytest.mark.parametrize(("stated", "status"), [("March 16, 2026", "grounded"), ("March 17, 2026", "ungrounded")])
+def test_a_due_date_stated_with_due_alone_is_held_to_the_saved_one(matter, opposition, stated, status):
+    [finding] = deadline_findings(matter, f"The opposition is due {stated}.")
+    assert (finding.text, finding.status) == (stated, status)
 
 
 def test_a_response_is_the_same_paper_as_an_opposition(matter, opposition):
