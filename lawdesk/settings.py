@@ -6,13 +6,13 @@ every stored file under ``./var/`` (or ``LAWDESK_DATA_DIR``).
 """
 
 import os
-import secrets
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from lawdesk.layers import redis_channel_layers
+from lawdesk.secret_key import secret_key_of
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("LAWDESK_DATA_DIR", BASE_DIR / "var")).resolve()
@@ -34,21 +34,7 @@ def _env_float(name: str, default: float) -> float:
     return float(value) if value not in (None, "") else default
 
 
-def _secret_key() -> str:
-    """Return LAWDESK_SECRET_KEY, else a key generated once and kept in the data directory (mode 0600)."""
-    if key := os.environ.get("LAWDESK_SECRET_KEY"):
-        return key
-    path = DATA_DIR / "secret_key"
-    if path.exists():
-        return path.read_text().strip()
-    key = secrets.token_urlsafe(50)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(key)
-    return key
-
-
-SECRET_KEY = _secret_key()
+SECRET_KEY = os.environ.get("LAWDESK_SECRET_KEY") or secret_key_of(DATA_DIR / "secret_key")
 DEBUG = os.environ.get("LAWDESK_DEBUG", "") == "1"
 ALLOWED_HOSTS = os.environ.get("LAWDESK_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",")
 
