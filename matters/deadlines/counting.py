@@ -10,7 +10,8 @@ The rules (each deadline names the set it was counted under):
     on a Saturday, Sunday or legal holiday it runs until the same time on the next day that is none of these;
   - the clerk's office inaccessible (6(a)(3), 26(a)(3)) on the last day (or, for hours, in the last hour): the
     time runs to the first accessible day that is not a Saturday, Sunday or legal holiday (for hours, at the same
-    time). The days a court declared closed are entered by the office;
+    time), forward even for a period counted before an event (2009 advisory committee note to 6(a)(5)). The days
+    a court declared closed are entered by the office;
   - "next day" (6(a)(5), 26(a)(4)... (5)): forward for a period measured after an event, backward for one measured
     before an event (e.g. 14 days before a hearing);
   - legal holidays (6(a)(6), 26(a)(6)): the days set aside by statute for observing the federal holidays of
@@ -145,14 +146,16 @@ def _roll(day: date, step: int, calendar: Calendar, after_event: bool, steps: li
     return day
 
 
-def _accessible(day: date, step: int, calendar: Calendar, after_event: bool, steps: list[str], rules: RuleSet
-                ) -> date:
+def _accessible(day: date, calendar: Calendar, after_event: bool, steps: list[str], rules: RuleSet) -> date:
     """6(a)(3): a last day on which the clerk's office is inaccessible runs to the first accessible day that is
-    not a Saturday, Sunday or legal holiday."""
+    not a Saturday, Sunday or legal holiday. Always forward, for a period counted before an event too: the 2009
+    advisory committee note to 6(a)(5) extends a backward-counted Friday, August 31, 2007 on which the office is
+    inaccessible "forward" to "no earlier than Tuesday, September 4" (the "next day" of 6(a)(5) is for weekends
+    and holidays, not for 6(a)(3))."""
     while day in calendar.closed:
         steps.append(f"The clerk's office is inaccessible on {_fmt(day)} ({calendar.closed[day]}): the time runs "
                      f"to the first accessible day ({rules.rule('a3')}).")
-        day = _roll(day + timedelta(days=step), step, calendar, after_event, steps, rules.rule("a1C"))
+        day = _roll(day + timedelta(days=1), 1, calendar, after_event, steps, rules.rule("a1C"))
     return day
 
 
@@ -177,14 +180,14 @@ def count_days(event: date, days: int, *, rules: RuleSet = RuleSet.FRCP, before:
     day = event + timedelta(days=step * days)
     steps.append(f"Day {days} is {_fmt(day)}.")
     day = _roll(day, step, calendar, after_event, steps, rules.rule("a1C") if not before else rules.rule("a5"))
-    day = _accessible(day, step, calendar, after_event, steps, rules)
+    day = _accessible(day, calendar, after_event, steps, rules)
     if service.adds_three_days:
         steps.append(f"Served by {service.value}: 3 days are added after the period would otherwise expire "
                      f"({rules.rule('d')}).")
         day = day + timedelta(days=3)
         steps.append(f"Three days later is {_fmt(day)}.")
         day = _roll(day, 1, calendar, True, steps, rules.rule("a1C"))
-        day = _accessible(day, 1, calendar, True, steps, rules)
+        day = _accessible(day, calendar, True, steps, rules)
     elif service is Service.ELECTRONIC:
         steps.append(f"Served electronically: no days are added ({rules.rule('d')}).")
     steps.append(f"Due: {_fmt(day)}.")
@@ -209,7 +212,7 @@ def count_hours(event: datetime, hours: int, *, rules: RuleSet = RuleSet.FRCP,
         (event.astimezone(timezone.utc) + timedelta(hours=hours)).astimezone(event.tzinfo)
     steps.append(f"Hour {hours} ends on {_fmt(end.date())} at {end:%H:%M}.")
     day = _roll(end.date(), 1, calendar, True, steps, rules.rule("a2C"))
-    day = _accessible(day, 1, calendar, True, steps, rules)
+    day = _accessible(day, calendar, True, steps, rules)
     due_at = datetime.combine(day, end.timetz())
     steps.append(f"Due: {_fmt(day)} at {due_at:%H:%M}.")
     return Deadline(rules, event, f"{hours} hours after", day, tuple(steps), due_at=due_at)

@@ -128,3 +128,84 @@ def test_the_last_day_is_a_court_day_no_earlier_than_the_plain_count(event, days
     calendar = Calendar()
     assert not calendar.why_not(deadline.due, after_event=True)
     assert (deadline.due - event).days >= days + (3 if service.adds_three_days else 0)
+
+
+# The 2009 advisory committee notes to Fed. R. Civ. P. 6(a) and Fed. R. App. P. 26(a) explain the rule with worked
+# examples, in 2007 dates. Each test below is one of them (or the situation it describes), the dates worked out by
+# hand from the 2007 calendar: September 1 is a Saturday, Monday September 3 is Labor Day, DST ended on Sunday
+# November 4, Veterans Day (Sunday November 11) was observed on Monday November 12.
+
+def test_note_a_10_day_and_a_14_day_period_started_together_end_four_days_apart():
+    # The note: under the former rule "a 10-day period and a 14-day period that started on the same day usually
+    # ended on the same day -- and the 10-day period not infrequently ended later". Event Monday 2007-10-01: the
+    # former rule skipped weekends and Columbus Day (Monday 10-08) in a 10-day period and ended it on Tuesday
+    # 10-16, after the 14-day period's Monday 10-15. Counting every day: day 10 is Thursday 10-11, day 14 is
+    # Monday 10-15, both court days.
+    assert count_days(date(2007, 10, 1), 10).due == date(2007, 10, 11)
+    assert count_days(date(2007, 10, 1), 14).due == date(2007, 10, 15)
+
+
+def test_note_a_forward_period_ending_on_saturday_before_labor_day_runs_to_tuesday():
+    # The note to 6(a)(5): "a filing is due within 21 days after an event, and the twenty-first day falls on
+    # Saturday, September 1, 2007" -> due Tuesday, September 4. Event Saturday 2007-08-11 (+21 days = 09-01);
+    # Sunday 09-02, Monday 09-03 Labor Day, so Tuesday 09-04.
+    deadline = count_days(date(2007, 8, 11), 21)
+    assert deadline.due == date(2007, 9, 4)
+    said = "\n".join(deadline.steps)
+    assert "Saturday, September 1, 2007 is a Saturday" in said
+    assert "Sunday, September 2, 2007 is a Sunday" in said
+    assert "Monday, September 3, 2007 is a legal holiday: Labor Day" in said
+    assert said.endswith("Due: Tuesday, September 4, 2007.")
+
+
+def test_note_a_backward_period_ending_on_saturday_runs_back_to_friday():
+    # The note to 6(a)(5): "if a filing is due 21 days before an event, and the twenty-first day falls on
+    # Saturday, September 1, then the filing is due on Friday, August 31". Event 2007-09-22 (-21 days = 09-01);
+    # backward, Friday 08-31 is a court day.
+    deadline = count_days(date(2007, 9, 22), 21, before=True)
+    assert deadline.due == date(2007, 8, 31)
+    assert "Fed. R. Civ. P. 6(a)(5)" in "\n".join(deadline.steps)
+
+
+def test_note_an_inaccessible_clerks_office_moves_a_backward_deadline_forward():
+    # The same note goes on: "If the clerk's office is inaccessible on August 31, then subdivision (a)(3) extends
+    # the filing deadline forward to the next accessible day that is not a Saturday, Sunday, or legal holiday --
+    # no earlier than Tuesday, September 4". From Friday 08-31 forward: Saturday 09-01, Sunday 09-02, Labor Day
+    # 09-03, so Tuesday 09-04 (not back to Thursday 08-30).
+    calendar = Calendar(closed={date(2007, 8, 31): "power failure at the courthouse"})
+    deadline = count_days(date(2007, 9, 22), 21, before=True, calendar=calendar)
+    assert deadline.due == date(2007, 9, 4)
+    said = "\n".join(deadline.steps)
+    assert "The clerk's office is inaccessible on Friday, August 31, 2007" in said
+    assert "Fed. R. Civ. P. 6(a)(3)" in said
+
+
+def test_note_appellate_rules_count_the_labor_day_example_alike():
+    # The note to Fed. R. App. P. 26(a)(5) gives the example with 10 days: event Wednesday 2007-08-22 (+10 days =
+    # Saturday 09-01), so Tuesday 09-04.
+    deadline = count_days(date(2007, 8, 22), 10, rules=RuleSet.FRAP)
+    assert deadline.due == date(2007, 9, 4)
+    assert "Fed. R. App. P. 26(a)(1)(C)" in "\n".join(deadline.steps)
+
+
+def test_note_72_hours_across_the_end_of_daylight_saving_time():
+    # The note to 6(a)(2): "a 72-hour period that commences at 10:23 a.m. on Friday, November 2, 2007, will run
+    # until 9:23 a.m. on Monday, November 5; the discrepancy in start and end times ... results from the
+    # intervening shift from daylight saving time to standard time". 10:23 EDT is 14:23 UTC; + 72 h is Monday
+    # 14:23 UTC, 09:23 EST; Monday 11-05 is a court day.
+    new_york = ZoneInfo("America/New_York")
+    deadline = count_hours(datetime(2007, 11, 2, 10, 23, tzinfo=new_york), 72)
+    assert deadline.due_at == datetime(2007, 11, 5, 9, 23, tzinfo=new_york)
+    assert deadline.steps[-1] == "Due: Monday, November 5, 2007 at 09:23."
+
+
+def test_note_hours_ending_on_a_weekend_run_to_the_same_time_after_a_holiday_and_are_not_rounded():
+    # The note to 6(a)(2): a period ending "at a specific time (say, 2:17 p.m.)" on a Saturday, Sunday or legal
+    # holiday runs to "the same time (2:17 p.m.) on the next day" that is none of these; hours are not rounded up.
+    # 48 hours from Thursday 2007-11-08 14:17 end Saturday 11-10 14:17; Sunday 11-11; Monday 11-12 is Veterans Day
+    # observed; so Tuesday 11-13 at 14:17.
+    deadline = count_hours(datetime(2007, 11, 8, 14, 17), 48)
+    assert deadline.due_at == datetime(2007, 11, 13, 14, 17)
+    said = "\n".join(deadline.steps)
+    assert "Monday, November 12, 2007 is a legal holiday: Veterans Day" in said
+    assert "Fed. R. Civ. P. 6(a)(2)(C)" in said
