@@ -1,24 +1,29 @@
-"""An office's load on one matter, measured: page times under 20 people at once while a production and two jobs run.
+"""An office's load on one matter, measured: page times under 50 people at once while a production and two jobs run.
 
 Run from the repository root as ``.venv/bin/python bench/load.py [--db sqlite|postgres|both] [--pages N]
-[--seconds S] [--users U]``; ``--db postgres`` (and ``both``) needs ``--pg-url`` (or ``LAWDESK_BENCH_PG_URL``),
-a PostgreSQL database the bench may empty: its ``public`` schema is dropped and made again.
+[--seconds S] [--users U] [--production-pages P]``; ``--db postgres`` (and ``both``) needs ``--pg-url`` (or
+``LAWDESK_BENCH_PG_URL``), a PostgreSQL database the bench may empty: its ``public`` schema is dropped and made
+again.
 
 For each database, in a fresh data directory:
-1. migrate, then build a matter of N pages (default 50,000): the court filings of the corpus repeated, their text
+1. migrate, then build a matter of N pages (default 200,000): the court filings of the corpus repeated, their text
    inserted directly (bench/load_matter.py; no ingest, no OCR), a draft with 300 verifier findings, and U
    attorneys with logged-in sessions;
 2. serve it on loopback as ``make run`` does (lawdesk/run.py: the uvicorn command of ``asgi_server_command``,
    LAWDESK_WORKERS ``documents`` workers and one ``models`` worker), with the scripted model server of the tests
    (tests/support/stage_server.py) standing in for the model server;
-3. queue a production of about P pages (default 10,000, at most the matter) and two jobs on the model server;
-4. drive the server with U simulated users (default 20; locust, bench/load_users.py) for S seconds (default 60):
+3. queue a production of about P pages (default 100,000, at most the matter) and two jobs on the model server;
+4. drive the server with U simulated users (default 50; locust, bench/load_users.py) for S seconds (default 60):
    matter page, exhibit list page, page viewer, search, the draft's review page, an original's download.
 It prints per page its time alone (one request at a time, before the background work and the users start; the
 fastest of several), then under load the request count, errors and p50/p95/p99 in ms (locust's percentiles, kept
 to two significant figures), against the targets: page views p95 under 150 ms, search p95 under 300 ms, no
 errors. It also prints how far the production and the jobs got in that time. Times depend on the machine: the
 figures in docs/benchmarks.md say where they were measured.
+
+The defaults are an office four times the size first measured (200,000 pages, 50 users, a 100,000-page production
+alongside): building that matter takes a long time and much disk. ``--pages 5000 --users 10 --production-pages 1000
+--seconds 30`` runs it small, to see that it works.
 """
 
 import argparse
@@ -172,6 +177,8 @@ def run_one(db: str, args: argparse.Namespace) -> dict:
         (work / "matter.json").write_text(json.dumps(matter))
         with ScriptedServer() as model:
             stage_server(model, REPLIES, pause_s=0.02)
+            # The scripted model server is the one destination evidence may go to, as an installer would list it.
+            env["LAWDESK_MODEL_HOSTS"] = model.url.split("//", 1)[1].rstrip("/")
             port = _free_port()
             children = [subprocess.Popen(command, cwd=REPO, env=env) for command in _serving_commands(port)]
             _wait_for_port(port, children[0])
@@ -233,10 +240,11 @@ def _table(db: str, result: dict, seconds: int, users: int) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--db", choices=["sqlite", "postgres", "both"], default="both")
-    parser.add_argument("--pages", type=int, default=50_000)
-    parser.add_argument("--seconds", type=int, default=60)
-    parser.add_argument("--users", type=int, default=20)
-    parser.add_argument("--production-pages", type=int, default=10_000)
+    parser.add_argument("--pages", type=int, default=200_000, help="pages of the matter")
+    parser.add_argument("--seconds", type=int, default=60, help="how long the users run")
+    parser.add_argument("--users", type=int, default=50, help="simulated users at once")
+    parser.add_argument("--production-pages", type=int, default=100_000,
+                        help="pages of the production running alongside (at most the matter)")
     parser.add_argument("--pg-url", default=os.environ.get("LAWDESK_BENCH_PG_URL", ""),
                         help="a PostgreSQL database the bench may empty (its public schema is dropped)")
     parser.add_argument("--keep", action="store_true", help="keep the data directory and locust's CSV files")
