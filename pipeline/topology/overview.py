@@ -1,6 +1,7 @@
 """Reads for the topology page: hosts with their boards, GPUs (with live NVML figures where this machine has
 them), links and servers; each server's latest probe and its decode-speed history, its forecast and llama.cpp
-build warnings; the broken rules."""
+build warnings, and its slots and queue now (the stage runs on its slots, those waiting for it in queue order);
+the broken rules."""
 
 from collections import defaultdict
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from matters.models import AuditEntry
 from pipeline.llm.hosts import SETTING
 from pipeline.models import Host, ModelServer, NVLink, ProbeResult, RoleAssignment
 from pipeline.own_servers import model_hosts_allowlist
+from pipeline.stages.queue import ServerQueue, server_queues
 
 from .discover import gpu_stats
 from .foresight import Foresight, build_warnings, view_forecast
@@ -27,7 +29,8 @@ HISTORY_POINTS = 100
 @dataclass
 class ServerRow:
     """One server for the page: the record, its latest probe (or None), launch line, speed history, forecast
-    (``foresight``), latest llama.cpp build and that build's known-problem warnings."""
+    (``foresight``), latest llama.cpp build and that build's known-problem warnings, and ``queue``: its slots and
+    queue now (None for a disabled server, which admits nothing)."""
 
     server: object
     latest: object
@@ -39,6 +42,7 @@ class ServerRow:
     build_warnings: tuple[str, ...] = ()
     address_refusal: str = ""
     health: "Health | None" = None
+    queue: ServerQueue | None = None
 
 
 @dataclass(frozen=True)
@@ -133,10 +137,11 @@ def topology_overview(*, nvml=None) -> dict:
             :HISTORY_POINTS * max(1, len(servers))]:
         if len(history[result.server_id]) < HISTORY_POINTS:
             history[result.server_id].append((result.at, result.decode_tok_s))
+    queues = server_queues()
     rows = [ServerRow(server=s, latest=s.probe_status, roles=roles[s.pk], launch=launch_line(s),
                       history=history[s.pk], foresight=view_forecast(snapshot, views[s.pk]),
                       build_info=views[s.pk].build_info, build_warnings=tuple(build_warnings(views[s.pk])),
-                      address_refusal=s.address_refusal(), health=server_health(s))
+                      address_refusal=s.address_refusal(), health=server_health(s), queue=queues.get(s.pk))
             for s in servers]
     slow = [row.health.slow for row in rows if row.health.slow and row.server.enabled]
     return {"hosts": bands, "servers": rows, "problems": found, "gpu_note": gpu_note, "slow_servers": slow,
