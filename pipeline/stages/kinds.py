@@ -41,6 +41,8 @@ class Stage:
     uses_gate_queries: bool = True
     #: An attorney may continue, with a reason, a job this stage stopped (a gate that found no grounds).
     continuable: bool = False
+    #: What the job page says of a job this stage stopped, before it asks why it should go on (continuable only).
+    stopped_label: str = ""
     #: The job page shows the stage's parsed ``items`` as a table of checked records.
     shows_records: bool = False
 
@@ -54,6 +56,11 @@ class Stage:
         if self.reads_draft and job.draft_id is not None:
             return {"draft": job.draft.latest_version.text}
         return {}
+
+    def packet_queries(self, job: Job) -> list[str]:
+        """The search queries the stage's evidence packet is retrieved for beside the request's words: the
+        gate's (:meth:`Gate.queries`) when :attr:`uses_gate_queries`, else none."""
+        return REGISTRY[Gate.name].queries(job) if self.uses_gate_queries else []
 
     def prepare(self, run: StageRun, generation: Generation | None) -> dict:
         """Read what :meth:`apply` needs, outside any transaction. Raises StageFailed as :meth:`apply` would."""
@@ -132,13 +139,22 @@ class Gate(Stage):
     name = "gate"
     uses_gate_queries = False
     continuable = True
+    stopped_label = "The gate found no grounds."
 
     def apply(self, run, generation, prepared):
         verdict = generation.parsed or {}
         if not verdict.get("has_grounds"):
-            reasons = "; ".join(str(r) for r in verdict.get("reasons") or []) or "The gate found no grounds."
+            reasons = "; ".join(str(r) for r in verdict.get("reasons") or []) or self.stopped_label
             return StageStatus.STOPPED, reasons
         return StageStatus.DONE, ""
+
+    def queries(self, job: Job) -> list[str]:
+        """The search queries of the questions this gate found in ``job``'s request (its latest ``done`` attempt),
+        without repeats; [] before the gate has run or when it named none."""
+        gate = job.stage_runs.filter(stage=self.name, status=StageStatus.DONE).order_by("-attempt").first()
+        questions = ((gate.parsed or {}).get("questions") if gate is not None else None) or []
+        queries = [str(q.get("query") or q.get("question") or "").strip() for q in questions if isinstance(q, dict)]
+        return list(dict.fromkeys(q for q in queries if q))
 
 
 class _Writer(Stage):
