@@ -24,10 +24,12 @@ from matters.provenance import generated_record
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
 from ..llm.types import Generation
+from ..packet import EvidencePacket
 from . import specs
 from .degenerate import extraction_verdict
 from .record_fields import extraction_check
 from .results import StageFailed, checked_text, job_draft, job_title, run_provenance, unusable_answer
+from .summary import digest_packet
 
 
 class Stage:
@@ -61,6 +63,12 @@ class Stage:
         """The search queries the stage's evidence packet is retrieved for beside the request's words: the
         gate's (:meth:`Gate.queries`) when :attr:`uses_gate_queries`, else none."""
         return REGISTRY[Gate.name].queries(job) if self.uses_gate_queries else []
+
+    def evidence(self, run: StageRun, packet: EvidencePacket, budget_chars: int | None) -> EvidencePacket:
+        """The evidence the prompt carries (its :meth:`~pipeline.packet.EvidencePacket.prompt_text` as
+        ``{packet}``) and the record keeps, from the ``packet`` retrieval chose within ``budget_chars``
+        characters (None: no limit): that packet, unless the stage gives its evidence in another form."""
+        return packet
 
     def prepare(self, run: StageRun, generation: Generation | None) -> dict:
         """Read what :meth:`apply` needs, outside any transaction. Raises StageFailed as :meth:`apply` would."""
@@ -178,7 +186,15 @@ class Draft(_Writer):
 
 @register
 class Summarize(_Writer):
+    """A summary of the matter's evidence. When the pages do not all fit the summarizer's context, it is written
+    from every exhibit's digest instead (:mod:`pipeline.stages.summary`), so it covers the whole matter."""
+
     name = "summarize"
+
+    def evidence(self, run, packet, budget_chars):
+        if budget_chars is None or not packet.omitted:
+            return packet
+        return digest_packet(run, packet, budget_chars)
 
 
 @register

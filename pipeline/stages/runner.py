@@ -170,6 +170,7 @@ def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
         queries = stage.packet_queries(job)
         packet = evidence_packet(job.matter, exhibits=job.exhibits or None, query=job.instructions,
                                  budget_chars=budget_chars, queries=queries, authorities=spec.authorities)
+        packet = stage.evidence(run, packet, budget_chars)
         context["packet"] = packet.prompt_text()
     context.update(stage.prompt_context(run))
     return render(spec.template, **context), packet
