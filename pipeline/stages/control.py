@@ -23,7 +23,7 @@ from matters.validation import clean_reason
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
 from .degenerate import retry_change
-from .kinds import Stage, stage_for
+from .kinds import REGISTRY, Stage
 from .results import answer_unusable
 from .scheduling import stage_queue, stage_watch_schedule
 from .specs import plan_for
@@ -121,10 +121,9 @@ RETRYABLE = (StageStatus.FAILED, StageStatus.CANCELLED, StageStatus.INTERRUPTED)
 def _stopped_by(job: Job, last: StageRun | None) -> Stage | None:
     """The stage object that stopped the job at ``last`` (its latest attempt) when an attorney may continue past
     it (:attr:`Stage.continuable`, with a stage after it); None otherwise."""
-    if last is None or last.status != StageStatus.STOPPED:
-        return None
-    stage = stage_for(last.stage)
-    return stage if stage.continuable and stage.following(job) is not None else None
+    # A stage no longer in the registry (a record from an older plan) offers nothing, and the job page still shows.
+    stage = REGISTRY.get(last.stage) if last is not None and last.status == StageStatus.STOPPED else None
+    return stage if stage is not None and stage.continuable and stage.following(job) is not None else None
 
 
 @dataclass(frozen=True)
