@@ -3,7 +3,10 @@
 The worker is another process (maybe another host). Without a channel layer this consumer reads the persisted
 state every ``POLL_S`` (the worker saves streamed text every ~100 ms) and sends what is new; with one
 (``REDIS_URL``) the worker's ``stage.text`` notices carry each new piece at once and ``job.changed`` notices
-trigger a read. Messages are htmx out-of-band swaps. Only members of the job's matter may connect, and an open
+trigger a read. Messages are htmx out-of-band swaps: the stages table and the actions block (cancel, retry,
+continue) whenever they change, the stream panes when a stage begins, the new text as it comes. The actions'
+forms carry the browser's own CSRF cookie as their token (Django accepts the unmasked secret), as no request is
+at hand to mint a masked one. Only members of the job's matter may connect, and an open
 socket closes within seconds of logout, session expiry or removal from the matter (:mod:`matters.socket_access`).
 """
 
@@ -11,6 +14,7 @@ import asyncio
 import contextlib
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
@@ -18,6 +22,7 @@ from matters.selectors import matters_for_user
 from matters.socket_access import AccessCheckedConsumer
 
 from .job_models import Job, StageRun
+from .stages.control import job_actions
 from .stages.live import job_group
 from .views_jobs import stage_rows
 
@@ -34,6 +39,7 @@ class JobConsumer(AccessCheckedConsumer):
             return
         self.sent: dict[int, int] = {}
         self.rows_state = None
+        self.actions = self.statuses = None
         self.group = job_group(self.job_id)
         if self.channel_layer is not None:
             await self.channel_layer.group_add(self.group, self.channel_name)
@@ -88,6 +94,16 @@ class JobConsumer(AccessCheckedConsumer):
         if state != self.rows_state:
             self.rows_state = state
             parts.append(render_to_string("pipeline/job.html#stages", {"job": job, "rows": rows, "oob": True}))
+        statuses = (job.status, [(r["run"].pk, r["run"].status) for r in rows])
+        actions = job_actions(job, self.scope["user"]) if statuses != self.statuses else self.actions
+        self.statuses = statuses
+        if actions != self.actions:
+            # A stage ended (or began): what the page offers changes with it ("Cancel" goes, "Run the stage
+            # again" comes). Sent only then, so a reason being typed into a form of the block is not wiped.
+            self.actions = actions
+            parts.append(render_to_string("pipeline/job.html#actions", {
+                "job": job, "actions": actions, "oob": True, "csrf_token": self.scope.get("cookies", {}).get(
+                    settings.CSRF_COOKIE_NAME, "")}))
         run_ids = [row["run"].pk for row in rows]
         if run_ids != getattr(self, "run_ids", None):
             # A new stage (or attempt) has begun: send the stream panes again, with their text so far.

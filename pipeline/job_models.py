@@ -92,6 +92,9 @@ class StageRun(models.Model):
     model = models.CharField(max_length=200, blank=True)
     board = models.CharField(max_length=200, blank=True)
     sampling = models.JSONField(default=dict, blank=True)
+    # What a retry changed after an unusable answer (pipeline.stages.degenerate.retry_change): the sampling settings
+    # laid over the server's, why, and the sentence the job page shows; {} for an attempt run as its stage is.
+    retry_change = models.JSONField(default=dict, blank=True)
     prompt = models.JSONField(default=list, blank=True)
     prompt_template = models.CharField(max_length=100, blank=True)
     packet_sha256 = models.CharField(max_length=64, blank=True)

@@ -17,10 +17,9 @@ from matters.validation import form_refusal
 
 from .forms import JobFrontForm, JobStartForm
 from .job_models import Job, JobKind, StageRun, StageStatus
-from .stages.control import job_cancel, job_continue, job_move_to_front, job_start, stage_retry
+from .stages.control import job_actions, job_cancel, job_continue, job_move_to_front, job_start, stage_retry
 from .stages.kinds import stage_shows_records
 from .stages.queue import queue_place
-from .stages.results import answer_unusable
 
 
 def job_for_user(user, job_id: int) -> Job:
@@ -75,8 +74,7 @@ def job_list(request: HttpRequest, matter_id: int) -> HttpResponse:
 @require_GET
 def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     job = job_for_user(request.user, job_id)
-    context = {"job": job, "matter": job.matter, "rows": stage_rows(job),
-               "same_answer_again": job.status == StageStatus.FAILED and answer_unusable(job.reason)}
+    context = {"job": job, "matter": job.matter, "rows": stage_rows(job), "actions": job_actions(job, request.user)}
     if request.htmx:
         return render(request, "pipeline/job.html#stages", context)
     return render(request, "pipeline/job.html", context)

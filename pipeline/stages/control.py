@@ -7,6 +7,7 @@ continuing past a gate that found no grounds is an attorney's decision (``approv
 """
 
 import datetime as dt
+from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -16,12 +17,14 @@ from django.utils import timezone
 
 from matters.audit.services import audit_record
 from matters.models import Deadline, Exhibit, Matter
-from matters.permissions import require
+from matters.permissions import may, require
 from matters.selectors import evidence_exhibits
 from matters.validation import clean_reason
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
-from .kinds import stage_for
+from .degenerate import retry_change
+from .kinds import REGISTRY, Stage
+from .results import answer_unusable
 from .scheduling import stage_queue, stage_watch_schedule
 from .specs import plan_for
 
@@ -111,17 +114,76 @@ def _latest(job: Job) -> StageRun:
     return job.stage_runs.order_by("-order", "-attempt").first()
 
 
+# The ends of an attempt after which its stage may be run again (a new attempt).
+RETRYABLE = (StageStatus.FAILED, StageStatus.CANCELLED, StageStatus.INTERRUPTED)
+
+
+def _stopped_by(job: Job, last: StageRun | None) -> Stage | None:
+    """The stage object that stopped the job at ``last`` (its latest attempt) when an attorney may continue past
+    it (:attr:`Stage.continuable`, with a stage after it); None otherwise."""
+    # A stage no longer in the registry (a record from an older plan) offers nothing, and the job page still shows.
+    stage = REGISTRY.get(last.stage) if last is not None and last.status == StageStatus.STOPPED else None
+    return stage if stage is not None and stage.continuable and stage.following(job) is not None else None
+
+
+@dataclass(frozen=True)
+class JobActions:
+    """What a job offers a user now; the job page and its live updates show these and nothing else, and the
+    services below refuse the same cases. ``retry``: run its last stage again (``retry_change``: what that retry
+    changes, :func:`retry_plan`); ``cancel`` and ``front``: it has work queued, waiting or running;
+    ``continue_label``: the stopping stage's words (:attr:`Stage.stopped_label`) when the user may continue the
+    job past it, '' otherwise."""
+
+    retry: bool = False
+    retry_change: dict = field(default_factory=dict)
+    cancel: bool = False
+    front: bool = False
+    continue_label: str = ""
+
+    @property
+    def any(self) -> bool:
+        return self.retry or self.cancel or self.front or bool(self.continue_label)
+
+
+def job_actions(job: Job, user) -> JobActions:
+    """The actions ``user`` may take on ``job`` now: the rules of :func:`stage_retry`, :func:`job_cancel`,
+    :func:`job_move_to_front` and :func:`job_continue`, with their permissions (:mod:`matters.permissions`)."""
+    last = _latest(job)
+    controls = may(user, "start_jobs", job.matter)
+    working = controls and _has_work(job)
+    retry = controls and last is not None and last.status in RETRYABLE
+    stopped = _stopped_by(job, last) if may(user, "approve_draft", job.matter) else None
+    return JobActions(retry=retry, retry_change=retry_plan(last) if retry else {}, cancel=working, front=working,
+                      continue_label=stopped.stopped_label if stopped is not None else "")
+
+
+def retry_plan(last: StageRun) -> dict:
+    """What a new attempt after ``last`` changes in its server's sampling: after an unusable answer (degenerate,
+    the prompt coming back, placeholders), a new seed and a higher repeat penalty
+    (:func:`pipeline.stages.degenerate.retry_change`), since the same request brings the same answer back; after
+    any other end (a server down, a cancel, a lost worker), what ``last`` itself had changed, so a retry that was
+    interrupted keeps its settings. {} when nothing changes."""
+    if last.status == StageStatus.FAILED and answer_unusable(last.error):
+        return retry_change(last.error, last.sampling or {})
+    return last.retry_change or {}
+
+
 def stage_retry(*, job: Job, user=None, enqueue: bool = True) -> StageRun:
-    """Run the job's last stage again, as a new attempt, after it failed, was cancelled or interrupted."""
+    """Run the job's last stage again, as a new attempt, after it failed, was cancelled or interrupted, with the
+    sampling changes of :func:`retry_plan` (recorded on the attempt and in the audit entry)."""
     require(user, "start_jobs", job.matter)
     last = _latest(job)
-    if last is None or last.status not in (StageStatus.FAILED, StageStatus.CANCELLED, StageStatus.INTERRUPTED):
+    if last is None or last.status not in RETRYABLE:
         raise ValidationError("Only a failed, cancelled or interrupted stage can be run again.")
+    change = retry_plan(last)
     with transaction.atomic():
         Job.objects.filter(pk=job.pk).update(cancel_requested=False)
-        run = stage_queue(job, last.stage, order=last.order, attempt=last.attempt + 1, enqueue=enqueue)
-        audit_record(action="job.retry", actor=user, matter=job.matter, obj=job,
-                     detail={"stage": last.stage, "attempt": run.attempt})
+        run = stage_queue(job, last.stage, order=last.order, attempt=last.attempt + 1, enqueue=enqueue,
+                          retry_change=change)
+        detail = {"stage": last.stage, "attempt": run.attempt}
+        if change:
+            detail["sampling_change"] = change["sampling"]
+        audit_record(action="job.retry", actor=user, matter=job.matter, obj=job, detail=detail)
     return run
 
 
@@ -130,13 +192,12 @@ def job_continue(*, job: Job, user, reason: str, enqueue: bool = True) -> StageR
     require(user, "approve_draft", job.matter)
     reason = clean_reason(reason, what="why the job should go on")
     last = _latest(job)
-    stopped = stage_for(last.stage) if last is not None and last.status == StageStatus.STOPPED else None
-    following = stopped.following(job) if stopped is not None and stopped.continuable else None
-    if following is None:
+    stopped = _stopped_by(job, last)
+    if stopped is None:
         raise ValidationError("Only a job stopped by its gate can be continued.")
     with transaction.atomic():
         Job.objects.filter(pk=job.pk).update(gate_override_reason=reason, gate_override_by=user)
-        run = stage_queue(job, following, order=last.order + 1, enqueue=enqueue)
+        run = stage_queue(job, stopped.following(job), order=last.order + 1, enqueue=enqueue)
         audit_record(action="job.gate_override", actor=user, matter=job.matter, obj=job,
                      detail={"reason": reason, "gate_reasons": last.reason})
     return run
@@ -181,7 +242,8 @@ def stage_recover(*, run_id: int | None = None, enqueue: bool = True) -> list[St
             if run.job.cancel_requested:
                 Job.objects.filter(pk=run.job_id).update(status=StageStatus.CANCELLED, finished_at=timezone.now())
                 continue
-            new.append(stage_queue(run.job, run.stage, order=run.order, attempt=run.attempt + 1, enqueue=enqueue))
+            new.append(stage_queue(run.job, run.stage, order=run.order, attempt=run.attempt + 1, enqueue=enqueue,
+                                   retry_change=run.retry_change))
             audit_record(action="stage.interrupted", matter=run.job.matter, obj=run.job,
                          detail={"stage": run.stage, "attempt": run.attempt, "worker": run.lease_owner})
     return new

@@ -145,3 +145,43 @@ def extraction_verdict(items: list[dict], *, finish_reason: str, max_tokens: int
     if finish_reason == "length":
         warnings.append(f"it stopped at this stage's budget of {max_tokens} tokens and may be cut off")
     return Verdict(warning="Check this answer: " + "; ".join(warnings) + ".") if warnings else Verdict()
+
+
+# A retry of an unusable answer changes what made it so: the same prompt under greedy decoding with the same seed
+# brings the same answer back (llama.cpp and Ollama are deterministic there). The repeat penalty starts at
+# RETRY_REPEAT_PENALTY (llama.cpp's default is 1.0, none; 1.1-1.2 is the range its docs suggest against loops) and
+# rises by RETRY_REPEAT_PENALTY_STEP at each further retry, to RETRY_REPEAT_PENALTY_MAX (past it, prose loses its
+# own common words). A seed counts only when the sampler may choose among tokens, so the retry samples at
+# RETRY_TEMPERATURE over the RETRY_TOP_K likeliest tokens: low enough to keep to the evidence, and recorded.
+RETRY_REPEAT_PENALTY = 1.15
+RETRY_REPEAT_PENALTY_STEP = 0.1
+RETRY_REPEAT_PENALTY_MAX = 1.5
+RETRY_TEMPERATURE = 0.3
+RETRY_TOP_K = 40
+_DEFAULT_SEED = 1234  # pipeline.llm.types.Sampling's; this module imports nothing of the client
+_CAUSES = (("prompt coming back", "the last answer repeated the prompt"),
+           ("placeholder", "the last answer held placeholders, not values"),
+           ("is empty", "the last answer was empty"),
+           ("repeat", "the last answer repeated itself"))
+
+
+def retry_change(error: str, sampling: dict) -> dict:
+    """What a new attempt changes after an attempt that failed with an unusable answer (``error``, its reason) under
+    ``sampling`` (that attempt's recorded settings, :class:`pipeline.llm.types.Sampling` as a dict):
+    ``{"sampling": {"seed", "temperature", "top_k", "repeat_penalty"}, "because": str, "note": str}``, the note
+    written for the job page ("Run again with a new seed at temperature 0.3 and repeat penalty 1.15 (the last
+    answer repeated itself)")."""
+    lowered = error.lower()
+    because = next((cause for marker, cause in _CAUSES if marker in lowered), "the last answer could not be used")
+    before = sampling.get("repeat_penalty")
+    penalty = RETRY_REPEAT_PENALTY if not before or before < RETRY_REPEAT_PENALTY else min(
+        round(before + RETRY_REPEAT_PENALTY_STEP, 2), RETRY_REPEAT_PENALTY_MAX)
+    change = {"seed": int(sampling.get("seed") or _DEFAULT_SEED) + 1,
+              "temperature": max(float(sampling.get("temperature") or 0.0), RETRY_TEMPERATURE),
+              "top_k": max(int(sampling.get("top_k") or 1), RETRY_TOP_K), "repeat_penalty": penalty}
+    note = (f"Run again with a new seed at temperature {change['temperature']:g} and repeat penalty {penalty:g} "
+            f"({because})")
+    if before and penalty <= before:
+        note = f"Run again with a new seed at temperature {change['temperature']:g} ({because}; the repeat penalty " \
+               f"is already {before:g}, the most a retry sets)"
+    return {"sampling": change, "because": because, "note": note}

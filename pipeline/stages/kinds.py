@@ -24,10 +24,12 @@ from matters.provenance import generated_record
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
 from ..llm.types import Generation
+from ..packet import EvidencePacket
 from . import specs
 from .degenerate import extraction_verdict
 from .record_fields import extraction_check
 from .results import StageFailed, checked_text, job_draft, job_title, run_provenance, unusable_answer
+from .summary import digest_packet
 
 
 class Stage:
@@ -41,6 +43,8 @@ class Stage:
     uses_gate_queries: bool = True
     #: An attorney may continue, with a reason, a job this stage stopped (a gate that found no grounds).
     continuable: bool = False
+    #: What the job page says of a job this stage stopped, before it asks why it should go on (continuable only).
+    stopped_label: str = ""
     #: The job page shows the stage's parsed ``items`` as a table of checked records.
     shows_records: bool = False
 
@@ -54,6 +58,17 @@ class Stage:
         if self.reads_draft and job.draft_id is not None:
             return {"draft": job.draft.latest_version.text}
         return {}
+
+    def packet_queries(self, job: Job) -> list[str]:
+        """The search queries the stage's evidence packet is retrieved for beside the request's words: the
+        gate's (:meth:`Gate.queries`) when :attr:`uses_gate_queries`, else none."""
+        return REGISTRY[Gate.name].queries(job) if self.uses_gate_queries else []
+
+    def evidence(self, run: StageRun, packet: EvidencePacket, budget_chars: int | None) -> EvidencePacket:
+        """The evidence the prompt carries (its :meth:`~pipeline.packet.EvidencePacket.prompt_text` as
+        ``{packet}``) and the record keeps, from the ``packet`` retrieval chose within ``budget_chars``
+        characters (None: no limit): that packet, unless the stage gives its evidence in another form."""
+        return packet
 
     def prepare(self, run: StageRun, generation: Generation | None) -> dict:
         """Read what :meth:`apply` needs, outside any transaction. Raises StageFailed as :meth:`apply` would."""
@@ -132,13 +147,22 @@ class Gate(Stage):
     name = "gate"
     uses_gate_queries = False
     continuable = True
+    stopped_label = "The gate found no grounds."
 
     def apply(self, run, generation, prepared):
         verdict = generation.parsed or {}
         if not verdict.get("has_grounds"):
-            reasons = "; ".join(str(r) for r in verdict.get("reasons") or []) or "The gate found no grounds."
+            reasons = "; ".join(str(r) for r in verdict.get("reasons") or []) or self.stopped_label
             return StageStatus.STOPPED, reasons
         return StageStatus.DONE, ""
+
+    def queries(self, job: Job) -> list[str]:
+        """The search queries of the questions this gate found in ``job``'s request (its latest ``done`` attempt),
+        without repeats; [] before the gate has run or when it named none."""
+        gate = job.stage_runs.filter(stage=self.name, status=StageStatus.DONE).order_by("-attempt").first()
+        questions = ((gate.parsed or {}).get("questions") if gate is not None else None) or []
+        queries = [str(q.get("query") or q.get("question") or "").strip() for q in questions if isinstance(q, dict)]
+        return list(dict.fromkeys(q for q in queries if q))
 
 
 class _Writer(Stage):
@@ -162,7 +186,15 @@ class Draft(_Writer):
 
 @register
 class Summarize(_Writer):
+    """A summary of the matter's evidence. When the pages do not all fit the summarizer's context, it is written
+    from every exhibit's digest instead (:mod:`pipeline.stages.summary`), so it covers the whole matter."""
+
     name = "summarize"
+
+    def evidence(self, run, packet, budget_chars):
+        if budget_chars is None or not packet.omitted:
+            return packet
+        return digest_packet(run, packet, budget_chars)
 
 
 @register

@@ -18,6 +18,7 @@ the task was queued for: each task still runs exactly one attempt, so every atte
 import logging
 import threading
 import time
+from dataclasses import replace
 from datetime import timedelta
 
 from django.db import transaction
@@ -150,15 +151,6 @@ def _claim(run_id: int, owner: str) -> StageRun | None:
     return run
 
 
-def gate_queries(job: Job) -> list[str]:
-    """The search queries of the questions the job's gate found in its request (its latest ``done`` attempt),
-    without repeats; [] before the gate has run or when it named none."""
-    gate = job.stage_runs.filter(stage="gate", status=StageStatus.DONE).order_by("-attempt").first()
-    questions = ((gate.parsed or {}).get("questions") if gate is not None else None) or []
-    queries = [str(q.get("query") or q.get("question") or "").strip() for q in questions if isinstance(q, dict)]
-    return list(dict.fromkeys(q for q in queries if q))
-
-
 def retrieval_record(packet) -> dict:
     """What a stage run keeps of how its packet was chosen: the packet's trace, the counts of pages sent and left
     out, and the authorities sent (citation, page, markers)."""
@@ -175,9 +167,10 @@ def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
     context = {"matter": str(job.matter), "instructions": job.instructions,
                "kind_label": (job.get_kind_display() or "document").lower(), "packet": "", "draft": ""}
     if spec.packet:
-        queries = gate_queries(job) if stage.uses_gate_queries else []
+        queries = stage.packet_queries(job)
         packet = evidence_packet(job.matter, exhibits=job.exhibits or None, query=job.instructions,
                                  budget_chars=budget_chars, queries=queries, authorities=spec.authorities)
+        packet = stage.evidence(run, packet, budget_chars)
         context["packet"] = packet.prompt_text()
     context.update(stage.prompt_context(run))
     return render(spec.template, **context), packet
@@ -187,6 +180,9 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
     server = _server_for(spec.role)
     client = ModelClient(server.client_config(), read_timeout_s=READ_TIMEOUT_S, loading_wait_s=min(LEASE_S, 10))
     sampling = server.sampling_for(spec.max_tokens)
+    if run.retry_change:
+        # A retry of an unusable answer: the same request again would bring the same answer back.
+        sampling = replace(sampling, **run.retry_change["sampling"])
     # Only free text is judged as it streams: a schema's JSON is checked whole, after its repair request.
     streamer = _Streamer(run, owner, cancel if spec.schema is None else None)
     try:

@@ -1,6 +1,6 @@
 """An answer that loops is stopped while it streams, with the final check's own reason; an ordinary long answer
-whose first lines repeat is not; the job page says that running the stage again brings the same answer back, and
-the worker's log names the failed stage's status."""
+whose first lines repeat is not; the job page says what running the stage again changes (the same request would
+bring the same answer back), and the worker's log names the failed stage's status."""
 
 import logging
 
@@ -67,7 +67,7 @@ def test_an_answer_whose_first_lines_repeat_is_not_stopped(matter, record, serve
     assert job.draft.latest_version.text == LEDGER
 
 
-def test_the_job_page_says_running_an_unusable_answer_again_brings_it_back(matter, record, server, attorney,
+def test_the_job_page_says_what_a_retry_of_an_unusable_answer_changes(matter, record, server, attorney,
                                                                              client):
     job, reply = summary(matter, LOOPING)
     stage_server(server, {"summarize": reply})
@@ -75,7 +75,9 @@ def test_the_job_page_says_running_an_unusable_answer_again_brings_it_back(matte
     run_all(job)
     client.force_login(attorney)
     page = client.get(reverse("pipeline:job", args=[job.pk])).content.decode()
-    assert "Run the stage again" in page and 'id="same-answer-again"' in page
+    assert "Run the stage again" in page and 'id="retry-change"' in page
+    assert ("Run again with a new seed at temperature 0.3 and repeat penalty 1.15 (the last answer repeated "
+            "itself)") in page
 
 
 def test_the_job_page_offers_a_plain_retry_after_another_failure(matter, record, server, attorney, client):
@@ -86,7 +88,7 @@ def test_the_job_page_offers_a_plain_retry_after_another_failure(matter, record,
     assert run_all(job)[0].status == "failed"
     client.force_login(attorney)
     page = client.get(reverse("pipeline:job", args=[job.pk])).content.decode()
-    assert "Run the stage again" in page and 'id="same-answer-again"' not in page
+    assert "Run the stage again" in page and 'id="retry-change"' not in page
 
 
 def test_the_worker_log_names_a_failed_stages_status(matter, record, server, caplog):

@@ -1,0 +1,84 @@
+"""A retry of an answer that failed as degenerate changes what made it so (a new seed, sampled, and a higher
+repeat penalty), records it on the new attempt and says so on the job page; a retry after any other failure sends
+the request as it was."""
+
+import pytest
+from django.urls import reverse
+
+from matters.models import AuditEntry
+from pipeline.job_models import StageRun
+from pipeline.stages.control import job_start, stage_retry
+from tests.support.jobs import register, run_all
+from tests.support.scripted_server import Reply
+from tests.support.stage_server import stage_server
+
+from .test_stream_degenerate import LOOPING, streamed
+
+pytestmark = pytest.mark.django_db
+
+SUMMARY = "The lease was signed on March 3, 2021 (SMITH000001)."
+
+
+def completions(server) -> list[dict]:
+    return [body for path, body in server.requests if path == "/v1/chat/completions"]
+
+
+def test_a_retry_of_a_looping_answer_sends_a_new_seed_and_a_higher_repeat_penalty(matter, record, server, attorney,
+                                                                                  client):
+    job = job_start(matter=matter, kind="summary", instructions="Summarize the lease.", user=attorney,
+                    enqueue=False)
+    stage_server(server, {"summarize": lambda call: streamed(LOOPING if call == 1 else SUMMARY)})
+    register(server.url)
+    assert run_all(job)[0].status == "failed"
+
+    retry = stage_retry(job=job, user=attorney, enqueue=False)
+    change = {"seed": 1235, "temperature": 0.3, "top_k": 40, "repeat_penalty": 1.15}
+    assert retry.retry_change["sampling"] == change
+    assert retry.retry_change["because"] == "the last answer repeated itself"
+    client.force_login(attorney)
+    page = client.get(reverse("pipeline:job", args=[job.pk])).content.decode()
+    assert ("Run again with a new seed at temperature 0.3 and repeat penalty 1.15 (the last answer repeated "
+            "itself).") in page  # on the new attempt's row, before it has run
+    run_all(job)
+
+    first, second = completions(server)[:2]
+    assert (first["seed"], first["temperature"], first["top_k"], "repeat_penalty" in first) == (1234, 0.0, 1, False)
+    assert {key: second.get(key) for key in change} == change
+    assert second["messages"] == first["messages"]  # the same prompt: only the sampling changed
+    attempts = list(StageRun.objects.filter(job=job, stage="summarize").order_by("attempt"))
+    assert [(a.attempt, a.status) for a in attempts] == [(1, "failed"), (2, "done")]
+    assert {key: attempts[1].sampling[key] for key in change} == change  # recorded as sent
+    assert attempts[0].retry_change == {}
+    entry = AuditEntry.objects.filter(action="job.retry").latest("pk")
+    assert entry.detail["sampling_change"] == change
+    job.refresh_from_db()
+    assert job.status == "done" and job.draft.latest_version.text.startswith(SUMMARY)
+
+
+def test_a_second_degenerate_retry_raises_the_penalty_again_and_takes_the_next_seed(matter, record, server,
+                                                                                     attorney):
+    job = job_start(matter=matter, kind="summary", instructions="Summarize the lease.", user=attorney,
+                    enqueue=False)
+    stage_server(server, {"summarize": lambda call: streamed(LOOPING)})
+    register(server.url)
+    run_all(job)
+    stage_retry(job=job, user=attorney, enqueue=False)
+    run_all(job)
+    third = stage_retry(job=job, user=attorney, enqueue=False)
+    assert third.retry_change["sampling"] == {"seed": 1236, "temperature": 0.3, "top_k": 40, "repeat_penalty": 1.25}
+    run_all(job)
+    assert [body.get("repeat_penalty") for body in completions(server)] == [None, 1.15, 1.25]
+
+
+def test_a_retry_after_a_server_error_sends_the_same_request(matter, record, server, attorney):
+    job = job_start(matter=matter, kind="summary", instructions="Summarize the lease.", user=attorney,
+                    enqueue=False)
+    stage_server(server, {"summarize": lambda call: Reply(status=500, pieces=[b'{"error": "boom"}'],
+                                                          content_type="application/json")
+                          if call == 1 else streamed(SUMMARY)})
+    register(server.url)
+    assert run_all(job)[0].status == "failed"
+    assert stage_retry(job=job, user=attorney, enqueue=False).retry_change == {}
+    run_all(job)
+    first, second = completions(server)[:2]
+    assert {k: v for k, v in first.items() if k != "messages"} == {k: v for k, v in second.items() if k != "messages"}
