@@ -166,6 +166,8 @@ class Exhibit(models.Model):
         # An email message (RFC 5322 .eml or Outlook .msg) and a mailbox of them (.mbox): see docs/email.md.
         EMAIL = "email", "Email message"
         MAILBOX = "mailbox", "Mailbox"
+        # XLSX, XLS, ODS and CSV: rendered as printed by LibreOffice, hidden parts shown (docs/case-file.md).
+        WORKBOOK = "workbook", "Spreadsheet"
         OTHER = "other", "Not accepted"
 
     matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="exhibits")
