@@ -274,6 +274,15 @@ class Exhibit(models.Model):
         return type_name(self.mime_type)
 
     @property
+    def content(self) -> "Exhibit":
+        """The exhibit whose pages stand for this one: itself, or for a duplicate, the exhibit it repeats (an
+        attachment whose bytes were already in the matter is stored once; its family still produces it, with
+        those pages: docs/productions.md)."""
+        if self.status == self.Status.DUPLICATE and self.duplicate_of_id:
+            return self.duplicate_of
+        return self
+
+    @property
     def family_depth(self) -> int:
         """How many generations below its family's top exhibit this one is: 0 for the top, 1 for an attachment."""
         return self.family_path.count(".")

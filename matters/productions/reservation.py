@@ -127,7 +127,7 @@ def production_create(
     if blockers:
         raise ValidationError(blockers)
     confidentiality = confidentiality or {}
-    page_counts = {e.pk: 1 if e.pk in withheld else e.page_count for e in exhibits}
+    page_counts = {e.pk: 1 if e.pk in withheld else e.content.page_count for e in exhibits}
     numbered_covers = len(exhibits) if cover_sheets == Production.CoverSheets.NUMBERED else 0
     pages = sum(page_counts.values()) + numbered_covers
     with transaction.atomic():

@@ -209,7 +209,7 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
             text_path = f"{volume}/TEXT/{bates[0]}.txt"
             archive.writestr(text_path, text.encode("utf-8"))
             if production.with_images:
-                redacted = (set(exhibit.pages.filter(redactions__isnull=False).values_list("number", flat=True))
+                redacted = (set(exhibit.content.pages.filter(redactions__isnull=False).values_list("number", flat=True))
                             if produced.own_pages else None)
                 for index, (page, number) in enumerate(zip(source, bates)):
                     archive.writestr(f"{volume}/IMAGES/{number}.tif", tiff_bytes(page))
@@ -217,7 +217,7 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
                         changed_images.add(f"{volume}/IMAGES/{number}.tif")
                 opt_documents.append(bates)
             source.close()
-            pages = list(exhibit.pages.order_by("number")) if produced.own_pages else [None]
+            pages = list(exhibit.content.pages.order_by("number")) if produced.own_pages else [None]
             rows = ([BatesPage(production=production, document=document, page=p, number=n, bates=production.bates(n))
                      for p, n in zip(pages, item.numbers)]
                     + ([BatesPage(production=production, document=document, page=None, number=item.cover_number,
