@@ -65,7 +65,7 @@ def _document_type(exhibit: Exhibit, headers: dict) -> str:
     first = (exhibit.pages.order_by("number").values_list("text", flat=True).first() or "")[:400].upper()
     if "MEMORANDUM" in first:
         return "Memorandum"
-    return {"docx": "Word document", "image": "Image"}.get(exhibit.kind, "PDF document")
+    return {"docx": "Word document", "image": "Image", "workbook": "Spreadsheet"}.get(exhibit.kind, "PDF document")
 
 
 def prefill(exhibit: Exhibit) -> dict:

@@ -11,7 +11,7 @@ from openpyxl.comments import Comment
 
 from matters import storage
 from matters.exhibits.services import exhibit_create
-from matters.models import Exhibit, Page, Production
+from matters.models import Exhibit, Page, PrivilegeLogEntry, Production
 from matters.privilege.services import redaction_add
 from matters.productions.bates.volume import QUOTE, SEPARATOR
 from matters.productions.delivery import production_files
@@ -117,3 +117,4 @@ def test_a_redacted_spreadsheet_is_produced_as_its_pages(matter, attorney):
     with zipfile.ZipFile(production_files(production)["zip"]) as volume:
         names = set(volume.namelist())
     assert "VOL001/NATIVES/RUIZ000001.pdf" in names and not any(name.endswith(".xlsx") for name in names)
+    assert PrivilegeLogEntry.objects.get().document_type == "Spreadsheet"
