@@ -192,6 +192,9 @@ LAWDESK_DOCUMENT_LEASE_S = float(os.environ.get("LAWDESK_DOCUMENT_LEASE_S", "30"
 # that kills every worker reading it (a crash in a native library, the memory running out) is not tried forever.
 LAWDESK_RECOVERY_MAX_TAKEOVERS = _env_int("LAWDESK_RECOVERY_MAX_TAKEOVERS", 3)
 LAWDESK_OCR_DPI = _env_int("LAWDESK_OCR_DPI", 300)
+# A spreadsheet whose sheets' used ranges span more cells than this is refused with the reason rather than printed
+# (about 500 cells a printed page: the default is some thousand pages); 0 is no limit (docs/case-file.md).
+LAWDESK_SHEET_MAX_CELLS = _env_int("LAWDESK_SHEET_MAX_CELLS", 500_000)
 LAWDESK_OCR_WORKERS = _env_int("LAWDESK_OCR_WORKERS", os.cpu_count() or 1)
 LAWDESK_OCR_LANG = os.environ.get("LAWDESK_OCR_LANG", "eng")
 # PDFs, images and OCR are read inside the readers' bubblewrap sandbox; where it cannot start, a file fails with the

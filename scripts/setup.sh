@@ -9,6 +9,8 @@ need=()
 command -v tesseract >/dev/null || need+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd)
 [ -f /usr/share/tesseract-ocr/5/tessdata/osd.traineddata ] || need+=(tesseract-ocr-osd)
 command -v soffice >/dev/null || need+=(libreoffice-writer-nogui)
+# Calc prints spreadsheets (docs/case-file.md); libsclo.so is its core library.
+[ -f /usr/lib/libreoffice/program/libsclo.so ] || need+=(libreoffice-calc-nogui)
 # LibreOffice converts untrusted files only inside a bubblewrap sandbox (docs/security.md).
 command -v bwrap >/dev/null || need+=(bubblewrap)
 # Fonts with the metrics of Word's (Liberation: Times New Roman, Arial, Courier New; Carlito: Calibri; Caladea:

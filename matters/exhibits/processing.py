@@ -64,6 +64,7 @@ def _spec(exhibit: Exhibit, password_file: str = "") -> Spec:
         ocr_workers=settings.LAWDESK_OCR_WORKERS,
         ocr_lang=settings.LAWDESK_OCR_LANG,
         max_image_pixels=Image.MAX_IMAGE_PIXELS or 0,
+        max_sheet_cells=settings.LAWDESK_SHEET_MAX_CELLS,
         data_dir=str(settings.DATA_DIR),
         readers_unsandboxed=settings.LAWDESK_READERS_UNSANDBOXED,
     )

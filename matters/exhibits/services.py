@@ -160,7 +160,7 @@ def _register(template: Exhibit, staged: storage.StagedFile, sniffed, name: str,
         elif sniffed.kind == Exhibit.Kind.OTHER:
             exhibit.status = Exhibit.Status.REJECTED
             exhibit.quarantined = True
-            exhibit.reason = (
+            exhibit.reason = sniffed.refusal or (
                 f"This file is a {sniffed.description}, which is not accepted: "
                 f"upload {ACCEPTED_DESCRIPTION}. The file is kept unchanged in quarantine."
             )

@@ -6,6 +6,8 @@ The word-processing formats LibreOffice converts (legacy Word, WordPerfect, RTF,
 their own signatures, listed in :data:`WORD_PROCESSING` with the source of each.
 """
 
+import csv
+import io
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,8 +17,8 @@ import puremagic
 from matters.email.parse import looks_like_message
 
 ACCEPTED_DESCRIPTION = (
-    "PDF, PNG, JPEG, TIFF, Word (DOCX or DOC), WordPerfect (WPD), RTF, OpenDocument text (ODT), email (EML or "
-    "Outlook MSG) or a mailbox (MBOX)"
+    "PDF, PNG, JPEG, TIFF, Word (DOCX or DOC), WordPerfect (WPD), RTF, OpenDocument text (ODT), a spreadsheet "
+    "(XLSX, XLS, ODS or CSV), email (EML or Outlook MSG) or a mailbox (MBOX)"
 )
 
 _IMAGE_TYPES = {"image/png": "PNG image", "image/jpeg": "JPEG image", "image/tiff": "TIFF image"}
@@ -28,6 +30,28 @@ ODT_MIME = "application/vnd.oasis.opendocument.text"
 EML_MIME = "message/rfc822"
 MSG_MIME = "application/vnd.ms-outlook"
 MBOX_MIME = "application/mbox"
+XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+XLS_MIME = "application/vnd.ms-excel"
+ODS_MIME = "application/vnd.oasis.opendocument.spreadsheet"
+CSV_MIME = "text/csv"
+PST_MIME = "application/vnd.ms-outlook-pst"
+# Spreadsheets, rendered as printed by LibreOffice (matters.exhibits.ingest.sheets): type -> (the suffix LibreOffice
+# is handed, the description shown to people).
+SPREADSHEETS = {
+    XLSX_MIME: (".xlsx", "Excel workbook (XLSX)"),
+    XLS_MIME: (".xls", "Excel 97-2003 workbook (XLS)"),
+    ODS_MIME: (".ods", "OpenDocument spreadsheet (ODS)"),
+    CSV_MIME: (".csv", "CSV table"),
+}
+# An Outlook data file (PST or OST) begins with "!BDN" ([MS-PST] 2.2.2.6, HEADER dwMagic). No maintained reader of
+# it installs here, so it is refused with what to upload instead.
+_PST_MAGIC = b"!BDN"
+PST_REFUSAL = (
+    "This file is an Outlook data file (PST), a whole mailbox in Outlook's own format, which is not read here: no "
+    "maintained reader of it can be installed on this server. In Outlook, drag the messages to a folder (each is "
+    "saved as an MSG file) or export the folder as an MBOX, and upload those. The file is kept unchanged in "
+    "quarantine."
+)
 # An Outlook .msg is a compound file whose properties live in streams named "__substg1.0_<tag>" and a
 # "__properties_version1.0" stream ([MS-OXMSG] 2.1, 2.4); Word and Excel files have neither.
 _MSG_STREAM = "__substg1.0_".encode("utf-16-le")
@@ -44,6 +68,8 @@ WORD_PROCESSING = {
 # whose UTF-16 name appears in the directory sectors. Excel and PowerPoint files are compound files too.
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _WORD_STREAM = "WordDocument".encode("utf-16-le")
+# An Excel 97-2003 workbook holds a "Workbook" stream ([MS-XLS] 2.1.2; "Book" in Excel 5.0/95 files).
+_EXCEL_STREAMS = ("Workbook".encode("utf-16-le"), "Book\x00".encode("utf-16-le"))
 # An encrypted OOXML package (DOCX, XLSX, PPTX with a password to open) is a compound file holding the package in
 # an "EncryptedPackage" stream ([MS-OFFCRYPTO] 2.3.4.4); which application made it is known only once decrypted.
 _ENCRYPTED_PACKAGE_STREAM = "EncryptedPackage".encode("utf-16-le")
@@ -74,6 +100,7 @@ TYPE_NAMES = {
     "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument spreadsheet",
     "message/rfc822": "email",
     "application/vnd.ms-outlook": "Outlook email",
+    PST_MIME: "Outlook data file (PST)",
     "application/mbox": "mailbox",
     "application/zip": "ZIP archive",
     "application/x-7z-compressed": "7-Zip archive",
@@ -104,11 +131,13 @@ def type_name(mime_type: str) -> str:
 
 @dataclass(frozen=True)
 class Sniffed:
-    """``kind`` is one of Exhibit.Kind's values; ``mime_type`` the detected type; ``description`` for people."""
+    """``kind`` is one of Exhibit.Kind's values; ``mime_type`` the detected type; ``description`` for people;
+    ``refusal`` the whole reason a type that is not accepted is refused, where the usual one says too little."""
 
     kind: str
     mime_type: str
     description: str
+    refusal: str = ""
 
 
 def _word_processing(path: Path, head: bytes) -> Sniffed | None:
@@ -130,6 +159,8 @@ def _word_processing(path: Path, head: bytes) -> Sniffed | None:
             return Sniffed("document", DOC_MIME, WORD_PROCESSING[DOC_MIME][1])
         if _MSG_STREAM in directory:
             return Sniffed("email", MSG_MIME, "Outlook email (MSG)")
+        if any(stream in directory for stream in _EXCEL_STREAMS):
+            return Sniffed("workbook", XLS_MIME, SPREADSHEETS[XLS_MIME][1])
     return None
 
 
@@ -157,6 +188,10 @@ def sniff(path: Path, head: bytes) -> Sniffed:
         return found
     if (found := _mail(head)) is not None:
         return found
+    if head.startswith(_PST_MAGIC):
+        return Sniffed("other", PST_MIME, "Outlook data file (PST)", PST_REFUSAL)
+    if looks_like_csv(head):
+        return Sniffed("workbook", CSV_MIME, SPREADSHEETS[CSV_MIME][1])
     try:
         matches = puremagic.magic_string(head)
     except puremagic.PureError:
@@ -173,9 +208,39 @@ def sniff(path: Path, head: bytes) -> Sniffed:
     return Sniffed("other", "application/octet-stream", "unrecognised data")
 
 
+def looks_like_csv(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes, :data:`HEAD_BYTES` at most) reads as a comma-separated table
+    (RFC 4180): text in UTF-8 (or Latin-1) with no control characters but tab, CR and LF, at least two records, and
+    the same number of fields, at least two, in each complete record (quoted fields may hold commas and line
+    breaks). A table of one column is not told from prose and stays unaccepted."""
+    if b"\x00" in head or not head.strip():
+        return False
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # The head may cut a UTF-8 character in two at its end; anything else is not UTF-8 at all.
+        text = head[:exc.start].decode("utf-8") if exc.reason == "unexpected end of data" else head.decode("latin-1")
+    text = text.lstrip("\ufeff")
+    if any(ord(ch) < 32 and ch not in "\t\r\n" for ch in text):
+        return False
+    try:
+        records = [row for row in csv.reader(io.StringIO(text, newline=""), strict=True) if any(row)]
+    except csv.Error:
+        return False
+    if len(head) >= HEAD_BYTES:
+        records = records[:-1]  # the last record may be cut short
+    counts = {len(row) for row in records[:200]}
+    return len(records) >= 2 and len(counts) == 1 and counts.pop() >= 2
+
+
+# How many bytes of an upload sniff is handed (matters.storage.stage_stream keeps a head of this size); a shorter
+# head is the whole file.
+HEAD_BYTES = 8192
+
+
 def _zip_kind(path: Path) -> Sniffed:
-    """A ZIP container: a DOCX (``word/document.xml``), an ODT (its ``mimetype`` member, OpenDocument 1.2 part 3
-    section 3.3), or a plain archive."""
+    """A ZIP container: a DOCX (``word/document.xml``), an ODT or ODS (its ``mimetype`` member, OpenDocument 1.2
+    part 3 section 3.3), an XLSX (``xl/workbook.xml``, ECMA-376 Part 1 12.3.23), or a plain archive."""
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
@@ -186,4 +251,8 @@ def _zip_kind(path: Path) -> Sniffed:
         return Sniffed("docx", DOCX_MIME, "Word document (DOCX)")
     if mimetype.strip() == ODT_MIME.encode() and "content.xml" in names:
         return Sniffed("document", ODT_MIME, WORD_PROCESSING[ODT_MIME][1])
+    if "xl/workbook.xml" in names:
+        return Sniffed("workbook", XLSX_MIME, SPREADSHEETS[XLSX_MIME][1])
+    if mimetype.strip() == ODS_MIME.encode() and "content.xml" in names:
+        return Sniffed("workbook", ODS_MIME, SPREADSHEETS[ODS_MIME][1])
     return Sniffed("other", "application/zip", "ZIP archive")

@@ -166,6 +166,8 @@ class Exhibit(models.Model):
         # An email message (RFC 5322 .eml or Outlook .msg) and a mailbox of them (.mbox): see docs/email.md.
         EMAIL = "email", "Email message"
         MAILBOX = "mailbox", "Mailbox"
+        # XLSX, XLS, ODS and CSV: rendered as printed by LibreOffice, hidden parts shown (docs/case-file.md).
+        WORKBOOK = "workbook", "Spreadsheet"
         OTHER = "other", "Not accepted"
 
     matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="exhibits")
@@ -270,6 +272,15 @@ class Exhibit(models.Model):
         """What a lawyer calls this file's detected type ("PDF", "Word document"); see
         :func:`matters.exhibits.sniff.type_name`."""
         return type_name(self.mime_type)
+
+    @property
+    def content(self) -> "Exhibit":
+        """The exhibit whose pages stand for this one: itself, or for a duplicate, the exhibit it repeats (an
+        attachment whose bytes were already in the matter is stored once; its family still produces it, with
+        those pages: docs/productions.md)."""
+        if self.status == self.Status.DUPLICATE and self.duplicate_of_id:
+            return self.duplicate_of
+        return self
 
     @property
     def family_depth(self) -> int:

@@ -4,9 +4,9 @@ Columns (docs/glossary.md, "Privilege log"): ``bates_begin``, ``bates_end``, ``d
 ``recipients``, ``document_type``, ``treatment`` (``withheld`` or ``redacted``), ``privilege_basis``,
 ``description``. Fed. R. Civ. P. 26(b)(5)(A)(ii) asks for a description of the nature of the documents withheld
 that, without revealing the privileged information, enables other parties to assess the claim; date, author and
-recipients are the usual columns courts expect. Date, author and recipients are prefilled from the document's
-own metadata (PDF document information, Word core properties, or an email or memo header on its first page)
-and stay editable.
+recipients are the usual columns courts expect. Date, author, recipients and type are prefilled from the
+document's own metadata (an email message's parsed headers, Bcc included, which its attachments share; PDF
+document information; Word core properties; or an email or memo header on its first page) and stay editable.
 """
 
 import csv
@@ -14,6 +14,8 @@ import html
 import io
 import re
 import zipfile
+from datetime import timedelta
+from datetime import timezone as dt_timezone
 
 import pymupdf
 from django.core.exceptions import ValidationError
@@ -23,7 +25,7 @@ from lxml import etree
 from matters import storage
 from matters.audit.services import audit_record
 from matters.html_pdf import html_pdf
-from matters.models import Exhibit, PrivilegeLogEntry, Production, RedactionReason
+from matters.models import EmailMessage, Exhibit, PrivilegeLogEntry, Production, RedactionReason
 from matters.permissions import require
 
 FIELDS = ["bates_begin", "bates_end", "date", "author", "recipients", "document_type", "treatment",
@@ -63,11 +65,17 @@ def _document_type(exhibit: Exhibit, headers: dict) -> str:
     first = (exhibit.pages.order_by("number").values_list("text", flat=True).first() or "")[:400].upper()
     if "MEMORANDUM" in first:
         return "Memorandum"
-    return {"docx": "Word document", "image": "Image"}.get(exhibit.kind, "PDF document")
+    return {"docx": "Word document", "image": "Image", "workbook": "Spreadsheet"}.get(exhibit.kind, "PDF document")
 
 
 def prefill(exhibit: Exhibit) -> dict:
-    """Date, author, recipients and document type for a log row, from the document itself; '' where unknown."""
+    """Date, author, recipients and document type for a log row, from the document itself; '' where unknown.
+
+    An email message gives its own headers (:func:`_message_prefill`); an attachment takes its message's, typed
+    "Attachment". Any other document: its PDF or Word metadata, else an email or memo header on its first page."""
+    if (found := _message_prefill(exhibit)) is not None:
+        return found
+    exhibit = exhibit.content  # a duplicate is read through the exhibit whose pages it repeats
     first_text = exhibit.pages.order_by("number").values_list("text", flat=True).first() or ""
     headers: dict[str, str] = {}
     for name, value in _HEADER.findall(first_text[:3000]):
@@ -89,6 +97,30 @@ def prefill(exhibit: Exhibit) -> dict:
         "recipients": recipients,
         "document_type": _document_type(exhibit, headers)[:100],
     }
+
+
+def _message_prefill(exhibit: Exhibit) -> dict | None:
+    """The log fields of an email message from its own parsed headers (:class:`matters.models.EmailMessage`, never
+    the text of its page): author is From, recipients To, Cc and Bcc (a blind copy is a recipient the privilege
+    claim must account for), the date the day it was sent in the sender's own timezone (YYYY-MM-DD), type "Email".
+    An attachment (or an attachment of an attachment) takes the fields of the nearest message above it, typed
+    "Attachment"; a message attached to a message has its own. None for a document of no message."""
+    current, depth = exhibit, 0
+    while current is not None and depth < 100:
+        record = EmailMessage.objects.filter(exhibit_id=current.pk).first()
+        if record is not None:
+            local = None
+            if record.sent_at is not None:
+                offset = timedelta(minutes=record.sent_utc_offset_min or 0)
+                local = record.sent_at.astimezone(dt_timezone(offset))
+            return {
+                "date": f"{local:%Y-%m-%d}" if local else "",
+                "author": " ".join(record.sender.split())[:300],
+                "recipients": "; ".join(" ".join(v.split()) for v in (record.to, record.cc, record.bcc) if v.strip()),
+                "document_type": "Email" if current.pk == exhibit.pk else "Attachment",
+            }
+        current, depth = current.parent, depth + 1
+    return None
 
 
 def log_entries(production: Production):

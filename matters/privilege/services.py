@@ -73,7 +73,7 @@ def improper_open(page: Page) -> list[ImproperRedaction]:
 def production_blockers(exhibits: list[Exhibit], withheld_ids: set[int]) -> list[str]:
     """One message per page that stops a production of ``exhibits``: an open improper redaction on a page of a
     document that is not withheld (a withheld document's pages are not produced)."""
-    pages = (Page.objects.filter(exhibit__in=[e for e in exhibits if e.pk not in withheld_ids],
+    pages = (Page.objects.filter(exhibit__in=[e.content for e in exhibits if e.pk not in withheld_ids],
                                  improper_redactions__isnull=False)
              .distinct().select_related("exhibit").prefetch_related("improper_redactions", "redactions"))
     messages = []
@@ -243,6 +243,7 @@ def produced_source(document: ProductionDocument) -> ProducedSource:
         basis = entry.basis_label
         return ProducedSource(placeholder_document(basis), [f"DOCUMENT WITHHELD ON THE BASIS OF PRIVILEGE\n"
                                                             f"Privilege basis: {basis}"], own_pages=False)
+    exhibit = exhibit.content  # a family's duplicate attachment is produced with the pages it repeats
     pdf = pymupdf.open(storage.display_pdf(exhibit))
     removed = remove_active_content(pdf)
     pages = list(exhibit.pages.order_by("number").prefetch_related("redactions"))

@@ -20,18 +20,27 @@ EMAIL_FIELDS = ["FROM", "TO", "CC", "BCC", "SUBJECT", "DATESENT", "TIMESENT"]
 def whole_families(exhibits: list[Exhibit]) -> list[Exhibit]:
     """``exhibits`` with each one's whole family in its place: a production takes a family or none of it. A
     family goes where the first of its members chosen stood, parent first, then its children in the order
-    attached (:func:`matters.selectors.exhibit_family`); only ready members are produced (an attachment refused
-    or failed has no pages to stamp, and a duplicate is produced as the exhibit it repeats)."""
+    attached (:func:`matters.selectors.exhibit_family`). Ready members are produced, and so is an attachment that
+    is a duplicate of a ready exhibit (the same contract attached to two messages is stored once): it is produced
+    in its place in its family with the pages of the exhibit it repeats (:attr:`Exhibit.content`), so the family
+    is whole and its ATTACHMENT_COUNT true. An attachment refused or failed has no pages to stamp and is left out."""
     out, seen = [], set()
     for exhibit in exhibits:
         if exhibit.pk in seen:
             continue
         family = exhibit_family(exhibit) if exhibit.parent_id or exhibit.children.exists() else [exhibit]
         for member in family:
-            if member.pk not in seen and (member.status == Exhibit.Status.READY or member.pk == exhibit.pk):
+            if member.pk not in seen and (_producible(member) or member.pk == exhibit.pk):
                 seen.add(member.pk)
                 out.append(member)
     return out
+
+
+def _producible(member: Exhibit) -> bool:
+    if member.status == Exhibit.Status.READY:
+        return True
+    return (member.status == Exhibit.Status.DUPLICATE and member.parent_id is not None
+            and member.duplicate_of_id is not None and member.content.status == Exhibit.Status.READY)
 
 
 def _top(exhibit: Exhibit, by_id: dict[int, Exhibit]) -> int:

@@ -54,7 +54,8 @@ def production_secrets(production: Production) -> Secrets:
     documents = production.documents.select_related("exhibit", "privilege_entry")
     for document in documents:
         exhibit, entry = document.exhibit, entry_of(document)
-        pages = list(exhibit.pages.order_by("number").prefetch_related("redactions"))
+        # A family's duplicate attachment is produced with the pages of the exhibit it repeats.
+        pages = list(exhibit.content.pages.order_by("number").prefetch_related("redactions"))
         if entry is not None and entry.withheld:
             secrets.add_document("\n".join(p.text for p in pages), f"text of the withheld {exhibit.display_label}")
             continue
@@ -67,7 +68,7 @@ def production_secrets(production: Production) -> Secrets:
         allowed += [p.text for p in pages if not p.redactions.all()]
         if not redacted:
             continue
-        with pymupdf.open(storage.display_pdf(exhibit)) as pdf:
+        with pymupdf.open(storage.display_pdf(exhibit.content)) as pdf:
             for page in redacted:
                 what = f"redacted on {exhibit.display_label}, page {page.number}"
                 rects = [pymupdf.Rect(r.rect) for r in page.redactions.all()]

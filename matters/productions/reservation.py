@@ -25,6 +25,7 @@ from matters.validation import require_choice
 
 from .bates.stamp import StampSpec, missing_glyphs
 from .families import whole_families
+from .natives import native_suffix
 
 # The rule for a prefix (no digit last) is the matter's, kept with its field (matters/models/case.py).
 PREFIX_HTML_PATTERN = BATES_PREFIX_HTML_PATTERN
@@ -127,7 +128,8 @@ def production_create(
     if blockers:
         raise ValidationError(blockers)
     confidentiality = confidentiality or {}
-    page_counts = {e.pk: 1 if e.pk in withheld else e.page_count for e in exhibits}
+    # A withheld document is one placeholder page, a spreadsheet produced natively one slip sheet (natives.py).
+    page_counts = {e.pk: 1 if e.pk in withheld or native_suffix(e) else e.content.page_count for e in exhibits}
     numbered_covers = len(exhibits) if cover_sheets == Production.CoverSheets.NUMBERED else 0
     pages = sum(page_counts.values()) + numbered_covers
     with transaction.atomic():

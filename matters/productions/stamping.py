@@ -24,7 +24,7 @@ from matters.audit.services import audit_record
 from matters.leases import LeaseKeeper, LeaseLost, lease_expiry, lease_watch_schedule, worker_id
 from matters.models import BatesPage, Origin, Production, ProductionDocument
 from matters.privilege.log import log_rows
-from matters.privilege.services import produced_source, produced_title
+from matters.privilege.services import entry_of, produced_source, produced_title
 from matters.provenance import generated_record
 
 from .bates.dedup import ResourceMerger
@@ -36,6 +36,7 @@ from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from .delivery import production_files
 from .families import add_family_and_email_fields
 from .leak_scan import LeakFound, leak_message, log_findings, production_secrets, scan_production
+from .natives import native_suffix, slip_sheet
 
 logger = logging.getLogger(__name__)
 
@@ -152,10 +153,15 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
     secrets, changed_images = production_secrets(production), set()
     # (sha256, title) of each native, recorded as generated documents only when the production is done.
     native_records: list[tuple[str, str]] = []
+    # The suffix each document's native has: a spreadsheet is produced as itself (natives.py), anything else as PDF.
+    suffixes = {}
     for item in plan:
         shift = 1 if item.cover_number is not None else 0
+        entry = entry_of(item.document)
+        suffixes[item.document.pk] = ("" if entry is not None and entry.withheld
+                                      else native_suffix(item.document.exhibit)) or ".pdf"
         natives[file_key(item.document.exhibit.original_name)] = (
-            f"{production.bates(item.cover_number if shift else item.numbers[0])}.pdf", shift)
+            f"{production.bates(item.cover_number if shift else item.numbers[0])}{suffixes[item.document.pk]}", shift)
     files = production_files(production)
     archive_path = files["zip"]
     archive_part = archive_path.with_name(archive_path.name + ".part")
@@ -166,6 +172,12 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
             document, exhibit = item.document, item.document.exhibit
             produced = produced_source(document)  # a withheld document's placeholder, or redactions applied
             source, page_texts, title = produced.pdf, produced.page_texts, produced_title(document)
+            suffix = suffixes[document.pk] if produced.own_pages else ".pdf"
+            if suffix != ".pdf":
+                # Produced natively: the page stream holds one slip sheet; the text is every printed page's.
+                source.close()
+                source = slip_sheet(f"NATIVES\\{production.bates(item.numbers[0])}{suffix}")
+                page_texts = ["\n".join(page_texts)]
             if source.page_count != document.page_count:
                 raise ValueError(f"{exhibit.display_label} has {source.page_count} pages, not {document.page_count}.")
             toc.append([1, f"Exhibit {exhibit.label} – {title}", combined.page_count + 1])
@@ -200,16 +212,21 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
             removed = produced.removed + ([f"{outside} link{'s' if outside != 1 else ''} to files outside the "
                                            "production"] if outside else [])
             retarget_structure(pdf_of(source), stamped.tagged)  # the native keeps its tags (bates/tags.py)
-            native = f"{volume}/NATIVES/{bates[0]}.pdf"
-            native_bytes = source.tobytes(garbage=2, deflate=True)
-            archive.writestr(native, native_bytes)
-            native_records.append((hashlib.sha256(native_bytes).hexdigest(),
-                                   f"{bates[0]}.pdf, native of {exhibit.display_label} in production {production}"))
+            native = f"{volume}/NATIVES/{bates[0]}{suffix}"
+            if suffix != ".pdf":
+                # The original file, byte for byte; it is the matter's own evidence, not LawDesk's output, so it
+                # is not recorded as a generated document.
+                archive.write(storage.blob_path(exhibit.content.sha256), native)
+            else:
+                native_bytes = source.tobytes(garbage=2, deflate=True)
+                archive.writestr(native, native_bytes)
+                native_records.append((hashlib.sha256(native_bytes).hexdigest(),
+                                       f"{bates[0]}.pdf, native of {exhibit.display_label} in production {production}"))
             text = "\f".join(f"[{b}]\n{t}\n" for b, t in zip(bates, page_texts))
             text_path = f"{volume}/TEXT/{bates[0]}.txt"
             archive.writestr(text_path, text.encode("utf-8"))
             if production.with_images:
-                redacted = (set(exhibit.pages.filter(redactions__isnull=False).values_list("number", flat=True))
+                redacted = (set(exhibit.content.pages.filter(redactions__isnull=False).values_list("number", flat=True))
                             if produced.own_pages else None)
                 for index, (page, number) in enumerate(zip(source, bates)):
                     archive.writestr(f"{volume}/IMAGES/{number}.tif", tiff_bytes(page))
@@ -217,7 +234,7 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
                         changed_images.add(f"{volume}/IMAGES/{number}.tif")
                 opt_documents.append(bates)
             source.close()
-            pages = list(exhibit.pages.order_by("number")) if produced.own_pages else [None]
+            pages = list(exhibit.content.pages.order_by("number")) if produced.own_pages else [None]
             rows = ([BatesPage(production=production, document=document, page=p, number=n, bates=production.bates(n))
                      for p, n in zip(pages, item.numbers)]
                     + ([BatesPage(production=production, document=document, page=None, number=item.cover_number,

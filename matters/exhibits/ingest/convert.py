@@ -41,6 +41,17 @@ def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, 
     PDF export filter as JSON (LibreOffice 7.4 and later: ``{"ExportBookmarksToPDFDestination": {"type":
     "boolean", "value": "true"}}``), none by default.
     """
+    convert_to = f"pdf:writer_pdf_Export:{pdf_options}" if pdf_options else "pdf"
+    return office_convert(source, target, suffix=suffix, description=description, hidden=hidden, changes=changes,
+                          convert_to=convert_to, produced_suffix=".pdf")
+
+
+def office_convert(source: Path, target: Path, *, suffix: str, description: str, hidden: Sequence[str] = (),
+                   changes: WordChanges | None = None, convert_to: str, produced_suffix: str) -> int:
+    """Convert the document at ``source`` with LibreOffice's ``--convert-to convert_to`` (``"pdf"``,
+    ``"xlsx:Calc MS Excel 2007 XML"``) to ``target``, the file LibreOffice names ``document{produced_suffix}``;
+    otherwise as :func:`office_to_pdf`, which raises the same ConversionRefused."""
+    produced_name = "PDF" if produced_suffix == ".pdf" else produced_suffix[1:].upper()
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if soffice is None:
         raise ConversionRefused(
@@ -75,7 +86,7 @@ def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, 
             "--headless",
             "--norestore",
             "--convert-to",
-            f"pdf:writer_pdf_Export:{pdf_options}" if pdf_options else "pdf",
+            convert_to,
             "--outdir",
             sandbox.SANDBOX_OUTPUT_DIR,
             mounts.sandbox_input,
@@ -89,10 +100,11 @@ def office_to_pdf(source: Path, target: Path, *, suffix: str, description: str, 
             subprocess.run(argv, capture_output=True, timeout=CONVERT_TIMEOUT_S, check=False)
         except subprocess.TimeoutExpired as exc:
             raise ConversionRefused(
-                f"The {description} took longer than {CONVERT_TIMEOUT_S // 60} minutes to convert to PDF."
+                f"The {description} took longer than {CONVERT_TIMEOUT_S // 60} minutes to convert to {produced_name}."
             ) from exc
-        produced = output_dir / "document.pdf"
+        produced = output_dir / f"document{produced_suffix}"
         if not produced.is_file() or produced.is_symlink() or produced.stat().st_size == 0:
-            raise ConversionRefused(f"The {description} could not be converted to PDF: it may be damaged.")
+            raise ConversionRefused(f"The {description} could not be converted to {produced_name}: it may be "
+                                    "damaged.")
         shutil.copyfile(produced, target)
         return cut

@@ -11,6 +11,7 @@ from .convert import ConversionRefused, office_to_pdf
 from .docx_revisions import WordChanges
 from .fonts import document_fonts, font_note, word_processing_suffix
 from .images import image_pdf_bytes
+from .sheets import workbook_to_pdf
 from .spec import IngestFailure, Spec, _check_image_pixels
 
 # Exhibit kinds LibreOffice converts: kind -> (file suffix it expects, what people call the file); a suffix of
@@ -40,7 +41,13 @@ def _office_to_pdf(spec: Spec, out_dir: Path, notes: list[str], changes: WordCha
     with tempfile.TemporaryDirectory(prefix="lawdesk-decrypt-") as work:
         source = Path(spec.source)
         if office_crypto.encrypted(source):
-            source, suffix = _decrypted(spec, Path(work), suffix, description, notes)
+            try:
+                source, suffix = _decrypted(spec, Path(work), suffix, description, notes)
+            except _WorkbookInside as inside:
+                # An encrypted OOXML package is accepted as a Word document before anyone knows what it holds.
+                notes.append("Password-protected Excel workbook opened with the password given; the original is "
+                             "kept as uploaded, encrypted.")
+                return workbook_to_pdf(spec, out_dir, notes, source=inside.path, suffix=".xlsx")
         try:
             cut = office_to_pdf(source, target, suffix=suffix, description=description, hidden=hidden,
                                changes=changes)
@@ -75,6 +82,8 @@ def _decrypted(spec: Spec, work: Path, suffix: str, description: str, notes: lis
     password = Path(spec.password_file).read_text() if spec.password_file else ""
     decrypted = work / f"decrypted{suffix}"
     holds = office_crypto.decrypt(Path(spec.source), decrypted, password, description)
+    if holds == "Excel workbook":
+        raise _WorkbookInside(decrypted)
     if holds and holds != "Word document":
         article = "an" if holds[0] in "AEIOU" else "a"
         raise IngestFailure(f"The password-protected file is {article} {holds}, not a Word document; it opened with "
@@ -86,6 +95,14 @@ def _decrypted(spec: Spec, work: Path, suffix: str, description: str, notes: lis
     notes.append(f"Password-protected {description} opened with the password given; the original is kept as "
                  "uploaded, encrypted.")
     return decrypted, suffix
+
+
+class _WorkbookInside(Exception):
+    """A password-protected Office file turned out, once decrypted to ``path``, to be an Excel workbook."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(str(path))
+        self.path = path
 
 
 def _blank(pdf: Path) -> bool:
@@ -116,6 +133,8 @@ def open_document(spec: Spec, out_dir: Path, notes: list[str],
             return pymupdf.open(display_source(spec), filetype="pdf")
         except Exception as exc:
             raise IngestFailure("The message's pages could not be opened; process it again.") from exc
+    if spec.kind == "workbook":
+        return pymupdf.open(workbook_to_pdf(spec, out_dir, notes))
     if spec.kind in OFFICE_KINDS:
         changes = changes if changes is not None else WordChanges()
         return pymupdf.open(_office_to_pdf(spec, out_dir, notes, changes))

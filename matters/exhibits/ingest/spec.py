@@ -35,6 +35,7 @@ class Spec:
     ocr_workers: int = 2
     ocr_lang: str = "eng"
     max_image_pixels: int = 0
+    max_sheet_cells: int = 0  # LAWDESK_SHEET_MAX_CELLS: a spreadsheet spanning more cells is refused (0: no limit)
     data_dir: str = ""  # hidden from converters' sandbox
     readers_unsandboxed: bool = False  # LAWDESK_READERS_UNSANDBOXED: Tesseract without its sandbox (docs/security.md)
     images: tuple[str, ...] = ()  # page files of a received volume, for the "assemble" job,

@@ -18,12 +18,16 @@ or a font program: its strings (the pieces of a ``TJ`` array joined; a content s
 byte-order mark, the others being glyph codes the page text already reads), and, when it is not a content stream,
 its bytes as text (XMP, JavaScript); an embedded PDF read the same way. A page thumbnail or an embedded file is a
 finding of its own: a production carries none, and a thumbnail's pixels are not read. Text files (TEXT, DAT, OPT,
-the index) are read in their encoding; page images through OCR where the caller gives an ``ocr`` function
+the index) are read in their encoding; a native spreadsheet by its text (XLSX and ODS: every XML part, tags out; XLS:
+its bytes as Latin-1 and as UTF-16LE); page images through OCR where the caller gives an ``ocr`` function
 (:meth:`Scanner.scan_file`).
 """
 
 import hashlib
+import html
+import io
 import re
+import zipfile
 from dataclasses import dataclass, field
 
 import ahocorasick
@@ -204,6 +208,26 @@ def _is_text(data: bytes) -> bool:
     return bool(head) and len(head.translate(None, _PRINTABLE)) <= MAX_BINARY_SHARE * len(head)
 
 
+# The most a native spreadsheet's XML parts are read to, uncompressed (a ZIP's sizes are checked before reading).
+_PACKAGE_MAX_BYTES = 1 << 30
+_TAG = re.compile(rb"<[^>]*>")
+
+
+def _package_text(data: bytes, name: str) -> str:
+    """The text of every XML part of an XLSX or ODS (cell strings, formulas, sheet names, comments), tags taken
+    out and entities read. Raises ValueError for a package that cannot be read or is larger than
+    _PACKAGE_MAX_BYTES, so the volume fails rather than going out unscanned."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            parts = [info for info in package.infolist() if info.filename.lower().endswith((".xml", ".rels"))]
+            if sum(info.file_size for info in parts) > _PACKAGE_MAX_BYTES:
+                raise ValueError(f"{name} is too large to scan for what must not leave")
+            return "\n".join(html.unescape(_TAG.sub(b" ", package.read(info)).decode("utf-8", "replace"))
+                             for info in parts)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ValueError(f"{name} could not be read to scan it for what must not leave ({exc})") from exc
+
+
 def _bytes_as_text(data: bytes) -> str:
     if data[:2] in (b"\xfe\xff", b"\xff\xfe"):
         return data.decode("utf-16", "replace")
@@ -337,5 +361,11 @@ class Scanner:
         elif lower.endswith((".tif", ".tiff", ".jpg", ".jpeg", ".png")):
             if read_image and self.ocr is not None:
                 self._find(name, self.ocr(data))
+        elif lower.endswith((".xlsx", ".xlsm", ".ods")):
+            self._find(name, _package_text(data, name))
+        elif lower.endswith(".xls"):
+            # BIFF8 keeps a string as Latin-1 ("compressed") or UTF-16LE, at either byte alignment.
+            self._find(name, "\n".join((data.decode("latin-1"), data.decode("utf-16-le", "replace"),
+                                         data[1:].decode("utf-16-le", "replace"))))
         else:
             self._find(name, _bytes_as_text(data))

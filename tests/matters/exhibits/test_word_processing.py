@@ -107,11 +107,13 @@ def test_wordperfect_is_recognised_and_an_unreadable_one_fails_with_the_reason(m
 
 
 def test_other_compound_and_zip_files_are_still_rejected_with_the_reason(matter, tmp_path, ingest):
-    ole = tmp_path / "book.xls"
-    ole.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + "Workbook".encode("utf-16-le") * 4)
-    spreadsheet = tmp_path / "sheet.ods"
+    # Presentations (spreadsheets are accepted now: test_spreadsheets.py).
+    ole = tmp_path / "deck.ppt"
+    ole.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504
+                    + "PowerPoint Document".encode("utf-16-le") * 4)
+    spreadsheet = tmp_path / "deck.odp"
     with zipfile.ZipFile(spreadsheet, "w") as package:
-        package.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        package.writestr("mimetype", "application/vnd.oasis.opendocument.presentation")
         package.writestr("content.xml", "<office:document-content/>")
     for path in (ole, spreadsheet):
         exhibit = ingest(matter, path)

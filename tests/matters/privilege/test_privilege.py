@@ -484,3 +484,25 @@ def test_log_fields_are_prefilled_from_metadata_and_editable(matter, attorney, m
     assert row["recipients"] == "Pat Client (CEO); Lee Partner, Esq." and row["date"] == "2023-03-15"
     assert matter.audit_entries.get(action="privilege_log.edit").detail["fields"] == ["date", "recipients"]
     assert_absent_from_volume(production, {"strategy", "privileged", "counsel"})
+
+
+def test_a_withheld_message_and_its_attachment_are_logged_from_the_messages_own_headers(matter, attorney):
+    from tests.matters.exhibits.email_messages import as_bytes, ingest_bytes, message, pdf_bytes
+
+    # Sent at 23:30 on March 3 in the sender's timezone (07:30 UTC on March 4); the subject line is long enough
+    # that a date read from the page would run into it.
+    mail = message(subject="Privileged: appeal strategy and the settlement range we would accept", cc="Cy Park "
+                   "<cy@ruiz-law.example>", bcc="Dee Client <dee@client.example>",
+                   body="Ben, my advice on the appeal follows.\n")
+    mail.add_attachment(pdf_bytes("Draft appeal memorandum."), maintype="application", subtype="pdf",
+                        filename="memo.pdf")
+    parent = ingest_bytes(matter, attorney, as_bytes(mail))
+    child = parent.children.get()
+    produce(matter, [parent], attorney, withheld={
+        parent.pk: ATTORNEY_CLIENT,
+        child.pk: {"basis": "attorney_client", "description": "Draft memorandum from counsel re appeal"}})
+    entries = {entry.document.exhibit_id: entry for entry in PrivilegeLogEntry.objects.select_related("document")}
+    recipients = "Ben Stone <ben@stone.example>; Cy Park <cy@ruiz-law.example>; Dee Client <dee@client.example>"
+    assert [(e.date, e.author, e.recipients, e.document_type) for e in (entries[parent.pk], entries[child.pk])] == [
+        ("2026-03-03", "Ana Ruiz <ana@ruiz-law.example>", recipients, "Email"),
+        ("2026-03-03", "Ana Ruiz <ana@ruiz-law.example>", recipients, "Attachment")]
