@@ -100,7 +100,7 @@ def scan(zip_path: Path, pdf_path: Path, secrets, stored: dict[Path, dict[int, s
     from matters.productions.bates.leaks import IngestedPages, Scanner
 
     ingested = None
-    if stored is not None:
+    if stored is not None and secrets:
         ingested = IngestedPages()
         for path, texts in stored.items():
             with pymupdf.open(path) as doc:

@@ -263,6 +263,13 @@ def _decoded(stream) -> bytes:
     return bytes(_M.pdf_load_stream(stream).fz_buffer_extract())
 
 
+def _raw(stream) -> bytes:
+    return bytes(_M.pdf_load_raw_stream(stream).fz_buffer_extract())
+
+
+_MAX_XOBJECTS = 10_000
+
+
 class _Digests:
     """Digests of one document's objects by content: an object's tight syntax with each reference replaced by the
     digest of what it refers to, and a stream's raw bytes; so one font copied into another file (renumbered,
@@ -459,16 +466,15 @@ class Scanner:
         looking = bool(self.secrets)
         digests = _Digests(doc) if self.ingested and looking else None
         unchanged_content: set[int] = set()  # the form XObjects holding an unchanged page's own content
+        pdf = pymupdf._as_pdf_document(doc)  # once: each high-level call makes its own
         for index in range(doc.page_count) if looking else ():
             where = f"{name}, page {index + 1}"
-            if digests is not None and self._ingested_page(doc, index, digests, where, name, unchanged_content):
-                continue
-            page = doc[index]
-            if self._page_seen(doc, page):
+            # A page read in another file (the combined PDF repeats the natives' pages), or an unchanged one.
+            if self._page_seen(pdf, index) or (digests is not None and self._ingested_page(
+                    doc, index, digests, where, name, unchanged_content)):
                 continue
             self.pages_extracted += 1
-            self._find(where, page.get_text())
-        pdf = pymupdf._as_pdf_document(doc)  # once: each high-level call makes its own
+            self._find(where, doc[index].get_text())
         for xref in range(1, doc.xref_length()):
             self._scan_object(doc, pdf, xref, name, looking, xref in unchanged_content, digests)
 
@@ -483,17 +489,33 @@ class Scanner:
         key, form, data = produced
         unchanged_content.add(form)
         self.pages_ingested += 1
+        # Its content is read here, not again where another file repeats it (the scan of objects skips a stream
+        # it has seen).
+        self._seen(data, self._streams)
         if not self._seen(key, self._pages):
             self._find(where, self.ingested[key])
             self._find(f"{name}, object {form}",
                        "\n".join(syntax_texts(b"\n".join(_PROPERTY_LIST.findall(data)), stream=True)))
         return True
 
-    def _page_seen(self, doc: pymupdf.Document, page: pymupdf.Page) -> bool:
-        """Whether a page with the same content streams (its own and its forms') had its text extracted."""
+    def _page_seen(self, pdf, index: int) -> bool:
+        """Whether a page with the same content streams (its own and its XObjects', forms' within forms included,
+        by their encoded bytes) had its text read."""
         try:
-            xrefs = list(page.get_contents()) + [item[0] for item in page.get_xobjects()]
-            key = tuple(sorted(hashlib.sha1(doc.xref_stream_raw(x) or b"").digest() for x in xrefs))
+            page = _M.pdf_lookup_page_obj(pdf, index)
+            raw = [_raw(stream) for stream in _streams(page)]
+            pending, done = [_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Resources)], set()
+            while pending and len(done) < _MAX_XOBJECTS:
+                xobjects = _M.pdf_dict_get(pending.pop(), _M.PDF_ENUM_NAME_XObject)
+                for i in range(_M.pdf_dict_len(xobjects) if _M.pdf_is_dict(xobjects) else 0):
+                    xobject = _M.pdf_dict_get_val(xobjects, i)
+                    number = _M.pdf_to_num(xobject)
+                    if not _M.pdf_is_stream(xobject) or number in done:
+                        continue
+                    done.add(number)
+                    raw.append(_raw(xobject))
+                    pending.append(_M.pdf_dict_get(xobject, _M.PDF_ENUM_NAME_Resources))
+            key = tuple(sorted(hashlib.sha1(data).digest() for data in raw))
         except Exception:  # a page whose streams cannot be listed is read
             return False
         if key in self._pages:
