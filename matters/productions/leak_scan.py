@@ -15,12 +15,12 @@ import pymupdf
 from django.conf import settings
 
 from matters import storage
-from matters.models import PrivilegeBasis, Production, RedactionReason
+from matters.models import Page, PrivilegeBasis, Production, RedactionReason
 from matters.privilege import log
 from matters.privilege.page_words import centre_of, page_words
 from matters.privilege.services import entry_of, produced_title
 
-from .bates.leaks import Finding, Scanner, Secrets
+from .bates.leaks import Finding, IngestedPages, Scanner, Secrets
 from .bates.redact import PLACEHOLDER_TITLE
 from .bates.volume import DAT_FIELDS, INDEX_FIELDS
 
@@ -99,12 +99,32 @@ def _ocr(data: bytes) -> str:
         return ocr_page_image(path, lang=settings.LAWDESK_OCR_LANG, dpi=300).text
 
 
+def ingested_pages(production: Production) -> IngestedPages:
+    """The pages of the production's documents whose text ingest read from the PDF's own text layer
+    (``Page.Source.PDF``) and that no box is drawn on, keyed from the exhibit's display PDF, the file ingest read:
+    a produced page that is one of them unchanged holds its stored text (:class:`.bates.leaks.IngestedPages`).
+    A withheld document's pages are not among them (a placeholder is produced instead)."""
+    ingested = IngestedPages()
+    for document in production.documents.select_related("exhibit", "privilege_entry"):
+        entry = entry_of(document)
+        if entry is not None and entry.withheld:
+            continue
+        texts = {page.number - 1: page.text for page in document.exhibit.pages.filter(
+            source=Page.Source.PDF, redactions__isnull=True).only("number", "text")}
+        if texts:
+            with pymupdf.open(storage.display_pdf(document.exhibit)) as pdf:
+                ingested.add(pdf, texts)
+    return ingested
+
+
 def scan_production(production: Production, secrets: Secrets, zip_path: Path, pdf_path: Path,
                     read_images: set[str] = frozenset()) -> list[Finding]:
     """Scan every member of the volume ZIP and the combined PDF for ``secrets``; return the findings (empty when
     clean). ``read_images``: the volume's page images (member names) to read through OCR (the pages a redaction
-    or a placeholder changed); other page images show pages whose text was allowed and are not read."""
-    scanner = Scanner(secrets, ocr=_ocr)
+    or a placeholder changed); other page images show pages whose text was allowed and are not read. A page the
+    production left as ingest read it is not extracted again: its stored text stands for it
+    (:func:`ingested_pages`)."""
+    scanner = Scanner(secrets, ocr=_ocr, ingested=ingested_pages(production) if secrets else None)
     with zipfile.ZipFile(zip_path) as volume:
         for name in volume.namelist():
             scanner.scan_file(volume.read(name), name, read_image=name in read_images)

@@ -14,7 +14,11 @@ Found here, each with the words it hides (:func:`find_hidden_text`):
 - invisible text (render mode 3: how an OCR layer is stored under a scan) under a dark box, or under an area of
   the page that renders solid dark (a box painted into the scan's pixels): the words are in the file, readable;
 - an image drawn over text drawn before it, where the page as rendered shows nothing of the character (its
-  box renders as one flat colour).
+  box renders as one flat colour);
+- a Stamp or FreeText annotation over text (a picture or a box pasted on as an annotation, of any colour), and
+  a light opaque fill drawn over text drawn before it ("white-out": a white or pale box), each where the page as
+  rendered with its annotations shows nothing of the character. A highlight (drawn under the text, translucent,
+  or multiplied over it), table shading drawn before the text and form fields hide nothing and are not reported.
 This module imports nothing from Django.
 
 Not found: text hidden by a clip, by being drawn off the page or in white on white (no box hides it), and boxes
@@ -23,9 +27,10 @@ on scans without a text layer (their "text" is pixels; a box on a scan removes t
 Reading a page's drawings (``get_drawings``) interprets the whole page again and costs most of what reading its text
 does, yet most pages fill no dark area at all. :func:`read_text` therefore reads the text and, in the same pass, the
 bounds and colour of every vector path (MuPDF's structured text with ``FZ_STEXT_COLLECT_VECTORS``); the drawings are
-read only on a page where that shows a dark fill (:func:`may_hide_text`) or a dark stroke over a text block
-(:func:`may_stroke_over_text`). The pre-tests are looser than the check itself, so they never pass over a box or a
-stroke the check would find. Images are looked at on a page that has any (its resources list one), invisible text
+read only on a page where that shows a dark fill (:func:`may_hide_text`), a dark stroke over a text block
+(:func:`may_stroke_over_text`) or an opaque fill of any colour over one (:func:`may_fill_over_text`). The
+pre-tests are looser than the check itself, so they never pass over a box, a stroke or a fill the check would
+find. Images are looked at on a page that has any (its resources list one), invisible text
 on a page that has some; the page is then rendered once, at RENDER_DPI.
 """
 
@@ -43,6 +48,8 @@ MIN_BOX_PT = 4.0
 # line covers 3, a frame around the line none.
 MIN_STROKE_PT = 1.0
 HATCH_POINTS = 5
+# A light fill over this share of the page or more is a background, not white-out.
+MAX_WHITE_OUT_SHARE = 0.5
 # The rendering that shows whether a character can be seen: a character box whose grey levels spread no more than
 # FLAT_SPREAD (0-255) shows nothing of it; for invisible text, that flat area must also be dark (mean grey up to
 # DARK_PIXEL_MEAN) to count as a box painted into a scan.
@@ -113,9 +120,9 @@ def _segments(items) -> list[tuple[float, float, float, float]]:
     return segments
 
 
-def _dark_boxes(page: pymupdf.Page, drawings: bool = True) -> list[_Box]:
+def _dark_boxes(page: pymupdf.Page, drawn: list[dict]) -> list[_Box]:
     boxes = []
-    for drawing in page.get_drawings() if drawings else ():
+    for drawing in drawn:
         kind = drawing.get("type") or ""
         if "f" in kind:
             luminance = _luminance(drawing.get("fill"))
@@ -150,6 +157,37 @@ def _dark_boxes(page: pymupdf.Page, drawings: bool = True) -> list[_Box]:
         if rect.width >= MIN_BOX_PT and rect.height >= MIN_BOX_PT:
             boxes.append(_Box(rect, luminance, 1 << 30))
     return boxes
+
+
+def _light_fills(page: pymupdf.Page, drawn: list[dict]) -> list[tuple[int, pymupdf.Rect]]:
+    """Opaque fills lighter than a redaction colour, at least MIN_BOX_PT each way and under MAX_WHITE_OUT_SHARE of
+    the page (a larger one is the page's background, which some writers paint last), with their drawing order:
+    white-out if drawn over text (:func:`_hidden_by_pixels` decides from the rendered page)."""
+    fills = []
+    largest = MAX_WHITE_OUT_SHARE * abs(page.mediabox)
+    for drawing in drawn:
+        if "f" not in (drawing.get("type") or ""):
+            continue
+        luminance, opacity = _luminance(drawing.get("fill")), drawing.get("fill_opacity")
+        rect = pymupdf.Rect(drawing["rect"])
+        if (luminance is not None and luminance > DARK_LUMINANCE and (opacity is None or opacity >= 0.9)
+                and rect.width >= MIN_BOX_PT and rect.height >= MIN_BOX_PT and abs(rect & page.mediabox) < largest):
+            fills.append((drawing.get("seqno", 0), rect))
+    return fills
+
+
+# Annotations that paste a picture or a box over the page: drawn after all of its content.
+_COVERING_ANNOTATIONS = (pymupdf.PDF_ANNOT_STAMP, pymupdf.PDF_ANNOT_FREE_TEXT)
+_AFTER_CONTENT = 1 << 30
+
+
+def _covering_annotations(page: pymupdf.Page) -> list[tuple[int, pymupdf.Rect]]:
+    covers = []
+    for annot in page.annots(types=_COVERING_ANNOTATIONS) or []:
+        rect = pymupdf.Rect(annot.rect)
+        if rect.width >= MIN_BOX_PT and rect.height >= MIN_BOX_PT:
+            covers.append((_AFTER_CONTENT, rect))
+    return covers
 
 
 def _near(x: float, y: float, segment, half: float) -> bool:
@@ -199,13 +237,16 @@ def _hidden_char_centres(page: pymupdf.Page, boxes: list[_Box]) -> dict[int, lis
 
 
 def find_hidden_text(page: pymupdf.Page, drawings: bool = True) -> list[HiddenText]:
-    """Return each box, stroke, unapplied Redact annotation, image or solid dark area on ``page`` that hides
-    extractable text, with the words under it (in reading order); see the module docstring.
+    """Return each box, stroke, unapplied Redact annotation, image, Stamp or FreeText annotation, white-out or
+    solid dark area on ``page`` that hides extractable text, with the words under it (in reading order); see the
+    module docstring.
 
-    ``drawings=False`` skips reading the page's vector drawings, for a page :func:`may_hide_text` and
-    :func:`may_stroke_over_text` cleared: only its annotations, images and rendered dark areas can then hide
-    text. Coordinates are turned into the displayed page's space (``page.rotation_matrix``)."""
-    boxes = _dark_boxes(page, drawings)
+    ``drawings=False`` skips reading the page's vector drawings, for a page :func:`may_hide_text`,
+    :func:`may_stroke_over_text` and :func:`may_fill_over_text` cleared: only its annotations, images and
+    rendered dark areas can then hide text. Coordinates are turned into the displayed page's space
+    (``page.rotation_matrix``)."""
+    drawn = page.get_drawings() if drawings else []
+    boxes = _dark_boxes(page, drawn)
     found = []
     words = None
     if boxes:
@@ -218,7 +259,8 @@ def find_hidden_text(page: pymupdf.Page, drawings: bool = True) -> list[HiddenTe
             if under:
                 found.append(_shown(page, box.rect, under))
     taken = [pymupdf.Rect(item.rect) for item in found]
-    found += [item for item in _hidden_by_pixels(page) if not any(
+    covers = _light_fills(page, drawn) + _covering_annotations(page)
+    found += [item for item in _hidden_by_pixels(page, covers) if not any(
         pymupdf.Rect(item.rect).intersects(rect) for rect in taken)]
     return found
 
@@ -254,20 +296,22 @@ def _may_have_invisible_text(page: pymupdf.Page) -> bool:
     return any(_INVISIBLE_MODE.search(data) for data in streams)
 
 
-def _hidden_by_pixels(page: pymupdf.Page) -> list[HiddenText]:
-    """Text an image drawn after it covers (the rendered page shows its box as one flat colour), and invisible
-    text (an OCR layer) on an area that renders solid dark; one item per image, or per line of such words."""
+def _hidden_by_pixels(page: pymupdf.Page, covers: list[tuple[int, pymupdf.Rect]] = ()) -> list[HiddenText]:
+    """Text an image, or one of ``covers`` ((drawing order, rect): light fills, covering annotations), drawn after
+    it covers (the rendered page shows its box as one flat colour), and invisible text (an OCR layer) on an area
+    that renders solid dark; one item per image or cover, or per line of such words."""
     has_images = bool(page.get_images(full=False))
-    if not has_images and not _may_have_invisible_text(page):
+    if not has_images and not covers and not _may_have_invisible_text(page):
         return []  # most pages: nothing to render
     spans = [span for span in page.get_texttrace() if span["chars"]]
     invisible = [span for span in spans if span.get("type") == 3]
-    if not spans or not (has_images or invisible):
+    if not spans or not (has_images or covers or invisible):
         return []
     images = []
     if has_images:
         images = [(seqno, pymupdf.Rect(rect)) for seqno, (kind, rect) in enumerate(page.get_bboxlog())
                   if kind in ("fill-image", "fill-imgmask")]
+    images += list(covers)
     candidates: dict[int, list[pymupdf.Rect]] = {}  # image index (or -1: dark pixels) -> hidden character boxes
     for span in spans:
         mode3 = span.get("type") == 3
@@ -368,10 +412,50 @@ def read_text(page: pymupdf.Page) -> tuple[str, bool]:
 
 def read_page(page: pymupdf.Page) -> tuple[str, bool]:
     """Return the page's plain text (as ``page.get_text("text")``) and whether :func:`find_hidden_text` must read
-    its drawings (:func:`may_hide_text` or :func:`may_stroke_over_text`), from one reading of the page. Raises
-    what MuPDF raises for a page it cannot read."""
+    its drawings (:func:`may_hide_text`, :func:`may_stroke_over_text` or :func:`may_fill_over_text`), from one
+    reading of the page. Raises what MuPDF raises for a page it cannot read."""
     textpage = page.get_textpage(flags=TEXT_AND_VECTORS)
-    return textpage.extractText(), may_hide_text(textpage) or may_stroke_over_text(textpage)
+    return textpage.extractText(), (may_hide_text(textpage) or may_stroke_over_text(textpage)
+                                    or may_fill_over_text(textpage))
+
+
+def may_fill_over_text(textpage: pymupdf.TextPage) -> bool:
+    """Whether the page read into ``textpage`` (made with TEXT_AND_VECTORS) fills a possibly opaque path of any
+    colour, at least about MIN_BOX_PT each way once its pieces are put together, across a block of text (white-out
+    may hide it; shading under the text does not, which the check tells apart). True also when the blocks cannot be
+    read as this module expects."""
+    page = textpage.this.m_internal
+    first, last = _address(page.first_block), _address(page.last_block)
+    if first is None or last is None:
+        return True
+    if not first:
+        return False
+    if not _layout_checked:
+        _layout_checked.append(_layout_matches(textpage, first))
+    blocks = _walk(first, last) if _layout_checked[0] else None
+    if blocks is None:
+        return True
+    texts = [(b.x0, b.y0, b.x1, b.y1) for b in blocks if b.type == mupdf.FZ_STEXT_BLOCK_TEXT]
+    if not texts:
+        return False
+    piece: list[float] | None = None
+    for vector in blocks:
+        if vector.type != mupdf.FZ_STEXT_BLOCK_VECTOR:
+            continue
+        if vector.flags & mupdf.FZ_STEXT_VECTOR_IS_STROKED or (vector.argb >> 24) & 255 < _MAY_BE_OPAQUE * 255:
+            piece = None
+            continue
+        if piece is None:
+            piece = [vector.x0, vector.y0, vector.x1, vector.y1]
+        else:
+            piece = [min(piece[0], vector.x0), min(piece[1], vector.y0), max(piece[2], vector.x1),
+                     max(piece[3], vector.y1)]
+        if (piece[2] - piece[0] >= _MAY_BE_BOX_PT and piece[3] - piece[1] >= _MAY_BE_BOX_PT and any(
+                piece[0] < x1 and x0 < piece[2] and piece[1] < y1 and y0 < piece[3] for x0, y0, x1, y1 in texts)):
+            return True
+        if not vector.flags & mupdf.FZ_STEXT_VECTOR_CONTINUES:
+            piece = None
+    return False
 
 
 # A stroked path's bounds include its width: a path this thick or thicker each way may be a stroke of at least

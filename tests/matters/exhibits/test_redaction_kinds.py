@@ -125,3 +125,93 @@ def test_a_marker_stroke_is_flagged_on_ingest_with_its_words_and_blocks_a_produc
     assert matter.audit_entries.filter(action="page.improper_redaction").exists()
     blockers = production_blockers([exhibit], set())
     assert len(blockers) == 1 and "Holloway" in blockers[0]
+
+
+def pasted_patch() -> bytes:
+    patch = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 65, 4), False)
+    patch.set_rect(patch.irect, (250, 250, 250))  # a near-white picture, as wide as the line
+    return patch.tobytes("png")
+
+
+def test_a_picture_pasted_as_a_stamp_annotation_over_live_text_is_found():
+    doc, page = page_with_secret()
+    page.add_stamp_annot(LINE, stamp=pasted_patch())
+    text = found_text(page)
+    assert "Holloway" in text and "1,250,000" in text and "Letter" not in text
+
+
+@pytest.mark.parametrize("fill", [(1, 1, 1), (0.85, 0.85, 0.85)], ids=["white", "light grey"])
+def test_a_free_text_box_over_live_text_is_found(fill):
+    doc, page = page_with_secret()
+    page.add_freetext_annot(LINE, "REDACTED", fontsize=6, fill_color=fill, text_color=(0, 0, 0))
+    assert "Holloway" in found_text(page)
+
+
+@pytest.mark.parametrize("fill", [(1, 1, 1), (0.98, 0.98, 0.85), (0.8, 0.8, 0.8)],
+                         ids=["white", "correction-fluid cream", "light grey"])
+def test_white_out_drawn_over_live_text_is_found(fill):
+    doc, page = page_with_secret()
+    page.draw_rect(LINE, color=None, fill=fill, overlay=True)
+    text = found_text(page)
+    assert "Holloway" in text and "Letter" not in text
+
+
+def test_highlights_shading_rubber_stamps_and_form_fields_hide_nothing():
+    doc, page = page_with_secret()
+    page.add_highlight_annot(LINE)  # a highlight annotation: translucent, multiplied over the text
+    assert found_text(page) == ""
+    doc, page = page_with_secret()
+    page.draw_rect(LINE, color=None, fill=(0.85, 0.85, 0.85), overlay=False)  # table shading under the text
+    page.draw_rect(LINE, color=None, fill=(1, 1, 0), fill_opacity=0.4, overlay=True)  # a see-through marker
+    assert found_text(page) == ""
+    doc, page = page_with_secret()
+    page.add_stamp_annot(LINE, stamp=0)  # a rubber stamp ("Approved") over the line: the text shows through
+    page.add_freetext_annot(LINE + (0, 20, 0, 20), "note", fontsize=8)  # a note with no fill, below it
+    widget = pymupdf.Widget()
+    widget.field_type, widget.field_name, widget.rect = pymupdf.PDF_WIDGET_TYPE_TEXT, "amount", LINE
+    widget.field_value = ""
+    page.add_widget(widget)  # a form field over the line, without a background
+    assert found_text(page) == ""
+
+
+def _marked_but_not_applied(page: pymupdf.Page) -> None:
+    annot = page.add_redact_annot(LINE)
+    annot.set_colors(stroke=(1, 0, 0))
+    annot.update()
+
+
+def _ocr_layer_under_a_box(page: pymupdf.Page) -> None:
+    page.insert_image(page.rect, pixmap=scan_image(), overlay=False)
+    page.draw_rect(LINE, color=None, fill=(0, 0, 0), overlay=True)
+
+
+def _image_over_text(page: pymupdf.Page) -> None:
+    page.insert_image(LINE, stream=pasted_patch(), overlay=True, keep_proportion=False)
+
+
+# Each kind built into a file the real ingest reads, as an attorney would upload it.
+INGESTED_KINDS = {
+    "a Redact annotation never applied": (_marked_but_not_applied, False),
+    "an OCR layer under a box": (_ocr_layer_under_a_box, True),
+    "an image pasted over text": (_image_over_text, False),
+    "a picture pasted as a stamp annotation": (lambda page: page.add_stamp_annot(LINE, stamp=pasted_patch()), False),
+    "a white FreeText box": (lambda page: page.add_freetext_annot(LINE, "", fill_color=(1, 1, 1)), False),
+    "white-out": (lambda page: page.draw_rect(LINE, color=None, fill=(1, 1, 1), overlay=True), False),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", list(INGESTED_KINDS))
+def test_each_kind_is_flagged_on_ingest_with_its_words_and_blocks_a_production(matter, ingest, tmp_path, kind):
+    build, invisible = INGESTED_KINDS[kind]
+    doc, page = page_with_secret(invisible=invisible)
+    build(page)
+    path = tmp_path / "letter.pdf"
+    doc.save(path)
+    exhibit = ingest(matter, path)
+    box = ImproperRedaction.objects.get(page__exhibit=exhibit)
+    assert "Holloway" in box.hidden_text and "1,250,000" in box.hidden_text, box.hidden_text
+    assert "Letter" not in box.hidden_text
+    assert matter.audit_entries.filter(action="page.improper_redaction").exists()
+    blockers = production_blockers([exhibit], set())
+    assert len(blockers) == 1 and "Holloway" in blockers[0]

@@ -395,3 +395,22 @@ def test_a_name_under_a_box_on_a_scan_is_cleared_from_the_prefilled_log(matter, 
     assert production.status == Production.Status.DONE, production.reason
     entry = PrivilegeLogEntry.objects.get(document__production=production)
     assert "holloway" not in entry.recipients.lower() and "Dana Counsel" in entry.author
+
+
+def test_a_redaction_that_leaves_text_under_its_box_fails_the_production(matter, attorney, ingest, tmp_path,
+                                                                        monkeypatch):
+    """MuPDF's redaction leaving the words under a box in the content (as it did on pages of the PyMuPDF issues
+    bates/redact.py names): the check after it raises RedactionFailed, and the production fails, its range void,
+    no file delivered, never done."""
+    path = tmp_path / "letter.pdf"
+    letter().save(path)
+    exhibit = ingest(matter, path)
+    redaction_add(page=exhibit.pages.get(number=1), rect=BOX, reason="PII", user=attorney)
+    monkeypatch.setattr(pymupdf.Page, "apply_redactions", lambda page, *args, **kwargs: True)
+    production = produce(matter, [exhibit], attorney)
+    assert production.status == Production.Status.FAILED
+    assert "text is still under a redaction box on page 1" in production.reason, production.reason
+    assert not BatesPage.objects.filter(production=production).exists()
+    assert matter.audit_entries.filter(action="production.void").count() == 1
+    assert not matter.audit_entries.filter(action="production.done").exists()
+    assert not production_files(production)["zip"].exists() and not production_files(production)["pdf"].exists()

@@ -1,0 +1,112 @@
+"""The leak scan reads a page the production left as ingest read it from its stored text, and only such a page:
+a page whose content, fonts or box differ in any byte is extracted again, a redacted page is extracted, and an
+unchanged page's marked-content property lists (what text extraction does not read) are still read."""
+
+import zipfile
+
+import pymupdf
+import pytest
+
+from matters.models import Production
+from matters.privilege.services import redaction_add
+from matters.productions.bates.leaks import IngestedPages, Scanner, Secrets
+from matters.productions.bates.stamp import StampSpec, stamp_and_append
+from matters.productions.delivery import production_files
+from matters.productions.leak_scan import ingested_pages, production_secrets
+from matters.productions.reservation import production_create
+from matters.productions.stamping import production_run
+
+NAME = "Margaret Holloway"
+SHOWN = "Beneficiary Dana Whitfield under the policy."
+
+
+def source(content: bytes | None = None) -> pymupdf.Document:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 200), SHOWN, fontsize=11)
+    if content is not None:
+        doc.update_stream(page.get_contents()[0], content)
+    return pymupdf.open("pdf", doc.tobytes())
+
+
+def stamped(doc: pymupdf.Document) -> pymupdf.Document:
+    """``doc`` stamped as a production stamps a native (its own content made a form, the stamp after it)."""
+    combined = pymupdf.open()
+    stamp_and_append(combined, doc, ["SMITH000001"], StampSpec())
+    return pymupdf.open("pdf", doc.tobytes(garbage=2, deflate=True))
+
+
+def scan(produced: pymupdf.Document, ingested: IngestedPages) -> Scanner:
+    secrets = Secrets()
+    secrets.add(NAME, "redacted")
+    scanner = Scanner(secrets, ingested=ingested)
+    scanner.scan_pdf(produced.tobytes(), "NATIVES/SMITH000001.pdf")
+    return scanner
+
+
+def ingested_from(doc: pymupdf.Document, text: str) -> IngestedPages:
+    ingested = IngestedPages()
+    ingested.add(doc, {0: text})
+    return ingested
+
+
+def test_an_unchanged_page_is_read_from_its_stored_text():
+    original = source()
+    # The stored text says what the page shows: the scan looks in it instead of extracting the page again.
+    scanner = scan(stamped(source()), ingested_from(original, SHOWN))
+    assert (scanner.pages_ingested, scanner.pages_extracted, scanner.findings) == (1, 0, [])
+
+
+def test_a_page_whose_font_differs_in_one_key_is_extracted_again():
+    original = source()
+    # A stored text holding the name tells which text the scan looked in: the stored one, or the page's own.
+    stored = ingested_from(original, f"{SHOWN} {NAME}")
+    scanner = scan(stamped(source()), stored)
+    assert scanner.pages_ingested == 1 and any(f.where.endswith("page 1") for f in scanner.findings)
+    produced = stamped(source())
+    form = int(produced.xref_get_key(produced.page_xref(0), "Resources/XObject/LDPage")[1].split()[0])
+    font = int(produced.xref_get_key(form, "Resources/Font/helv")[1].split()[0])
+    produced.xref_set_key(font, "BaseFont", "/Courier")
+    scanner = scan(produced, stored)
+    assert (scanner.pages_ingested, scanner.pages_extracted, scanner.findings) == (0, 1, [])
+
+
+def test_a_page_whose_content_differs_is_extracted_again():
+    original = source()
+    # One line more than ingest read, in the page's own font.
+    changed = source(original.xref_stream(original[0].get_contents()[0])
+                     + b"\nBT /helv 11 Tf 72 500 Td (" + NAME.encode() + b") Tj ET\n")
+    scanner = scan(stamped(changed), ingested_from(original, SHOWN))
+    assert (scanner.pages_ingested, scanner.pages_extracted) == (0, 1)
+    assert scanner.findings
+
+
+def test_an_unchanged_pages_property_lists_are_still_read():
+    marked = (b"/Span <</ActualText (" + NAME.encode() + b")>> BDC BT /helv 11 Tf 72 600 Td (Beneficiary) Tj ET "
+              b"EMC\n")
+    original = source()
+    content = marked + original.xref_stream(original[0].get_contents()[0])
+    scanner = scan(stamped(source(content)), ingested_from(source(content), SHOWN))
+    assert scanner.pages_ingested == 1
+    assert any("object" in f.where and f.text == NAME.lower() for f in scanner.findings), scanner.findings
+
+
+@pytest.mark.django_db
+def test_a_production_reads_its_unchanged_pages_from_ingest_and_extracts_the_redacted_one(
+        matter, attorney, ingest, tmp_path):
+    for name, line in (("plain.pdf", "Closing paragraph with nothing privileged in it."),
+                       ("letter.pdf", f"Beneficiary {NAME} under the policy.")):
+        doc = pymupdf.open()
+        doc.new_page().insert_text((72, 200), line, fontsize=11)
+        doc.save(tmp_path / name)
+    plain, letter = ingest(matter, tmp_path / "plain.pdf"), ingest(matter, tmp_path / "letter.pdf")
+    redaction_add(page=letter.pages.get(number=1), rect=(60, 185, 420, 206), reason="PII", user=attorney)
+    production = production_run(production_id=production_create(
+        matter=matter, exhibits=[plain, letter], prefix="SMITH", created_by=attorney, enqueue=False).pk)
+    assert production.status == Production.Status.DONE, production.reason
+    assert len(ingested_pages(production)) == 1  # the redacted page is not among them
+    scanner = Scanner(production_secrets(production), ingested=ingested_pages(production))
+    with zipfile.ZipFile(production_files(production)["zip"]) as volume:
+        for member in volume.namelist():
+            scanner.scan_file(volume.read(member), member)
+    assert (scanner.pages_ingested, scanner.pages_extracted, scanner.findings) == (1, 1, [])
