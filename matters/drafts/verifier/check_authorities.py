@@ -51,7 +51,9 @@ class AuthorityChecks:
             if case.form in ("full", "unknown_reporter"):
                 if case.problem:
                     problems[i] = case.problem
-                    self._finding(kind, Status.UNGROUNDED, case.start, case.end, case.problem, year=case.year)
+                    # A form no reader knows cannot be judged right or wrong: unreadable, blocking all the same.
+                    self._finding(kind, Status.UNREADABLE if case.unreadable else Status.UNGROUNDED, case.start,
+                                  case.end, case.problem, year=case.year)
                     out.append((case, None))
                     continue
                 hit = match_case(case, self.authorities)

@@ -124,6 +124,11 @@ TRUE = [
     ("citation before a short form", "The Compact allocates water among the States. Tarrant Regional Water Dist. "
                                      "v. Herrmann, 569 U.S. 614, 620 (2013). Summary judgment is proper. See Fed. R. "
                                      "Civ. P. 56(a), Tarrant, 569 U.S. at 622.", "Fed. R. Civ. P. 56(a)"),
+    # A real reporter beside a record cite in one sentence (Ex. I: "Total in USD\n$7.20"; the Tarrant slip opinion
+    # as above): neither is taken for a citation of an unknown reporter.
+    ("citation-shaped string", "The invoice totals $7.20, Ex. {I} at 1, and the Compact allocates water among the "
+                               "States, Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614, 620 (2013).",
+     "Tarrant"),
 ]
 
 FALSE = [
@@ -179,6 +184,14 @@ FALSE = [
     ("citation before a short form", "The Compact allocates water among the States. Tarrant Regional Water Dist. "
                                      "v. Herrmann, 569 U.S. 614, 620 (2013). Summary judgment is proper. See Fed. R. "
                                      "Civ. P. 57(a), Tarrant, 569 U.S. at 622."),
+    # A reporter no reader knows, written as a word (no period), in an attorney's own draft: alone, beside a record
+    # cite, with a pin cite, and as two words.
+    ("citation-shaped string", "The rule is settled. Smith v. Jones, 346 Fictitious 12 (2d Cir. 2019)."),
+    ("citation-shaped string", "The invoice totals $7.20. Ex. {I} at 1; Smith v. Jones, 346 Fictitious 12 (2d Cir. "
+                               "2019)."),
+    ("citation-shaped string", "The rule is settled. See 346 Fictitious 12, 14 (2d Cir. 2019)."),
+    ("citation-shaped string", "The rule is settled. Smith v. Jones, 346 Federal Cases Reporter 12 (D. Mass. "
+                               "2019)."),
 ]
 
 
@@ -227,6 +240,35 @@ def test_true_claims_pass_and_fabrications_block(claims_matter, matter):
     assert case.status == "grounded" and "not checked" in case.message and "slip opinion" in case.message
 
 
+@pytest.mark.parametrize("text, cite", [
+    ("The statute applies. 12 U.S.C. § 1 (2018).", "12 U.S.C. § 1"),
+    ("The statute applies. 12 U.S.C. 1 (2018).", "12 U.S.C. 1"),
+    ("The regulation applies. 29 C.F.R. § 1910.12 (2020).", "29 C.F.R. § 1910.12"),
+    ("The motion was denied. ECF No. 31 at 4 (Mar. 3, 2019).", "ECF No. 31 at 4"),
+    ("The invoice was paid. Ex. 12 at 3 (2019 ledger).", "Ex. 12 at 3"),
+    ("The court so held. Roe v. Doe, 2019 WI 12, ¶ 4.", "2019 WI 12"),
+    ("The court so held. Roe v. Doe, 2020 IL 124112 (2020).", "2020 IL 124112"),
+    ("The invoice was produced. SMITH000123 (2019).", "SMITH000123"),
+    ("The return was filed. The 2019 Form 1040 (2020) shows it.", "2019 Form 1040"),
+    ("The hearing was held on 12 March 2021 (2021 term).", "12 March 2021"),
+    ("The court so held. Roe v. Wade, 410 U.S. 113, 120 (1973).", "410 U.S. 113"),
+])
+def test_what_a_reader_knows_is_no_unreadable_citation(matter, record, text, cite):
+    """Statutes, regulations, record cites, public-domain cites, Bates numbers and real reporters are read by their
+    own readers (or are no citation at all), never reported as a citation no reader knows."""
+    findings = verify_text(matter=matter, text=text)
+    unknown = [(f.text, f.status, f.message) for f in findings
+               if f.kind == "case_citation" and ("no reporter" in f.message.lower() or f.status == "unreadable")]
+    assert not unknown, (cite, unknown)
+
+
+def test_a_citation_of_an_unknown_reporter_is_unreadable_in_any_draft(matter, record):
+    text = "The rule is settled. Smith v. Jones, 346 Fictitious 12 (2d Cir. 2019)."
+    [finding] = [f for f in verify_text(matter=matter, text=text) if f.kind == "case_citation"]
+    assert finding.status == "unreadable" and finding.blocking
+    assert finding.text == "Smith v. Jones, 346 Fictitious 12 (2d Cir. 2019)" and "“Fictitious”" in finding.message
+
+
 MODEL_TEXT = ("Judge Alsup presided over the hearing. The rule comes from 346 Fictitious 12. From 2015 to 2019 "
               "the tenant paid late. A hearing is set in the next 2 days.")
 
@@ -242,6 +284,11 @@ def test_a_models_uncited_facts_get_findings_and_approval_asks_it_was_read(matte
         assert any(f.start <= start < f.end or start <= f.start < start + len(sentence) for f in findings), (
             sentence, [(f.text, f.status) for f in findings])
     fictitious = next(f for f in findings if "Fictitious" in f.text)
+    assert fictitious.blocking and fictitious.status == "unreadable"
+    # A model's sentence that also cites a record page: the citation is read by the case reader, not exempted.
+    cited = draft_create(matter=matter, title="Cited", author_kind="model", model_name="test-model",
+                         text="The tenant paid late. SMITH000001; Smith v. Jones, 346 Fictitious 12 (2d Cir. 2019).")
+    fictitious = next(f for f in draft_verify(version=cited) if "Fictitious" in f.text)
     assert fictitious.blocking and fictitious.status == "unreadable"
     judge = next(f for f in findings if "Judge Alsup" in f.text)
     assert judge.status == "needs_record_cite" and "a person" in judge.message
