@@ -55,6 +55,15 @@ TRUE = [
     # end, each on the page, the days between not stated.
     ("range", "The appeal was before the Supreme Court from 23 March 2021 to 11 February 2022. Ex. {G} at 1.",
      "23 March 2021"),
+    # Ex. D: "Summary for 01/08/2024 - 31/08/2024": the end only day first reads settles the pair as August.
+    ("day-first range", "The statement covers August 1 through August 31, 2024. Ex. {D} at 1.", "August 1"),
+    ("day-first range", "The statement covers 1 August 2024 to 31 August 2024. Ex. {D} at 1.", "1 August"),
+    # Ex. D: "Prior period 03/04/2024 to 05/06/2024", read both ways; this matter reads month first.
+    ("day-first range", "The prior period ran from March 4, 2024 to May 6, 2024. Ex. {D} at 1.", "March 4"),
+    # Ex. Y: "Dated: April 15, 2024 / The arbitration hearing will be held from May 1 through May 3": the
+    # period takes the page's year.
+    ("yearless range", "The hearing was held from May 1 through May 3, 2024. Ex. {Y} at 1.", "May 1"),
+    ("yearless range", "The hearing was under way on May 2, 2024. Ex. {Y} at 1.", "May 2"),
     # Ex. I: "Total in USD\n$7.20"
     ("amount in words", "The invoice totals seven dollars and twenty cents. Ex. {I} at 1.", "seven dollars"),
     ("amount in words", "The invoice totals seven dollars and twenty cents ($7.20). Ex. {I} at 1.", "seven dollars"),
@@ -146,6 +155,13 @@ FALSE = [
     ("range", "The invoice covers August 1 through September 30, 2024. Ex. {I} at 1."),
     ("range", "The invoice covers the period from 07/01/2024 to 07/31/2024. Ex. {I} at 1."),
     ("range", "The appeal was before the Supreme Court from 23 March 2021 to 12 February 2022. Ex. {G} at 1."),
+    # A day-first range once read as January 8 to August 31 grounded every invented day between.
+    ("day-first range", "The statement covers January 8 through August 31, 2024. Ex. {D} at 1."),
+    ("day-first range", "The statement was issued on January 20, 2024. Ex. {D} at 1."),
+    ("day-first range", "The prior period ran from April 3, 2024 to June 5, 2024. Ex. {D} at 1."),
+    ("yearless range", "The hearing was held from May 1 through May 7, 2024. Ex. {Y} at 1."),
+    ("yearless range", "The hearing was held from May 1 through May 3, 2023. Ex. {Y} at 1."),
+    ("yearless range", "The panel heard closing arguments on May 9, 2024. Ex. {Y} at 1."),
     ("amount in words", "The invoice totals seven dollars and fifty cents. Ex. {I} at 1."),
     ("amount in words", "The invoice totals seven dollars and twenty cents ($7.50). Ex. {I} at 1."),
     ("amount in words", "Standard guaranteed an issue amount of three hundred thousand dollars. Ex. {C} at 1."),
