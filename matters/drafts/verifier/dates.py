@@ -239,12 +239,14 @@ def _join_ranges(text: str, found: list[DateMention], order: str = "mdy") -> lis
             between = text[first.end:second.start]
             joined = _RANGE_JOIN.match(between) or (
                 _AND_JOIN.match(between) and _BETWEEN.search(text[max(0, first.start - 12):first.start]))
-            ends_a, ends_b = _by_order(first, order), _by_order(second, order)
-            # Each order both ends can be read in, the matter's first, with the range it reads (if any).
-            ranges = [(o, _days(ends_a[o], ends_b[o])) for o in (order, "dmy" if order == "mdy" else "mdy")
-                      if o in ends_a and o in ends_b]
-            ranges = [(o, days) for o, days in ranges if days]
-            if joined and ranges:
+            ranges = []
+            if joined:
+                ends_a, ends_b = _by_order(first, order), _by_order(second, order)
+                # Each order both ends can be read in, the matter's first, with the range it reads (if any).
+                ranges = [(o, _days(ends_a[o], ends_b[o])) for o in (order, "dmy" if order == "mdy" else "mdy")
+                          if o in ends_a and o in ends_b]
+                ranges = [(o, days) for o, days in ranges if days]
+            if ranges:
                 (read_as, days), *rest = ranges
                 other = rest[0][1] if rest and rest[0][1] != days else ()
                 settled = first.written_order or second.written_order or (read_as if len(ranges) == 1 and (

@@ -20,7 +20,7 @@ def claims_matter(matter, ingest, corpus, tmp_path):
     """The matter's record: nc-gift-surplus pp. 1-9 as filed (Ex. G), the Google invoice of odd/invalid_pdf.pdf
     as its text layer reads (Ex. I), ca5 pp. 2-3 (Ex. C), the ca8 Rule 28(j) letter (Ex. X); authorities: the Gift
     Surplus opinion (2022-NCSC-1) to ¶ 33, the head of the Tarrant slip opinion, and Rules 28 and 56 of the
-    federal rules; and two pages written for the claim set (Ex. D, Ex. Y: below)."""
+    federal rules; and three pages written for the claim set (Ex. D, Ex. Y, Ex. N: below)."""
     gift = corpus("court/nc-gift-surplus.pdf")
     with pymupdf.open(corpus("odd/invalid_pdf.pdf")) as damaged:
         invoice_text = damaged[0].get_text()
@@ -52,5 +52,10 @@ def claims_matter(matter, ingest, corpus, tmp_path):
                                             "will be held from May 1 through May 3 at the offices of the American "
                                             "Arbitration Association.\nOn May 9 the panel will hear closing "
                                             "arguments."], tmp_path / "notice.pdf"), origin="opposing_party")
+    # A note stating its rates as loan papers do, in words and in figures with a fraction (Ex. N).
+    labels["N"] = ingest(matter, pdf_pages(["PROMISSORY NOTE\nDated: March 1, 2024\nInterest accrues on the unpaid "
+                                            "principal at two and one-half percent (2 1/2%) per year. A late charge "
+                                            "of one-half percent of the unpaid balance applies to any late "
+                                            "installment."], tmp_path / "note.pdf"), origin="client")
     assert all(e.status == "ready" for e in [*labels.values(), *authorities])
     return {key: exhibit.label for key, exhibit in labels.items()}

@@ -76,10 +76,20 @@ TRUE = [
                    "Ex. {G} at 5.", "seventy-five percent"),
     # Ex. I: "Tax (0%)"
     ("percentage", "The invoice charged tax at 0%. Ex. {I} at 1.", "0%"),
+    # Ex. N: "Interest accrues on the unpaid principal at two and one-half percent (2 1/2%) per year. A late
+    # charge of one-half percent of the unpaid balance applies"
+    ("fractional percentage", "The note bears interest at two and one-half percent a year. Ex. {N} at 1.",
+     "two and one-half"),
+    ("fractional percentage", "The note bears interest at 2.5% a year. Ex. {N} at 1.", "2.5%"),
+    ("fractional percentage", "The note bears interest at 2 1/2% a year. Ex. {N} at 1.", "2 1/2%"),
+    ("fractional percentage", "A late charge of one-half percent applies. Ex. {N} at 1.", "one-half percent"),
+    ("fractional percentage", "A late charge of one-half of one percent applies. Ex. {N} at 1.", "one-half of"),
     # The Tarrant slip opinion ("Cite as: 569 U. S. ____ (2013)") has only its own pages 1-30: a pin far into the
     # reporter's pages cannot be checked against it, which blocks nothing.
     ("pin cite", "The Compact allocates water among the States. Tarrant Regional Water Dist. v. Herrmann, "
                  "569 U.S. 614, 690 (2013).", "Tarrant"),
+    ("pin cite", "The Compact allocates water among the States. Tarrant Regional Water Dist. v. Herrmann, "
+                 "569 U.S. 614, 620 (2013). The States negotiated it. Id. at 631.", "Id. at 631"),
     # The Gift Surplus opinion prints "2022-NCSC-1" on every page and numbers its paragraphs "¶ 1" ... "¶ 41";
     # ¶ 29: "We first consider the change plaintiffs call a “ ‘winner-every-time’ feature.”"
     ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
@@ -169,8 +179,15 @@ FALSE = [
     ("percentage", "On 60% of turns the player can never play for the largest prize. Ex. {G} at 5."),
     ("percentage", "On sixty percent of turns the player can never play for the largest prize. Ex. {G} at 5."),
     ("percentage", "The invoice charged tax at 8%. Ex. {I} at 1."),
+    ("fractional percentage", "The note bears interest at three and one-half percent a year. Ex. {N} at 1."),
+    ("fractional percentage", "The note bears interest at 2% a year. Ex. {N} at 1."),
+    ("fractional percentage", "A late charge of one-quarter percent applies. Ex. {N} at 1."),
+    ("fractional percentage", "A late charge of one percent applies. Ex. {N} at 1."),
+    ("fractional percentage", "The note bears interest at four and one-half percent a year."),
     ("pin cite", "The Compact allocates water among the States. Tarrant Regional Water Dist. v. Herrmann, "
                  "569 U.S. 614, 600 (2013)."),
+    ("pin cite", "The Compact allocates water among the States. Tarrant Regional Water Dist. v. Herrmann, "
+                 "569 U.S. 614, 620 (2013). The States negotiated it. Id. at 610."),
     ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
                          "rel. Cooper, 2022-NCSC-1, ¶ 99."),
     ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
@@ -253,7 +270,27 @@ def test_true_claims_pass_and_fabrications_block(claims_matter, matter):
     assert rule.status == "unreadable" and "say which" in rule.message
     _, findings = run(matter, claims_matter, next(d for k, d, *_ in TRUE if k == "pin cite"))
     [case] = [f for f in findings if f.kind == "case_citation"]
-    assert case.status == "grounded" and "not checked" in case.message and "slip opinion" in case.message
+    assert case.status == "pin_unchecked" and not case.blocking
+    assert "not checked" in case.message and "slip opinion" in case.message
+
+
+def test_a_pin_that_cannot_be_checked_is_not_a_checked_claim(claims_matter, matter, attorney):
+    """A model's version whose only authority citation has a pin its exhibit cannot check grounded nothing:
+    approving it asks the attorney to confirm having read it; the finding can be confirmed, and blocks nothing."""
+    from django.core.exceptions import ValidationError
+
+    from matters.drafts.services import finding_confirm
+
+    text = next(d for k, d, *_ in TRUE if k == "pin cite")
+    version = draft_create(matter=matter, title="Pin", text=text, author_kind="model", model_name="test-model")
+    [case] = [f for f in draft_verify(version=version) if f.kind == "case_citation"]
+    assert case.status == "pin_unchecked" and not case.blocking
+    with pytest.raises(ValidationError, match="could be checked"):
+        draft_approve(version=version, user=attorney)
+    row = version.findings.get(kind="case_citation")
+    assert finding_confirm(finding=row, user=attorney, reason="Pin 690 checked in the U.S. Reports.").status == (
+        "confirmed")
+    draft_approve(version=version, user=attorney, read_confirmed=True)
 
 
 @pytest.mark.parametrize("text, cite", [
