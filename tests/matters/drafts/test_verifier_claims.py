@@ -55,6 +55,12 @@ TRUE = [
     # end, each on the page, the days between not stated.
     ("range", "The appeal was before the Supreme Court from 23 March 2021 to 11 February 2022. Ex. {G} at 1.",
      "23 March 2021"),
+    # Ex. I: "Total in USD\n$7.20"
+    ("amount in words", "The invoice totals seven dollars and twenty cents. Ex. {I} at 1.", "seven dollars"),
+    ("amount in words", "The invoice totals seven dollars and twenty cents ($7.20). Ex. {I} at 1.", "seven dollars"),
+    # Ex. C (ca5 p. 2): "a guaranteed issue \namount of $200,000 for its voluntary life insurance policies"
+    ("amount in words", "Standard guaranteed an issue amount of two hundred thousand dollars. Ex. {C} at 1.",
+     "two hundred thousand dollars"),
     # Ex. D: "Summary for 01/08/2024 - 31/08/2024": the end only day first reads settles the pair as August.
     ("day-first range", "The statement covers August 1 through August 31, 2024. Ex. {D} at 1.", "August 1"),
     ("day-first range", "The statement covers 1 August 2024 to 31 August 2024. Ex. {D} at 1.", "1 August"),
@@ -64,12 +70,6 @@ TRUE = [
     # period takes the page's year.
     ("yearless range", "The hearing was held from May 1 through May 3, 2024. Ex. {Y} at 1.", "May 1"),
     ("yearless range", "The hearing was under way on May 2, 2024. Ex. {Y} at 1.", "May 2"),
-    # Ex. I: "Total in USD\n$7.20"
-    ("amount in words", "The invoice totals seven dollars and twenty cents. Ex. {I} at 1.", "seven dollars"),
-    ("amount in words", "The invoice totals seven dollars and twenty cents ($7.20). Ex. {I} at 1.", "seven dollars"),
-    # Ex. C (ca5 p. 2): "a guaranteed issue \namount of $200,000 for its voluntary life insurance policies"
-    ("amount in words", "Standard guaranteed an issue amount of two hundred thousand dollars. Ex. {C} at 1.",
-     "two hundred thousand dollars"),
     # Ex. G p. 5: "On 75% of turns, the player will never be able to play for the largest prize of $2400"
     ("percentage", "On 75% of turns the player can never play for the largest prize. Ex. {G} at 5.", "75%"),
     ("percentage", "On seventy-five percent of turns the player can never play for the largest prize. "
@@ -225,6 +225,9 @@ FALSE = [
     ("citation-shaped string", "The rule is settled. See 346 Fictitious 12, 14 (2d Cir. 2019)."),
     ("citation-shaped string", "The rule is settled. Smith v. Jones, 346 Federal Cases Reporter 12 (D. Mass. "
                                "2019)."),
+    # Right after a case name, with no parenthetical: as a word, and abbreviated.
+    ("citation-shaped string", "The rule is settled. Smith v. Jones, 346 Fictitious 12."),
+    ("citation-shaped string", "The rule is settled. Smith v. Jones, 346 Fict. Rep. 12, 14."),
 ]
 
 
@@ -305,6 +308,10 @@ def test_a_pin_that_cannot_be_checked_is_not_a_checked_claim(claims_matter, matt
     ("The return was filed. The 2019 Form 1040 (2020) shows it.", "2019 Form 1040"),
     ("The hearing was held on 12 March 2021 (2021 term).", "12 March 2021"),
     ("The court so held. Roe v. Wade, 410 U.S. 113, 120 (1973).", "410 U.S. 113"),
+    ("The court so held. Roe v. Wade, 410 U.S. 113.", "410 U.S. 113"),
+    ("The court so held. Smith v. Jones, No. 21-50498 (5th Cir. 2022).", "No. 21-50498"),
+    ("The deposition says so. Smith v. Jones, Ex. 12 at 3.", "Ex. 12 at 3"),
+    ("The hearing in Smith v. Jones, 12 March 2021, was short.", "12 March 2021"),
 ])
 def test_what_a_reader_knows_is_no_unreadable_citation(matter, record, text, cite):
     """Statutes, regulations, record cites, public-domain cites, Bates numbers and real reporters are read by their
