@@ -23,8 +23,8 @@ from matters.models import Draft, DraftVersion, Finding, ReviewAttack
 # Which status colours a segment covered by several findings: the one an attorney must act on first.
 STATUS_RANK = {
     Finding.Status.UNGROUNDED: 0, Finding.Status.UNREADABLE: 1, Finding.Status.UNVERIFIED_AUTHORITY: 2,
-    Finding.Status.AMBIGUOUS: 3, Finding.Status.NEEDS_RECORD_CITE: 4, Finding.Status.WAIVED: 5,
-    Finding.Status.CONFIRMED: 6, Finding.Status.GROUNDED: 7,
+    Finding.Status.AMBIGUOUS: 3, Finding.Status.NEEDS_RECORD_CITE: 4, Finding.Status.NOT_COMPUTED: 5,
+    Finding.Status.PIN_UNCHECKED: 6, Finding.Status.WAIVED: 7, Finding.Status.CONFIRMED: 8, Finding.Status.GROUNDED: 9,
 }
 SEVERITY_RANK = {ReviewAttack.Severity.HIGH: 0, ReviewAttack.Severity.MEDIUM: 1, ReviewAttack.Severity.LOW: 2}
 ATTACK_KIND = "attack"  # the filter's pseudo-kind for reviewer attacks
@@ -168,6 +168,7 @@ class ReviewCounts:
     ambiguous: int
     needs_record_cite: int
     not_computed: int  # deadlines the draft states that no saved deadline of the matter checks
+    pin_unchecked: int  # citations of authorities the matter holds whose pin cites the exhibit cannot check
     resolved: int
     total: int
     attacks_high: int
@@ -183,6 +184,7 @@ def _counts(statuses: Counter, attacks: list[tuple[str, int | None]]) -> ReviewC
         ambiguous=statuses[Finding.Status.AMBIGUOUS],
         needs_record_cite=statuses[Finding.Status.NEEDS_RECORD_CITE],
         not_computed=statuses[Finding.Status.NOT_COMPUTED],
+        pin_unchecked=statuses[Finding.Status.PIN_UNCHECKED],
         resolved=statuses[Finding.Status.WAIVED] + statuses[Finding.Status.CONFIRMED],
         total=sum(statuses.values()),
         attacks_high=severities[ReviewAttack.Severity.HIGH],

@@ -26,6 +26,7 @@ from matters.models import (
     Finding,
     Matter,
     Origin,
+    Page,
     Production,
     ReviewAttack,
 )
@@ -284,7 +285,8 @@ def draft_verify(*, version: DraftVersion, results: list | None = None) -> list[
     with transaction.atomic():
         version.findings.all().delete()
         Finding.objects.bulk_create(rows)
-        DraftVersion.objects.filter(pk=version.pk).update(verified_at=timezone.now())
+        DraftVersion.objects.filter(pk=version.pk).update(verified_at=timezone.now(),
+                                                          verified_under=_reading_of(matter.pk))
         version.refresh_from_db()
         counts: dict[str, int] = {}
         for row in rows:
@@ -294,14 +296,33 @@ def draft_verify(*, version: DraftVersion, results: list | None = None) -> list[
     return list(version.findings.all())
 
 
+# What of the matter decides how a draft is read (a bare rule's set, numeric dates, amounts): kept with each
+# verification (``DraftVersion.verified_under``), and a change of any makes the version stale.
+_READING_FIELDS = ("court", "date_order", "number_format")
+
+
+def _reading_of(matter_id: int) -> dict[str, str]:
+    """The matter's :data:`_READING_FIELDS` as stored now (read again: a caller's matter may be an old copy)."""
+    return Matter.objects.filter(pk=matter_id).values(*_READING_FIELDS).first() or {}
+
+
 def draft_stale_reason(*, version: DraftVersion) -> str:
-    """Why ``version``'s findings may no longer hold, or '' when they do: an exhibit of the matter (evidence or
-    authority) added or changed, a production finished or served, or a deadline saved or deleted, after the version
-    was last verified.
-    A version never verified, or approved, is not stale (approval verified it again)."""
+    """Why ``version``'s findings may no longer hold, or '' when they do: the matter's court, order of numeric
+    dates or number format changed; an exhibit of the matter (evidence or authority) added or changed; a production
+    finished or served; a page flagged as a possible prompt injection cleared as evidence; or a deadline saved or
+    deleted, after the version was last verified. (A version verified before its reading was kept has only the
+    rest.) A version never verified, or approved, is not stale (approval verified it again)."""
     if version.verified_at is None or version.approved_at is not None:
         return ""
     matter = version.draft.matter
+    under, now = version.verified_under or {}, _reading_of(matter.pk)
+    for name in _READING_FIELDS:
+        if name in under and under[name] != now.get(name):
+            field = Matter._meta.get_field(name)
+            shown = dict(field.choices) if field.choices else {}
+            before, after = (shown.get(v, v) or "none" for v in (under[name], now.get(name)))
+            return (f"The matter's {field.verbose_name} changed from “{before}” to “{after}” after this version was "
+                    "verified")
     # Ready exhibits only: one being read changes with every page it stores, and the verifier reads none of it
     # until it is ready (then its updated_at is after the verification again).
     changed = (Exhibit.objects.filter(matter=matter, updated_at__gt=version.verified_at, status=Exhibit.Status.READY)
@@ -313,6 +334,14 @@ def draft_stale_reason(*, version: DraftVersion) -> str:
         models.Q(finished_at__gt=version.verified_at) | models.Q(served_at__gt=version.verified_at)).first()
     if production is not None:
         return f"Production {production} was made or served after this version was verified"
+    # A flagged page is no evidence until an attorney clears it; clearing changes no exhibit, only the page.
+    cleared = AuditEntry.objects.filter(matter=matter, action="page.injection_cleared",
+                                        at__gt=version.verified_at).order_by("seq").first()
+    if cleared is not None:
+        page = Page.objects.filter(pk=cleared.object_id).select_related("exhibit").first()
+        where = f"Page {page.number} of Exhibit {page.exhibit.label}" if page is not None else "A page"
+        return (f"{where}, flagged as a possible prompt injection, was cleared as evidence after this version was "
+                "verified")
     # A deadline the draft states is checked against the saved ones; a deletion leaves no row, only its entry.
     changed_deadline = AuditEntry.objects.filter(
         matter=matter, action__in=["deadline.save", "deadline.delete"], at__gt=version.verified_at).first()
@@ -407,8 +436,9 @@ def _resolve(finding: Finding, *, user, reason: str, resolution: str, status: st
 RESOLUTIONS: dict[str, str] = {
     Finding.Status.UNGROUNDED: "waive", Finding.Status.UNREADABLE: "waive", Finding.Status.AMBIGUOUS: "waive",
     Finding.Status.NEEDS_RECORD_CITE: "waive",
-    # A citation the matter's authorities do not hold is confirmed (checked elsewhere), never waived.
-    Finding.Status.UNVERIFIED_AUTHORITY: "confirm",
+    # A citation the matter's authorities do not hold is confirmed (checked elsewhere), never waived; so is a pin
+    # cite its authority's exhibit cannot check (not blocking: confirming records that it was checked elsewhere).
+    Finding.Status.UNVERIFIED_AUTHORITY: "confirm", Finding.Status.PIN_UNCHECKED: "confirm",
 }
 
 

@@ -62,6 +62,11 @@ class DraftVersion(models.Model):
                   "what became of each paragraph, its tracked changes, and its comments beside their paragraphs",
     )
     verified_at = models.DateTimeField(null=True, blank=True)
+    verified_under = models.JSONField(
+        default=dict, blank=True,
+        help_text="how the matter read the version when it was last verified: its court, the order of numeric "
+                  "dates and the number format (a change of any makes the version stale)",
+    )
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -108,6 +113,9 @@ class Finding(models.Model):
         UNREADABLE = "unreadable", "Unreadable"
         AMBIGUOUS = "ambiguous", "Ambiguous"
         NOT_COMPUTED = "not_computed", "Not computed"
+        # A cited authority the matter holds, whose pin cite its exhibit gives no way to check (a slip opinion, a
+        # court-site print, an excerpt): not blocking, and not counted as checked.
+        PIN_UNCHECKED = "pin_unchecked", "Cannot check the pin"
         WAIVED = "waived", "Waived"
         CONFIRMED = "confirmed", "Confirmed"
 

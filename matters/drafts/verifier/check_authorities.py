@@ -4,7 +4,8 @@
 An authority grounds a citation only when it is the cited opinion or provision (see
 :mod:`matters.drafts.verifier.authorities`); one that merely cites it gives ``unverified_authority`` with "cited within
 Exhibit N, p. X". A pin cite is checked against the authority (:mod:`matters.drafts.verifier.pins`): one outside the
-opinion blocks, one that cannot be checked says so.
+opinion blocks; one that cannot be checked (the exhibit shows no reporter pagination, or is an excerpt without
+the page) is ``pin_unchecked``: not blocking, with the reason, and not counted as a checked claim.
 """
 
 from .authorities import (
@@ -28,12 +29,15 @@ def _full_cite(statute: StatuteMention) -> str:
 class AuthorityChecks:
     """The authority checks of a verification (mixed into ``Verification``)."""
 
-    def _pin_note(self, case: CaseMention, target: CaseMention, doc: AuthorityDoc) -> tuple[bool, str]:
-        """Whether ``case``'s pin cite (into the opinion ``target`` cites in full) can be right, and what to say."""
+    def _pin_note(self, case: CaseMention, target: CaseMention, doc: AuthorityDoc) -> tuple[Status, str]:
+        """The status of ``case``, an authority the matter holds, by its pin cite (into the opinion ``target``
+        cites in full), and what to say: ``grounded`` (no pin, or a pin in the opinion), ``ungrounded`` (outside
+        it) or ``pin_unchecked`` (nothing in the exhibit to check it against)."""
         check = check_pin(case.pin_cite, target.page, doc, target.reporter_cite)
         if check is None:
-            return True, ""
-        return check.verdict != "outside", " " + check.message
+            return Status.GROUNDED, ""
+        status = {"outside": Status.UNGROUNDED, "unchecked": Status.PIN_UNCHECKED}.get(check.verdict, Status.GROUNDED)
+        return status, " " + check.message
 
     def _check_cases(self, cases: list[CaseMention], only: set[int] | None = None
                      ) -> list[tuple[CaseMention, AuthorityDoc | None]]:
@@ -51,7 +55,9 @@ class AuthorityChecks:
             if case.form in ("full", "unknown_reporter"):
                 if case.problem:
                     problems[i] = case.problem
-                    self._finding(kind, Status.UNGROUNDED, case.start, case.end, case.problem, year=case.year)
+                    # A form no reader knows cannot be judged right or wrong: unreadable, blocking all the same.
+                    self._finding(kind, Status.UNREADABLE if case.unreadable else Status.UNGROUNDED, case.start,
+                                  case.end, case.problem, year=case.year)
                     out.append((case, None))
                     continue
                 hit = match_case(case, self.authorities)
@@ -92,9 +98,9 @@ class AuthorityChecks:
                         self._finding(kind, Status.UNGROUNDED, case.start, case.end, problems[i], [page_id])
                         out.append((case, None))
                         continue
-                    fits, note = self._pin_note(case, case, doc)
+                    status, note = self._pin_note(case, case, doc)
                     matched[i] = doc
-                    self._finding(kind, Status.GROUNDED if fits else Status.UNGROUNDED, case.start, case.end,
+                    self._finding(kind, status, case.start, case.end,
                                   f"Matches authority Exhibit {doc.label} ({doc.title}) by its {how}." + note,
                                   [page_id], pin=case.pin_cite)
                 out.append((case, matched[i]))
@@ -115,8 +121,8 @@ class AuthorityChecks:
                 out.append((case, None))
             else:
                 doc = matched[target]
-                fits, note = self._pin_note(case, cases[target], doc)
-                self._finding(kind, Status.GROUNDED if fits else Status.UNGROUNDED, case.start, case.end,
+                status, note = self._pin_note(case, cases[target], doc)
+                self._finding(kind, status, case.start, case.end,
                               f"Refers to {cases[target].text} (authority Exhibit {doc.label})." + note,
                               [doc.pages[0][0]], pin=case.pin_cite)
                 out.append((case, doc))

@@ -3,7 +3,9 @@
 Case citations come from eyecite (Free Law Project), full and short forms, ``Id.`` and ``supra``, with eyecite's
 resolution of short forms to the full citation they refer to. Three gaps of eyecite 2.7 are filled here:
 - a citation-shaped string with a reporter eyecite does not know (``45 F.9th 12 (5th Cir. 2019)``) yields
-  nothing from eyecite; it is read here and reported (no such reporter: likely invented);
+  nothing from eyecite; it is read here and reported (no such reporter: likely invented), with a parenthetical
+  year or right after a case name; written as a word (``Smith v. Jones, 346 Fictitious 12 (2d Cir. 2019)``), after
+  a case name or with a court in its parenthetical, it is ``unreadable`` (no reader knows the form);
 - the year in the parenthetical is read here, right after the citation and its pin cite, because eyecite can
   attach the next citation's year to an earlier one;
 - statutes, regulations and rules are read in :mod:`matters.drafts.verifier.statutes`.
@@ -51,6 +53,7 @@ class CaseMention:
     in_parenthetical: bool = False
     name: str = ""  # the case name as written in the draft ("Calvary Chapel of Bangor v. Mills"), for messages
     source: int | None = None  # index of eyecite's citation it was read from, in the list it was read from
+    unreadable: bool = False  # a citation-shaped string no reader knows (346 Fictitious 12 (2d Cir. 2019))
 
     @property
     def reporter_cite(self) -> str:
@@ -62,10 +65,23 @@ _AFTER = re.compile(
     rf"(?:,\s*(?:at\s+)?(?P<pin>{_PIN}(?:\s*(?:,|&)\s*{_PIN})*|_{{2,}})(?:\s*n\.\s*\d+)?)?"
     r"\s*\((?P<court>[^()]{0,60}?)\s*(?P<year>1[6-9]\d\d|20\d\d)\)"
 )
+# Volume, reporter, page: a citation of a reporter eyecite does not know when a parenthetical with a year follows
+# (``court`` is then set) or a case name stands right before it ("Smith v. Jones, 346 Fict. Rep. 12.").
+_PARENTHETICAL_AHEAD = r"(?:(?=(?:,\s*(?:at\s+)?\d+(?:\s*[-–—]\s*\d+)?)?\s*\((?P<court>[^()]{0,60}?)\d{4}\)))?"
 _UNKNOWN = re.compile(
     r"\b(?P<volume>\d{1,4})\s+(?P<reporter>[A-Z][A-Za-z]*\.(?:\s?[A-Za-z0-9]+\.?){0,4})\s+(?P<page>\d{1,5})\b"
-    r"(?=(?:,\s*(?:at\s+)?\d+(?:\s*[-–—]\s*\d+)?)?\s*\([^()]{0,60}?\d{4}\))"
+    + _PARENTHETICAL_AHEAD
 )
+# The same shape with a reporter written as whole words, no period (346 Fictitious 12): a citation only where a case
+# name stands before it or its parenthetical names a court, since "the 2019 Form 1040 (2020)" has the shape too.
+_UNKNOWN_WORDS = re.compile(
+    r"\b(?P<volume>\d{1,4})\s+(?P<reporter>[A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z0-9]*){0,3})\s+(?P<page>\d{1,5})\b"
+    + _PARENTHETICAL_AHEAD
+)
+_COURT_WORDS = re.compile(r"\b(?:Cir|Ct|App|Bankr|Dist|Sup|Cl|D)\.|\b(?:[SNEWCM]\.)?D\.\s?[A-Z]")
+_MONTH_WORDS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+                "dec"}
 # A public-domain (vendor-neutral) citation: year, court code, decision number, paragraph pins (2022-NCSC-1, ¶ 52).
 _NEUTRAL = re.compile(
     r"\b(?P<year>(?:19|20)\d\d)-(?P<court>[A-Z][A-Za-z]{1,9})-(?P<number>\d{1,6})\b"
@@ -327,17 +343,41 @@ def read_case_citations(flat: str, citations: list, stops: Spans | None = None) 
         mention.source = index
         mentions.append(mention)
 
-    known = Spans((m.start, m.end) for m in mentions)
+    # What any reader read is not unknown: eyecite's citations of every kind (a statute it reads as one), and the
+    # statutes, rules, record and transcript cites of ``stops`` ("3 Tr. 45 (Mar. 3, 2019)").
+    known = Spans([(m.start, m.end) for m in mentions] + [c.span() for c in citations]
+                  + (list(stops) if stops is not None else []))
     for match in _UNKNOWN.finditer(flat):
-        if known.overlaps(match.start(), match.end()):
-            continue
+        if (known.overlaps(match.start(), match.end())
+                or match.group("reporter").split()[0].rstrip(".").lower() in _MONTH_WORDS):
+            continue  # "12 Mar. 2021" is a date
+        start = match.start()
+        if match.group("court") is None:
+            start, parties = _caption_before(flat, match.start(), stops)
+            if not parties[0]:
+                continue
         year, pin, end = _year_and_end(flat, match.end())
         mentions.append(CaseMention(
-            match.start(), end, flat[match.start():end], "unknown_reporter", match.group("volume"),
+            start, end, flat[start:end], "unknown_reporter", match.group("volume"),
             match.group("reporter"), match.group("page"), pin, year,
             problem=f"No reporter abbreviated “{match.group('reporter')}” exists (reporters-db); "
                     "this citation is likely invented.",
         ))
+    for match in _UNKNOWN_WORDS.finditer(flat):
+        reporter = match.group("reporter")
+        if known.overlaps(match.start(), match.end()) or reporter.split()[0].lower() in _MONTH_WORDS:
+            continue
+        start, parties = _caption_before(flat, match.start(), stops)
+        if not parties[0] and not _COURT_WORDS.search(match.group("court") or ""):
+            continue
+        year, pin, end = _year_and_end(flat, match.end())
+        mentions.append(CaseMention(
+            start, end, flat[start:end], "unknown_reporter", match.group("volume"), reporter, match.group("page"),
+            pin, year, _party(parties[0]), parties[1].strip(), unreadable=True,
+            problem=f"“{flat[match.start():end]}” is shaped like a case citation (volume, reporter, "
+                    f"page), but no reporter LawDesk knows (reporters-db) is written “{reporter}”, and no "
+                    "other reader reads it: it may be invented. Write a citation LawDesk can check, or waive this "
+                    "finding with a reason."))
     for match in _NEUTRAL.finditer(flat):
         if known.overlaps(match.start(), match.end()):
             continue

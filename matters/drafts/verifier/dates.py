@@ -177,7 +177,7 @@ def find_dates(text: str, order: str = "mdy", yearless: bool = False,
         written = "" if (month_first and day_first) or not (month_first or day_first) else (
             "mdy" if month_first else "dmy")
         add(match, [month_first, day_first] if order == "mdy" else [day_first, month_first], written_order=written)
-    found = _join_ranges(text, found)
+    found = _join_ranges(text, found, order)
     if yearless:
         full = sorted((d for d in found if not d.problem), key=lambda d: d.start)
         starts = [d.start for d in full]
@@ -199,7 +199,7 @@ def find_dates(text: str, order: str = "mdy", yearless: bool = False,
             year = int(source.readings[0][:4])
             add(match, [_iso(year, month, day)], year_from=source.text)
     found.sort(key=lambda d: d.start)
-    return _join_ranges(text, found)
+    return _join_ranges(text, found, order)
 
 
 # Two full dates joined as a period: "Aug 1, 2024 - Aug 31, 2024", "from 08/01/2024 to 08/31/2024",
@@ -208,34 +208,53 @@ _RANGE_JOIN = re.compile(r"^\s*(?:[-–—]|to|through|thru|until)\s*$", re.IGNO
 _AND_JOIN = re.compile(r"^\s*and\s*$", re.IGNORECASE)
 
 
-def _join_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
+def _by_order(mention: DateMention, order: str) -> dict[str, str]:
+    """The ISO date ``mention`` (a single date) reads as under each numeric order that can read it: both orders
+    for a date no order changes (``March 3, 2021``, ``03/03/2021``), one for a date only one order reads
+    (``31/08/2024``), and the two readings of a numeric date both orders read (the matter's ``order`` first)."""
+    other = "dmy" if order == "mdy" else "mdy"
+    if mention.written_order:
+        return {mention.written_order: mention.readings[0]}
+    if len(mention.readings) > 1:
+        return {order: mention.readings[0], other: mention.readings[1]}
+    return {order: mention.readings[0], other: mention.readings[0]}
+
+
+def _join_ranges(text: str, found: list[DateMention], order: str = "mdy") -> list[DateMention]:
     """``found`` (in order of position) with every two single dates joined by a range word or dash read as one
-    range of every day between them (up to a year long, first before last); the rest as they were."""
+    range of every day between them (up to a year long, first before last); the rest as they were.
+
+    A range is written in one numeric order, so both ends are read in the same one: an end only one order reads
+    settles the pair (``01/08/2024 - 31/08/2024`` is August 1 to 31, never January 8 to August 31, whatever
+    ``order``, the matter's, says). Where both orders read the pair as a range, ``days`` is the range in
+    ``order`` and ``other_days`` the other; where only one does, that one alone."""
     found = sorted(found, key=lambda d: d.start)
     out: list[DateMention] = []
     i = 0
     while i < len(found):
         first = found[i]
         second = found[i + 1] if i + 1 < len(found) else None
-        # A numeric date with two readings is read in the matter's order (its first reading) as a range's end.
         if (second is not None and not first.days and not second.days and not first.problem and not second.problem
                 and first.readings and second.readings):
             between = text[first.end:second.start]
             joined = _RANGE_JOIN.match(between) or (
                 _AND_JOIN.match(between) and _BETWEEN.search(text[max(0, first.start - 12):first.start]))
-            low, high = first.readings[0], second.readings[0]
-            span = (dt.date.fromisoformat(high) - dt.date.fromisoformat(low)).days
-            if joined and 0 < span <= 366:
-                days = _days(low, high)
-                # The same rule a single numeric date gets: where the other order reads both ends and a range
-                # too, the range has two readings and is ambiguous, not silently read in the matter's order. (A
-                # range is written in one order: an end only one order reads settles it.)
-                other = _days(first.readings[1], second.readings[1]) if (
-                    len(first.readings) > 1 and len(second.readings) > 1) else ()
-                out.append(DateMention(first.start, second.end, text[first.start:second.end], (low,), days,
-                                       qualifier=first.qualifier, written_order=first.written_order or
-                                       second.written_order, year_from=first.year_from or second.year_from,
-                                       joined=True, other_days=other))
+            ranges = []
+            if joined:
+                ends_a, ends_b = _by_order(first, order), _by_order(second, order)
+                # Each order both ends can be read in, the matter's first, with the range it reads (if any).
+                ranges = [(o, _days(ends_a[o], ends_b[o])) for o in (order, "dmy" if order == "mdy" else "mdy")
+                          if o in ends_a and o in ends_b]
+                ranges = [(o, days) for o, days in ranges if days]
+            if ranges:
+                (read_as, days), *rest = ranges
+                other = rest[0][1] if rest and rest[0][1] != days else ()
+                settled = first.written_order or second.written_order or (read_as if len(ranges) == 1 and (
+                    len(first.readings) > 1 or len(second.readings) > 1) else "")
+                out.append(DateMention(first.start, second.end, text[first.start:second.end], (days[0],), days,
+                                       qualifier=first.qualifier, written_order=settled,
+                                       year_from=first.year_from or second.year_from, joined=True,
+                                       other_days=other))
                 i += 2
                 continue
         out.append(first)

@@ -15,7 +15,7 @@ from .dates import find_dates
 from .money import find_amounts, find_bare_numbers
 
 # Bump when what is indexed changes, so every exhibit is indexed again on the next verification.
-FACTS_VERSION = 4
+FACTS_VERSION = 5
 # Every day of a range on a page is indexed (``March 9–13, 2012`` supports March 11); a range is read up to a
 # year long (matters.drafts.verifier.dates).
 _RANGE_DAYS = 366
@@ -28,8 +28,19 @@ def facts_key(number_format: str) -> str:
 def page_facts(text: str, number_format: str) -> set[tuple[str, str]]:
     """The ``(kind, value)`` facts of one page's text (kinds as in :class:`matters.models.PageFact`)."""
     facts: set[tuple[str, str]] = set()
-    for mention in find_dates(text, "mdy"):
-        if mention.days:
+    for mention in find_dates(text, "mdy", yearless=True):
+        if mention.problem or (mention.year_from and not mention.days):
+            # A lone date without a year ("On May 1, ...") is not indexed: a page recites other years' events too
+            # often for the year nearby to be its own. A range without one ("from May 1 through May 3") is, with
+            # the year of the page's nearest full date (as a draft's is read), or it would ground nothing.
+            continue
+        if mention.other_days:
+            # A range both numeric orders read (03/04/2021 to 05/06/2021): each reading's days under its order,
+            # as a single date with two readings is, so a claim finds only the range its matter's order reads.
+            facts.update(("date_mdy", day) for day in mention.days[:_RANGE_DAYS])
+            facts.update(("date_dmy", day) for day in mention.other_days[:_RANGE_DAYS])
+        elif mention.days:
+            # One reading only (an end only one order reads settles the pair: 01/08/2024 - 31/08/2024 is August).
             facts.update(("date", day) for day in mention.days[:_RANGE_DAYS])
         elif mention.ambiguous:
             facts.add(("date_mdy", mention.readings[0]))

@@ -24,7 +24,7 @@ from matters.models import Deadline, Exhibit, IncomingProduction, Matter, Produc
 from .finding import FindingData
 
 # Bumped when what a finding says changes, so findings kept by an older reading are not served.
-FORMAT = 2
+FORMAT = 3
 # Paragraphs kept: a 100-page brief has about a thousand; a few dozen briefs in progress fit.
 _KEEP = 50_000
 

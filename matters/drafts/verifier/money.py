@@ -5,7 +5,8 @@ Forms: ``$1,250.00``, ``$1,250``, ``$1.2 million``, ``USD 1,250``, ``1,250 USD``
 ``five hundred dollars ($500)`` whose words and digits must agree (words read with text2num; ``seven dollars and
 twenty cents`` is 7.20). An amount written only in words (``three hundred thousand dollars``) is an amount too, and
 so is a percentage (``12.5%``, ``12.5 percent``, ``twenty per cent``, ``ten per centum``, ``50-percent``:
-currency ``PCT``, four decimals). Written-only amounts that state no sum are not read: ``pounds`` without
+currency ``PCT``, four decimals), fractional ones too (``two and one-half percent`` and ``2 1/2%`` are 2.5,
+``one-half of one percent`` is 0.5). Written-only amounts that state no sum are not read: ``pounds`` without
 ``sterling``, ``£`` or ``GBP`` beside it (a weight), ``not paid one dollar``, ``the first million dollars``. Figures
 without a
 currency (``1,250.00`` in a ledger) are read from evidence pages only, as ``number``: a draft's ``$1,250.00`` is
@@ -115,6 +116,21 @@ _PERCENT = {
 _PERCENT_WORDS = re.compile(rf"(?=[zotfsenhmb])\b(?P<words>{_WORD_NUMBER})\s*(?P<per>per\s?cent(?:um)?)\b",
                             re.IGNORECASE)
 _PER_CENT = re.compile(r"per\s?cent", re.IGNORECASE)
+# Fractional percentages, as loan papers and statutes write rates: "two and one-half percent", "one-half percent",
+# "three and a quarter per cent", "one-half of one percent" (0.5), "2 1/2%", "2½ percent". Their whole part is a
+# number in words or figures; the fraction a half, quarter(s), third(s) or eighth(s). Read before the plain forms:
+# "2 1/2%" once read as 2%, and "one-half of one percent" as 1%.
+_FRACTION_WORD = {"half": 2, "halves": 2, "quarter": 4, "quarters": 4, "third": 3, "thirds": 3, "eighth": 8,
+                  "eighths": 8}
+_NUMERATOR_WORD = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "five": 5, "seven": 7}
+_PERCENT_FRACTION = re.compile(
+    rf"(?<![\w.,/])(?:(?P<whole>{_WORD_NUMBER}|\d{{1,3}}(?=[\s\-½¼¾⅓⅔⅛⅜⅝⅞]))[\s-]*(?:and\s+)?)?"
+    r"(?:(?P<numerator>one|an?|two|three|five|seven)[\s-]+(?P<fraction>halfs?|halves|quarters?|thirds?|eighths?)"
+    r"(?:\s+of\s+(?P<of>one|an?|1)\b)?|(?P<n>[1357])/(?P<d>[2348])|(?P<glyph>[½¼¾⅓⅔⅛⅜⅝⅞]))"
+    r"\s?(?:%|per\s?cent(?:um)?\b)", re.IGNORECASE)
+_GLYPHS = {"½": (1, 2), "¼": (1, 4), "¾": (3, 4), "⅓": (1, 3), "⅔": (2, 3), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8),
+           "⅞": (7, 8)}
+_PERCENT_ANCHOR = re.compile(r"%|per\s?cent", re.IGNORECASE)
 # "pounds" is a weight as often as money: read as GBP only as "pounds sterling" or beside "£" or "GBP".
 _STERLING_AFTER = re.compile(r"\s*(?:sterling\b|\(\s*(?:£|GBP\b))", re.IGNORECASE)
 _STERLING_BEFORE = re.compile(r"(?:£|\bGBP|\bsterling)\W{0,3}$", re.IGNORECASE)
@@ -185,6 +201,42 @@ def _percent_words(text: str):
         yield from (m for m in window if m.start("per") == anchor.start())
 
 
+def _fraction_value(match: re.Match) -> Decimal | None:
+    """The value of a ``_PERCENT_FRACTION`` match: whole part plus fraction (``two and one-half`` is 2.5); a
+    fraction "of one" percent is that fraction (``one-half of one percent`` is 0.5). None when the whole part's
+    words are not one number, or the numerator is not below the denominator."""
+    if match.group("glyph"):
+        numerator, denominator = _GLYPHS[match.group("glyph")]
+    elif match.group("n"):
+        numerator, denominator = int(match.group("n")), int(match.group("d"))
+    else:
+        numerator = _NUMERATOR_WORD[match.group("numerator").lower()]
+        denominator = _FRACTION_WORD.get(match.group("fraction").lower(), 2)
+    if numerator >= denominator:
+        return None
+    value = Decimal(numerator) / Decimal(denominator)
+    whole = match.group("whole")
+    if whole:
+        if match.group("of"):
+            return None  # "two one-half of one percent" is no rate
+        number = Decimal(whole) if whole.isdigit() else _number_words(whole)
+        if number is None:
+            return None
+        value += number
+    return value.quantize(Decimal("0.0001"))
+
+
+def _percent_fractions(text: str):
+    """Matches of ``_PERCENT_FRACTION`` in order, tried only just before a "%" or "per cent" (see
+    :func:`_percent_words`)."""
+    seen: set[tuple[int, int]] = set()
+    for anchor in _PERCENT_ANCHOR.finditer(text):
+        for m in _PERCENT_FRACTION.finditer(text, max(0, anchor.start() - 200), min(len(text), anchor.end() + 60)):
+            if m.end() >= anchor.end() and m.start() <= anchor.start() and m.span() not in seen:
+                seen.add(m.span())
+                yield m
+
+
 def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
     """Every money amount in ``text`` in order of position; written amounts carry the value of their words."""
     found: list[AmountMention] = []
@@ -234,6 +286,11 @@ def find_amounts(text: str, number_format: str = "en") -> list[AmountMention]:
             if value is not None and _is_sum(text, m, value):
                 taken.add(m.start(), m.end())
                 found.append(AmountMention(m.start(), m.end(), m.group(0), _unit(m.group("unit")), value))
+    for m in _percent_fractions(text):
+        value = _fraction_value(m)
+        if value is not None and not taken.overlaps(m.start(), m.end()):
+            taken.add(m.start(), m.end())
+            found.append(AmountMention(m.start(), m.end(), m.group(0), PERCENT, value))
     for m in (*_PERCENT[number_format].finditer(text), *_percent_words(text)):
         if taken.overlaps(m.start(), m.end()):
             continue

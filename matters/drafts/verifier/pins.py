@@ -11,9 +11,12 @@ against what the authority exhibit shows of its own pagination:
 - a slip opinion (``Cite as: 569 U. S. ____``) has only its own page numbers (1 to N); a pin to the reporter's
   pages cannot be checked against it, and the finding says so.
 
-Whatever the pagination, a pin before the opinion's first page is outside it. Where the exhibit shows no reporter
-pagination (a slip opinion, an opinion printed from a court's site), a pin to the reporter's pages cannot be
-checked: the finding says so, with the reason, and does not block. A page span guessed from the PDF's page
+An exhibit whose printed reporter pages start at the opinion's first page may be an excerpt (the pages a brief
+relied on): a pin to a page it does not hold is "cannot check", not outside the opinion, since nothing in it
+says where the opinion ends. Whatever the pagination, a pin before the opinion's first page is outside it.
+Where the exhibit shows no reporter pagination (a slip opinion, an opinion printed from a court's site), a pin to
+the reporter's pages cannot be checked: the finding (``pin_unchecked``) says so, with the reason, and does not
+block. A page span guessed from the PDF's page
 count is no measure of the reporter's pages (a slip opinion of 30 pages can run 40 reporter pages, or 20).
 """
 
@@ -30,7 +33,8 @@ _PIN_PART = re.compile(r"(?P<para>¶¶?\s*)?\*?(?P<first>\d{1,5})(?:\s*[-–—]
 @dataclass(frozen=True)
 class PinCheck:
     """``verdict``: ``ok`` (the pin is in the authority), ``outside`` (it cannot be), ``unchecked`` (the exhibit
-    shows no pagination to check it against); ``message`` says which and why, for an attorney."""
+    shows no pagination to check it against, or does not hold the page); ``message`` says which and why, for an
+    attorney."""
 
     verdict: str
     message: str
@@ -133,8 +137,9 @@ def check_pin(pin: str, first_page: str, doc: AuthorityDoc, cite: str) -> PinChe
     if start is not None and printed and start in printed:
         missing = [n for _, low, high in pages for n in range(low, high + 1) if n not in printed]
         if missing:
-            return PinCheck("outside", f"Pin cite {missing[0]} is not a page of {where} (its printed pages run "
-                                       f"{min(printed)}–{max(printed)}).")
+            return PinCheck("unchecked", f"Pin cite {missing[0]} not checked: {where} holds printed pages "
+                                         f"{min(printed)}–{max(printed)} only, not that page (it may be an excerpt "
+                                         "of the opinion); check the pin in the reporter.")
         return PinCheck("ok", f"Pin cite {shown} is a printed page of {where}.")
     if slip:
         return PinCheck("unchecked", f"Pin cite {shown} not checked: {where} is a slip opinion, numbered 1–{count}, "

@@ -106,6 +106,10 @@ class Spans:
             self._ends.append(end)
             self._reach.append(max(end, self._reach[-1]) if self._reach else end)
 
+    def __iter__(self):
+        """The held spans ``(start, end)``, in order of start."""
+        return iter(zip(self._starts, self._ends))
+
     def overlaps(self, start: int, end: int) -> bool:
         """Whether some held span ``(s, e)`` has ``s < end`` and ``start < e``."""
         i = bisect.bisect_left(self._starts, end)

@@ -295,3 +295,22 @@ def test_a_waiver_updates_the_versions_table_with_the_counts(logged_in, version,
     assert 'id="count-blocking">1 blocking open<' in html
     versions = html[html.index('id="versions" hx-swap-oob="true"'):]
     assert "(1 blocking)" in versions and "(2 blocking)" not in versions
+
+
+def test_a_pin_that_cannot_be_checked_is_shown_counted_and_confirmed(logged_in, matter, record, attorney):
+    # The record's opinion shows no reporter pages: a pin into it cannot be checked, which blocks nothing.
+    text = "A landlord must repair. Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614, 620 (2013)."
+    version = draft_create(matter=matter, title="Pin", text=text, author_kind="person", author=attorney)
+    draft_verify(version=version)
+    pin = version.findings.get(kind="case_citation")
+    assert pin.status == "pin_unchecked"
+    response = logged_in.get(review_url(version))
+    html = response.content.decode()
+    assert response.context["counts"].pin_unchecked == 1 and response.context["counts"].blocking_open == 0
+    assert 'id="count-pin-unchecked">1 pin cite cannot be checked<' in html
+    assert re.search(rf'class="seg st-pin_unchecked[^"]*" data-keys="f{pin.pk}"', html)
+    assert "Cannot check the pin" in html
+    url = reverse("matters:finding_resolve", args=[matter.pk, version.draft_id, 1, pin.pk, "confirm"])
+    logged_in.post(url, {"reason": "Pin 620 checked in the U.S. Reports."}, headers={"HX-Request": "true"})
+    pin.refresh_from_db()
+    assert pin.status == "confirmed" and pin.verdict == "pin_unchecked"

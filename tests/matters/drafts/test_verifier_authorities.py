@@ -69,7 +69,8 @@ def test_id_skips_a_citing_parenthetical(matter, record):
             "Virginia v. Maryland, 540 U.S. 56, 67 (2003)). The duty is implied. Id. at 616.")
     findings = verify_text(matter=matter, text=text)
     found_id = next(f for f in findings if f.text.startswith("Id."))
-    assert found_id.status == "grounded" and "Tarrant" in found_id.message
+    # The record's opinion shows no reporter pages: the Id. is resolved to it, its pin cannot be checked.
+    assert found_id.status == "pin_unchecked" and "Tarrant" in found_id.message
     assert found_id.sources[0]["exhibit"] == record["opinion"].pk
 
 
@@ -102,7 +103,7 @@ def test_pin_cites_are_checked_against_the_authority(matter, record, ingest, tmp
     paragraph = cases["State v. Doe, 2022-NCSC-1, ¶ 52"]
     assert paragraph.status == "ungrounded" and "¶ 1–37" in paragraph.message
     unchecked = cases["Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614, 620 (2013)"]
-    assert unchecked.status == "grounded" and "not checked" in unchecked.message
+    assert unchecked.status == "pin_unchecked" and not unchecked.blocking and "not checked" in unchecked.message
 
 
 def test_a_quotation_with_brackets_printed_in_the_source_matches(matter, opinion):
@@ -147,6 +148,24 @@ def test_an_attorney_sets_cites_as_on_the_exhibit_page(client, matter, record, m
     assert opinion.cites_as == "Roe v. Smith, 101 F.4th 7"
 
 
+# The first pages of an opinion as a brief's appendix holds them, each headed by its reporter page.
+EXCERPT = ["614\nOPINION OF THE COURT\nROE v. LANDLORD CO., 570 U.S. 614 (2013)\nThe tenant appeals.",
+           "615\nThe lease required repairs.", "616\nThe landlord made none."]
+
+
+def test_a_pin_to_a_page_an_excerpt_does_not_hold_cannot_be_checked(matter, record, ingest, tmp_path):
+    ingest(matter, pdf_pages(EXCERPT, tmp_path / "excerpt.pdf"), origin="authority")
+    cases = {f.text: f for f in verify_text(matter=matter, text=(
+        "Repairs. Roe v. Landlord Co., 570 U.S. 614, 615 (2013). None. Roe v. Landlord Co., 570 U.S. 614, 640 "
+        "(2013). Before. Roe v. Landlord Co., 570 U.S. 614, 600 (2013).")) if f.kind == "case_citation"}
+    assert cases["Roe v. Landlord Co., 570 U.S. 614, 615 (2013)"].status == "grounded"
+    beyond = cases["Roe v. Landlord Co., 570 U.S. 614, 640 (2013)"]
+    assert beyond.status == "pin_unchecked" and not beyond.blocking
+    assert "614–616 only" in beyond.message and "excerpt" in beyond.message
+    before = cases["Roe v. Landlord Co., 570 U.S. 614, 600 (2013)"]
+    assert before.status == "ungrounded" and "before the opinion's first page" in before.message
+
+
 SLIP = ["1\n(Slip Opinion) OCTOBER TERM, 2012\nSUPREME COURT OF THE UNITED STATES\nROE v. LANDLORD CO.\nThe tenant "
         "appeals.", "2\nROE v. LANDLORD CO.\nOpinion of the Court\nWe reverse.",
         "3\nCite as: 570 U. S. ____ (2013)\nOpinion of the Court\nSo ordered."]
@@ -162,12 +181,12 @@ def test_a_slip_opinion_checks_slip_pins_and_cannot_check_reporter_pins(matter, 
     assert cases["Roe v. Landlord Co., 570 U.S. ___, slip op. at 2 (2013)"].status == "grounded"
     assert cases["Roe v. Landlord Co., 570 U.S. ___, slip op. at 9 (2013)"].status == "ungrounded"
     near = cases["Roe v. Landlord Co., 570 U.S. 100, 101 (2013)"]
-    assert near.status == "grounded" and "slip opinion" in near.message and "not checked" in near.message
+    assert near.status == "pin_unchecked" and "slip opinion" in near.message and "not checked" in near.message
     # The slip opinion shows no reporter pages: a far pin cannot be checked, which blocks nothing (issue 27); a pin
     # before the first page is outside the opinion whatever its pagination.
     [far] = [f for f in verify_text(matter=matter, text="Far. Roe v. Landlord Co., 570 U.S. 100, 702 (2013).")
              if f.kind == "case_citation"]
-    assert far.status == "grounded" and "not checked" in far.message and "slip opinion" in far.message
+    assert far.status == "pin_unchecked" and "not checked" in far.message and "slip opinion" in far.message
     [before] = [f for f in verify_text(matter=matter, text="Far. Roe v. Landlord Co., 570 U.S. 100, 99 (2013).")
                 if f.kind == "case_citation"]
     assert before.status == "ungrounded" and "before the opinion's first page" in before.message

@@ -61,16 +61,35 @@ TRUE = [
     # Ex. C (ca5 p. 2): "a guaranteed issue \namount of $200,000 for its voluntary life insurance policies"
     ("amount in words", "Standard guaranteed an issue amount of two hundred thousand dollars. Ex. {C} at 1.",
      "two hundred thousand dollars"),
+    # Ex. D: "Summary for 01/08/2024 - 31/08/2024": the end only day first reads settles the pair as August.
+    ("day-first range", "The statement covers August 1 through August 31, 2024. Ex. {D} at 1.", "August 1"),
+    ("day-first range", "The statement covers 1 August 2024 to 31 August 2024. Ex. {D} at 1.", "1 August"),
+    # Ex. D: "Prior period 03/04/2024 to 05/06/2024", read both ways; this matter reads month first.
+    ("day-first range", "The prior period ran from March 4, 2024 to May 6, 2024. Ex. {D} at 1.", "March 4"),
+    # Ex. Y: "Dated: April 15, 2024 / The arbitration hearing will be held from May 1 through May 3": the
+    # period takes the page's year.
+    ("yearless range", "The hearing was held from May 1 through May 3, 2024. Ex. {Y} at 1.", "May 1"),
+    ("yearless range", "The hearing was under way on May 2, 2024. Ex. {Y} at 1.", "May 2"),
     # Ex. G p. 5: "On 75% of turns, the player will never be able to play for the largest prize of $2400"
     ("percentage", "On 75% of turns the player can never play for the largest prize. Ex. {G} at 5.", "75%"),
     ("percentage", "On seventy-five percent of turns the player can never play for the largest prize. "
                    "Ex. {G} at 5.", "seventy-five percent"),
     # Ex. I: "Tax (0%)"
     ("percentage", "The invoice charged tax at 0%. Ex. {I} at 1.", "0%"),
+    # Ex. N: "Interest accrues on the unpaid principal at two and one-half percent (2 1/2%) per year. A late
+    # charge of one-half percent of the unpaid balance applies"
+    ("fractional percentage", "The note bears interest at two and one-half percent a year. Ex. {N} at 1.",
+     "two and one-half"),
+    ("fractional percentage", "The note bears interest at 2.5% a year. Ex. {N} at 1.", "2.5%"),
+    ("fractional percentage", "The note bears interest at 2 1/2% a year. Ex. {N} at 1.", "2 1/2%"),
+    ("fractional percentage", "A late charge of one-half percent applies. Ex. {N} at 1.", "one-half percent"),
+    ("fractional percentage", "A late charge of one-half of one percent applies. Ex. {N} at 1.", "one-half of"),
     # The Tarrant slip opinion ("Cite as: 569 U. S. ____ (2013)") has only its own pages 1-30: a pin far into the
     # reporter's pages cannot be checked against it, which blocks nothing.
     ("pin cite", "The Compact allocates water among the States. Tarrant Regional Water Dist. v. Herrmann, "
                  "569 U.S. 614, 690 (2013).", "Tarrant"),
+    ("pin cite", "The Compact allocates water among the States. Tarrant Regional Water Dist. v. Herrmann, "
+                 "569 U.S. 614, 620 (2013). The States negotiated it. Id. at 631.", "Id. at 631"),
     # The Gift Surplus opinion prints "2022-NCSC-1" on every page and numbers its paragraphs "¶ 1" ... "¶ 41";
     # ¶ 29: "We first consider the change plaintiffs call a “ ‘winner-every-time’ feature.”"
     ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
@@ -124,6 +143,11 @@ TRUE = [
     ("citation before a short form", "The Compact allocates water among the States. Tarrant Regional Water Dist. "
                                      "v. Herrmann, 569 U.S. 614, 620 (2013). Summary judgment is proper. See Fed. R. "
                                      "Civ. P. 56(a), Tarrant, 569 U.S. at 622.", "Fed. R. Civ. P. 56(a)"),
+    # A real reporter beside a record cite in one sentence (Ex. I: "Total in USD\n$7.20"; the Tarrant slip opinion
+    # as above): neither is taken for a citation of an unknown reporter.
+    ("citation-shaped string", "The invoice totals $7.20, Ex. {I} at 1, and the Compact allocates water among the "
+                               "States, Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614, 620 (2013).",
+     "Tarrant"),
 ]
 
 FALSE = [
@@ -141,6 +165,13 @@ FALSE = [
     ("range", "The invoice covers August 1 through September 30, 2024. Ex. {I} at 1."),
     ("range", "The invoice covers the period from 07/01/2024 to 07/31/2024. Ex. {I} at 1."),
     ("range", "The appeal was before the Supreme Court from 23 March 2021 to 12 February 2022. Ex. {G} at 1."),
+    # A day-first range once read as January 8 to August 31 grounded every invented day between.
+    ("day-first range", "The statement covers January 8 through August 31, 2024. Ex. {D} at 1."),
+    ("day-first range", "The statement was issued on January 20, 2024. Ex. {D} at 1."),
+    ("day-first range", "The prior period ran from April 3, 2024 to June 5, 2024. Ex. {D} at 1."),
+    ("yearless range", "The hearing was held from May 1 through May 7, 2024. Ex. {Y} at 1."),
+    ("yearless range", "The hearing was held from May 1 through May 3, 2023. Ex. {Y} at 1."),
+    ("yearless range", "The panel heard closing arguments on May 9, 2024. Ex. {Y} at 1."),
     ("amount in words", "The invoice totals seven dollars and fifty cents. Ex. {I} at 1."),
     ("amount in words", "The invoice totals seven dollars and twenty cents ($7.50). Ex. {I} at 1."),
     ("amount in words", "Standard guaranteed an issue amount of three hundred thousand dollars. Ex. {C} at 1."),
@@ -148,8 +179,15 @@ FALSE = [
     ("percentage", "On 60% of turns the player can never play for the largest prize. Ex. {G} at 5."),
     ("percentage", "On sixty percent of turns the player can never play for the largest prize. Ex. {G} at 5."),
     ("percentage", "The invoice charged tax at 8%. Ex. {I} at 1."),
+    ("fractional percentage", "The note bears interest at three and one-half percent a year. Ex. {N} at 1."),
+    ("fractional percentage", "The note bears interest at 2% a year. Ex. {N} at 1."),
+    ("fractional percentage", "A late charge of one-quarter percent applies. Ex. {N} at 1."),
+    ("fractional percentage", "A late charge of one percent applies. Ex. {N} at 1."),
+    ("fractional percentage", "The note bears interest at four and one-half percent a year."),
     ("pin cite", "The Compact allocates water among the States. Tarrant Regional Water Dist. v. Herrmann, "
                  "569 U.S. 614, 600 (2013)."),
+    ("pin cite", "The Compact allocates water among the States. Tarrant Regional Water Dist. v. Herrmann, "
+                 "569 U.S. 614, 620 (2013). The States negotiated it. Id. at 610."),
     ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
                          "rel. Cooper, 2022-NCSC-1, ¶ 99."),
     ("neutral citation", "The court first considered the winner-every-time feature. Gift Surplus, LLC v. State ex "
@@ -179,6 +217,17 @@ FALSE = [
     ("citation before a short form", "The Compact allocates water among the States. Tarrant Regional Water Dist. "
                                      "v. Herrmann, 569 U.S. 614, 620 (2013). Summary judgment is proper. See Fed. R. "
                                      "Civ. P. 57(a), Tarrant, 569 U.S. at 622."),
+    # A reporter no reader knows, written as a word (no period), in an attorney's own draft: alone, beside a record
+    # cite, with a pin cite, and as two words.
+    ("citation-shaped string", "The rule is settled. Smith v. Jones, 346 Fictitious 12 (2d Cir. 2019)."),
+    ("citation-shaped string", "The invoice totals $7.20. Ex. {I} at 1; Smith v. Jones, 346 Fictitious 12 (2d Cir. "
+                               "2019)."),
+    ("citation-shaped string", "The rule is settled. See 346 Fictitious 12, 14 (2d Cir. 2019)."),
+    ("citation-shaped string", "The rule is settled. Smith v. Jones, 346 Federal Cases Reporter 12 (D. Mass. "
+                               "2019)."),
+    # Right after a case name, with no parenthetical: as a word, and abbreviated.
+    ("citation-shaped string", "The rule is settled. Smith v. Jones, 346 Fictitious 12."),
+    ("citation-shaped string", "The rule is settled. Smith v. Jones, 346 Fict. Rep. 12, 14."),
 ]
 
 
@@ -224,7 +273,60 @@ def test_true_claims_pass_and_fabrications_block(claims_matter, matter):
     assert rule.status == "unreadable" and "say which" in rule.message
     _, findings = run(matter, claims_matter, next(d for k, d, *_ in TRUE if k == "pin cite"))
     [case] = [f for f in findings if f.kind == "case_citation"]
-    assert case.status == "grounded" and "not checked" in case.message and "slip opinion" in case.message
+    assert case.status == "pin_unchecked" and not case.blocking
+    assert "not checked" in case.message and "slip opinion" in case.message
+
+
+def test_a_pin_that_cannot_be_checked_is_not_a_checked_claim(claims_matter, matter, attorney):
+    """A model's version whose only authority citation has a pin its exhibit cannot check grounded nothing:
+    approving it asks the attorney to confirm having read it; the finding can be confirmed, and blocks nothing."""
+    from django.core.exceptions import ValidationError
+
+    from matters.drafts.services import finding_confirm
+
+    text = next(d for k, d, *_ in TRUE if k == "pin cite")
+    version = draft_create(matter=matter, title="Pin", text=text, author_kind="model", model_name="test-model")
+    [case] = [f for f in draft_verify(version=version) if f.kind == "case_citation"]
+    assert case.status == "pin_unchecked" and not case.blocking
+    with pytest.raises(ValidationError, match="could be checked"):
+        draft_approve(version=version, user=attorney)
+    row = version.findings.get(kind="case_citation")
+    assert finding_confirm(finding=row, user=attorney, reason="Pin 690 checked in the U.S. Reports.").status == (
+        "confirmed")
+    draft_approve(version=version, user=attorney, read_confirmed=True)
+
+
+@pytest.mark.parametrize("text, cite", [
+    ("The statute applies. 12 U.S.C. § 1 (2018).", "12 U.S.C. § 1"),
+    ("The statute applies. 12 U.S.C. 1 (2018).", "12 U.S.C. 1"),
+    ("The regulation applies. 29 C.F.R. § 1910.12 (2020).", "29 C.F.R. § 1910.12"),
+    ("The motion was denied. ECF No. 31 at 4 (Mar. 3, 2019).", "ECF No. 31 at 4"),
+    ("The invoice was paid. Ex. 12 at 3 (2019 ledger).", "Ex. 12 at 3"),
+    ("The court so held. Roe v. Doe, 2019 WI 12, ¶ 4.", "2019 WI 12"),
+    ("The court so held. Roe v. Doe, 2020 IL 124112 (2020).", "2020 IL 124112"),
+    ("The invoice was produced. SMITH000123 (2019).", "SMITH000123"),
+    ("The return was filed. The 2019 Form 1040 (2020) shows it.", "2019 Form 1040"),
+    ("The hearing was held on 12 March 2021 (2021 term).", "12 March 2021"),
+    ("The court so held. Roe v. Wade, 410 U.S. 113, 120 (1973).", "410 U.S. 113"),
+    ("The court so held. Roe v. Wade, 410 U.S. 113.", "410 U.S. 113"),
+    ("The court so held. Smith v. Jones, No. 21-50498 (5th Cir. 2022).", "No. 21-50498"),
+    ("The deposition says so. Smith v. Jones, Ex. 12 at 3.", "Ex. 12 at 3"),
+    ("The hearing in Smith v. Jones, 12 March 2021, was short.", "12 March 2021"),
+])
+def test_what_a_reader_knows_is_no_unreadable_citation(matter, record, text, cite):
+    """Statutes, regulations, record cites, public-domain cites, Bates numbers and real reporters are read by their
+    own readers (or are no citation at all), never reported as a citation no reader knows."""
+    findings = verify_text(matter=matter, text=text)
+    unknown = [(f.text, f.status, f.message) for f in findings
+               if f.kind == "case_citation" and ("no reporter" in f.message.lower() or f.status == "unreadable")]
+    assert not unknown, (cite, unknown)
+
+
+def test_a_citation_of_an_unknown_reporter_is_unreadable_in_any_draft(matter, record):
+    text = "The rule is settled. Smith v. Jones, 346 Fictitious 12 (2d Cir. 2019)."
+    [finding] = [f for f in verify_text(matter=matter, text=text) if f.kind == "case_citation"]
+    assert finding.status == "unreadable" and finding.blocking
+    assert finding.text == "Smith v. Jones, 346 Fictitious 12 (2d Cir. 2019)" and "“Fictitious”" in finding.message
 
 
 MODEL_TEXT = ("Judge Alsup presided over the hearing. The rule comes from 346 Fictitious 12. From 2015 to 2019 "
@@ -242,6 +344,11 @@ def test_a_models_uncited_facts_get_findings_and_approval_asks_it_was_read(matte
         assert any(f.start <= start < f.end or start <= f.start < start + len(sentence) for f in findings), (
             sentence, [(f.text, f.status) for f in findings])
     fictitious = next(f for f in findings if "Fictitious" in f.text)
+    assert fictitious.blocking and fictitious.status == "unreadable"
+    # A model's sentence that also cites a record page: the citation is read by the case reader, not exempted.
+    cited = draft_create(matter=matter, title="Cited", author_kind="model", model_name="test-model",
+                         text="The tenant paid late. SMITH000001; Smith v. Jones, 346 Fictitious 12 (2d Cir. 2019).")
+    fictitious = next(f for f in draft_verify(version=cited) if "Fictitious" in f.text)
     assert fictitious.blocking and fictitious.status == "unreadable"
     judge = next(f for f in findings if "Judge Alsup" in f.text)
     assert judge.status == "needs_record_cite" and "a person" in judge.message
