@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matters', '0035_seal_earlier_erasures'),
+        ('matters', '0036_exhibit_kind_workbook'),
     ]
 
     operations = [
