@@ -96,7 +96,8 @@ def improper_redaction_confirm(*, page: Page, reason: str, user) -> int:
     require(user, "serve_production", page.exhibit.matter)
     reason = reason.strip()
     if not reason:
-        raise ValidationError("Give the reason this page may be produced with its text readable under the box.")
+        raise ValidationError({"reason": "Give the reason this page may be produced with its text readable under "
+                                         "the box."})
     with transaction.atomic():
         count = page.improper_redactions.filter(confirmed_reason="").update(
             confirmed_reason=reason, confirmed_by=user, confirmed_at=timezone.now())
