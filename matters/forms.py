@@ -33,6 +33,20 @@ class CitesAsForm(forms.Form):
                                          "entry (ECF No. 45-2) or a record document's short name (Compl.).")
 
 
+class ButtonForm(forms.Form):
+    """A button that sends nothing but its CSRF token (reprocess, cancel, retry, remove a box, probe): every POST
+    goes through a form, so a door with no field has one too, and the service's refusal lands on it
+    (:func:`matters.validation.form_submit`)."""
+
+
+class ReasonForm(forms.Form):
+    """A decision recorded with its reason (count a marked file as evidence, clear a prompt-injection flag,
+    confirm an improper redaction, let a job continue). Whether the reason says enough is the service's to judge
+    (:func:`matters.validation.clean_reason` and the like): the field takes it as typed."""
+
+    reason = forms.CharField(required=False, strip=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
+
+
 class PasswordForm(forms.Form):
     password = forms.CharField(widget=forms.PasswordInput, strip=False, max_length=1000)
 

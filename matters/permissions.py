@@ -18,6 +18,7 @@ request_digests        yes        yes        no
 start_productions      yes        yes        no
 receive_productions    yes        yes        no
 edit_drafts            yes        yes        no
+export_drafts          yes        yes        yes
 approve_draft          yes        no         no
 decide_evidence        yes        no         no
 set_cites_as           yes        no         no
@@ -78,6 +79,8 @@ ACTS: dict[str, tuple[rules.Predicate, str]] = {
     "start_productions": (is_active & is_member & _writer, "start productions"),
     "receive_productions": (is_active & is_member & _writer, "receive productions"),
     "edit_drafts": (is_active & is_member & _writer, "edit drafts"),
+    # Every member reads the drafts; an export is an approved version as a file, recorded in the audit log.
+    "export_drafts": (is_active & is_member, "export its drafts"),
     "approve_draft": (is_active & is_member & is_attorney, "approve drafts, waive or confirm findings"),
     # Counting a marked file as evidence after all, or a flagged page as safe: what the models are given.
     "decide_evidence": (is_active & is_member & is_attorney,

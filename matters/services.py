@@ -7,12 +7,15 @@ from django.db import transaction
 
 from matters.audit.services import audit_record
 from matters.models import Matter
-from matters.permissions import may, require
+from matters.permissions import is_member, may, require
 
 
 def matter_create(*, name: str, created_by: AbstractBaseUser | None, **fields) -> Matter:
     """Create a matter with its creator as first member. ``fields``: court, case_number, client, opposing_party,
-    label_style, bates_prefix. Raises ValidationError on bad values."""
+    label_style, bates_prefix. Raises PermissionDenied unless ``created_by`` may open matters (``create_matters``,
+    :mod:`matters.permissions`; None, the command line with no member, is not checked); ValidationError on bad
+    values."""
+    require(created_by, "create_matters")
     matter = Matter(name=name, **fields)
     matter.full_clean()
     with transaction.atomic():
@@ -31,7 +34,7 @@ def matter_add_member(*, matter: Matter, user: AbstractBaseUser, added_by: Abstr
     if not user.is_active:
         raise ValidationError({"user": f"{user.get_username()} is not an active account."})
     with transaction.atomic():
-        if matter.members.filter(pk=user.pk).exists():
+        if is_member(user, matter):
             raise ValidationError({"user": f"{user.get_username()} is already a member of this matter."})
         matter.members.add(user)
         audit_record(action="matter.member_add", actor=added_by, matter=matter, obj=matter,
@@ -44,8 +47,8 @@ def matter_remove_member(*, matter: Matter, user: AbstractBaseUser, removed_by: 
     attorney of the matter (a matter nobody may approve or serve in is a matter nobody can finish)."""
     require(removed_by, "manage_members", matter)
     with transaction.atomic():
-        members = matter.members.select_for_update()
-        if not members.filter(pk=user.pk).exists():
+        members = list(matter.members.select_for_update())
+        if user not in members:
             raise ValidationError({"user": f"{user.get_username()} is not a member of this matter."})
         others_approve = any(may(m, "approve_draft", matter) for m in members if m.pk != user.pk)
         if may(user, "approve_draft", matter) and not others_approve:

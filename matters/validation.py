@@ -5,11 +5,15 @@ action and a hand-made request all reach it.
 """
 
 import unicodedata
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db.models import TextChoices
 
 from .invisible import is_invisible
+
+T = TypeVar("T")
 
 # A reason goes into the audit log and the verification report: it must say something a reader can see.
 MIN_REASON_PRINTABLE = 10
@@ -71,3 +75,37 @@ def form_refusal(form, error: ValidationError) -> None:
         return
     for field, errors in error.error_dict.items():
         form.add_error(field if field in form.fields else None, errors)
+
+
+def form_submit(form, service: Callable[[dict], T]) -> T | None:
+    """Validate ``form`` and call ``service`` with its cleaned data; return what the service returned, or None
+    with the form's errors set (its own, or the service's ValidationError put on the field at fault by
+    :func:`form_refusal`). ``form.errors`` says which: a service may itself return None. PermissionDenied
+    passes through (the view's 403)."""
+    if not form.is_valid():
+        return None
+    try:
+        return service(form.cleaned_data)
+    except ValidationError as error:
+        form_refusal(form, error)
+        return None
+
+
+def form_error_messages(form) -> list[str]:
+    """Every error of ``form``, the form's own first, then each field's in the form's order: for a view that
+    redirects back to the page the form was posted from and says what was refused in the page's messages."""
+    found = list(form.non_field_errors())
+    for name in form.fields:
+        found.extend(form.errors.get(name, []))
+    return found
+
+
+def form_outcome_message(request, form, done: str) -> None:
+    """After ``form`` was posted from a page the view redirects back to: its refusals as one error message
+    (:func:`form_error_messages`), or ``done`` as a success."""
+    from django.contrib import messages
+
+    if form.errors:
+        messages.error(request, " ".join(form_error_messages(form)))
+    else:
+        messages.success(request, done)

@@ -50,3 +50,17 @@ class JobFrontForm(forms.Form):
 
     reason = forms.CharField(label="Why this job goes first", max_length=500, widget=forms.Textarea(attrs={"rows": 2}),
                              error_messages={"required": "Say why this job should go ahead of the others."})
+
+
+class JobContinueForm(forms.Form):
+    """Let a job go on past a gate that found no grounds: the attorney's reason, as typed (judged by
+    :func:`pipeline.stages.control.job_continue`, which records it)."""
+
+    reason = forms.CharField(required=False, strip=False, max_length=2000,
+                             widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class DiscoverForm(forms.Form):
+    """Record the GPUs this machine's NVML reports under ``host`` (blank: this machine's name)."""
+
+    host = forms.CharField(required=False, max_length=200, label="Record the GPUs under host")

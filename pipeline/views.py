@@ -10,8 +10,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from matters.forms import ButtonForm
 from matters.permissions import may
+from matters.validation import form_error_messages, form_submit
 
+from .forms import DiscoverForm
 from .topology.discover import NvmlUnavailable, discovery_apply, nvml_read
 from .topology.overview import topology_changes, topology_overview
 from .topology.probe import probe_summary, probe_warnings, servers_probe
@@ -48,7 +51,11 @@ def topology(request: HttpRequest) -> HttpResponse:
 @require_POST
 def topology_probe(request: HttpRequest) -> HttpResponse:
     _require_topology(request)
-    results = servers_probe()
+    form = ButtonForm(request.POST)
+    results = form_submit(form, lambda _: servers_probe())
+    if results is None:
+        messages.error(request, " ".join(form_error_messages(form)))
+        return redirect(reverse("pipeline:topology"))
     if not results:
         messages.info(request, "No enabled server to probe.")
     for result in results:
@@ -60,7 +67,11 @@ def topology_probe(request: HttpRequest) -> HttpResponse:
 @require_POST
 def topology_discover(request: HttpRequest) -> HttpResponse:
     _require_topology(request)
-    host = request.POST.get("host", "").strip() or socket.gethostname()
+    form = DiscoverForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(form_error_messages(form)) + " Nothing was changed.")
+        return redirect(reverse("pipeline:topology"))
+    host = form.cleaned_data["host"] or socket.gethostname()
     try:
         found = nvml_read()
     except NvmlUnavailable as error:

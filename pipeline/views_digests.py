@@ -6,7 +6,6 @@ Thin: membership is checked by the matter's selectors (a non-member gets 404), t
 """
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -19,7 +18,6 @@ from .digests.selectors import exhibit_digest, matter_digests
 from .digests.services import digests_request, summarizer_server
 
 
-@login_required
 @require_GET
 def exhibit_digest_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     """The exhibit's digest panel (``digests.html#exhibit-digest``)."""
@@ -29,7 +27,6 @@ def exhibit_digest_view(request: HttpRequest, matter_id: int, exhibit_id: int) -
     return render(request, "pipeline/digests.html#exhibit-digest", context)
 
 
-@login_required
 @require_GET
 def matter_digests_view(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
@@ -52,7 +49,6 @@ def _request(request: HttpRequest, matter, exhibit=None) -> None:
                      if queued else "Nothing to queue: every digest is done or on its way.")
 
 
-@login_required
 @require_POST
 def matter_digests_request_view(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
@@ -60,7 +56,6 @@ def matter_digests_request_view(request: HttpRequest, matter_id: int) -> HttpRes
     return redirect("pipeline:digests", matter.pk)
 
 
-@login_required
 @require_POST
 def exhibit_digest_request_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)

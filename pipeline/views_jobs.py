@@ -5,17 +5,17 @@ Thin: each view checks membership (the ethical wall: a non-member gets 404), cal
 """
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from matters.forms import ButtonForm
 from matters.selectors import evidence_exhibits, matter_for_user, matters_for_user
-from matters.validation import form_refusal
+from matters.validation import form_error_messages, form_refusal, form_submit
 
-from .forms import JobFrontForm, JobStartForm
+from .forms import JobContinueForm, JobFrontForm, JobStartForm
 from .job_models import Job, JobKind, StageRun, StageStatus
 from .stages.control import job_actions, job_cancel, job_continue, job_move_to_front, job_start, stage_retry
 from .stages.kinds import stage_shows_records
@@ -49,7 +49,6 @@ def stage_rows(job: Job) -> list[dict]:
     return rows
 
 
-@login_required
 @require_http_methods(["GET", "POST"])
 def job_list(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
@@ -70,7 +69,6 @@ def job_list(request: HttpRequest, matter_id: int) -> HttpResponse:
     })
 
 
-@login_required
 @require_GET
 def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     job = job_for_user(request.user, job_id)
@@ -80,46 +78,36 @@ def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     return render(request, "pipeline/job.html", context)
 
 
-def _act(request: HttpRequest, job_id: int, action) -> HttpResponse:
+def _act(request: HttpRequest, job_id: int, form, action) -> HttpResponse:
+    """Run ``action(job, cleaned_data)`` through ``form`` on a job of a matter the user is a member of; its
+    refusals, and a refusal of who may, become the job page's messages."""
     job = job_for_user(request.user, job_id)
     try:
-        action(job)
-    except (ValidationError, PermissionDenied) as error:
-        messages.error(request, " ".join(getattr(error, "messages", [str(error)])))
-    return redirect("pipeline:job", job.pk)
-
-
-@login_required
-@require_POST
-def job_cancel_view(request: HttpRequest, job_id: int) -> HttpResponse:
-    return _act(request, job_id, lambda job: job_cancel(job=job, user=request.user))
-
-
-@login_required
-@require_POST
-def stage_retry_view(request: HttpRequest, job_id: int) -> HttpResponse:
-    return _act(request, job_id, lambda job: stage_retry(job=job, user=request.user))
-
-
-@login_required
-@require_POST
-def job_continue_view(request: HttpRequest, job_id: int) -> HttpResponse:
-    return _act(request, job_id, lambda job: job_continue(job=job, user=request.user,
-                                                           reason=request.POST.get("reason", "")))
-
-
-@login_required
-@require_POST
-def job_front_view(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = job_for_user(request.user, job_id)
-    form = JobFrontForm(request.POST)
-    if form.is_valid():
-        try:
-            job_move_to_front(job=job, user=request.user, reason=form.cleaned_data["reason"])
-        except ValidationError as error:
-            form_refusal(form, error)
-        except PermissionDenied as error:
-            form.add_error(None, str(error))
-    for message in (message for errors in form.errors.values() for message in errors):
+        form_submit(form, lambda data: action(job, data))
+    except PermissionDenied as error:
+        form.add_error(None, str(error))
+    for message in form_error_messages(form):
         messages.error(request, message)
     return redirect("pipeline:job", job.pk)
+
+
+@require_POST
+def job_cancel_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    return _act(request, job_id, ButtonForm(request.POST), lambda job, _: job_cancel(job=job, user=request.user))
+
+
+@require_POST
+def stage_retry_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    return _act(request, job_id, ButtonForm(request.POST), lambda job, _: stage_retry(job=job, user=request.user))
+
+
+@require_POST
+def job_continue_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    return _act(request, job_id, JobContinueForm(request.POST),
+                lambda job, data: job_continue(job=job, user=request.user, reason=data["reason"]))
+
+
+@require_POST
+def job_front_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    return _act(request, job_id, JobFrontForm(request.POST),
+                lambda job, data: job_move_to_front(job=job, user=request.user, reason=data["reason"]))

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 
 import pymupdf
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
 from matters.audit.services import audit_record, audit_verify
 from matters.models import DraftVersion, Finding, GeneratedDocument, Origin
+from matters.permissions import require
 from matters.provenance import generated_record, sha256_bytes
 
 from .export_docx import docx_bytes
@@ -105,23 +106,19 @@ def version_table(version: DraftVersion) -> TableOfAuthorities:
     return toa_build(matter=version.draft.matter, text=version.text, waived=list(waived))
 
 
-def _require_member(user: AbstractBaseUser, version: DraftVersion) -> None:
-    if not version.draft.matter.members.filter(pk=user.pk).exists():
-        raise PermissionDenied("Only a member of the matter may export its drafts.")
-
-
 def draft_export(*, version: DraftVersion, user: AbstractBaseUser, kind: str) -> ExportFile:
     """Export an approved ``version`` as ``kind`` (``docx``, ``pdf`` or ``report``); record it as generated
     material and in the audit log (``draft.export``, with the file's SHA-256 and the head hash it carries).
 
     A DOCX opens with the brief's table of authorities when it cites any (:mod:`matters.drafts.toa_pages`).
 
-    Raises PermissionDenied for a non-member; ValidationError for an unknown kind, a version not approved, a
+    Raises PermissionDenied unless ``user`` may export the matter's drafts (``export_drafts``, every member:
+    :mod:`matters.permissions`); ValidationError for an unknown kind, a version not approved, a
     matter whose audit chain does not verify (an export would then vouch for a log that was altered), or a DOCX
     whose table of authorities cannot be built (a citation no authority of the matter grounds, or one the
     verifier blocks), the message listing each such citation.
     """
-    _require_member(user, version)
+    require(user, "export_drafts", version.draft.matter)
     if kind not in EXPORT_KINDS:
         raise ValidationError(f"Unknown export {kind!r}: choose DOCX, PDF or the verification report.")
     if version.approved_at is None:

@@ -2,6 +2,8 @@
 
 from django import forms
 
+from .exports import EXPORT_KINDS
+
 # A brief with its footnotes is a few hundred kilobytes as DOCX; pictures pasted in make a few megabytes.
 WORD_MAX_BYTES = 100 * 1024 * 1024
 
@@ -30,3 +32,28 @@ class DraftEditForm(forms.Form):
 
     def clean_text(self) -> str:
         return self.cleaned_data["text"].replace("\r\n", "\n").replace("\r", "\n")
+
+
+class DraftRenameForm(forms.Form):
+    """A draft's new ``title`` (judged by :func:`matters.drafts.services.draft_rename`), and the ``number`` of the
+    version the page was on, to go back to."""
+
+    title = forms.CharField(required=False, max_length=1000)
+    number = forms.IntegerField(required=False, min_value=1)
+
+
+class DraftApproveForm(forms.Form):
+    """Approve a version: ``read_confirmed`` (the attorney has read it whole) and, where the service asks for
+    one, ``override_reason`` (:func:`matters.drafts.services.draft_approve` judges both)."""
+
+    override_reason = forms.CharField(required=False, strip=False, max_length=2000)
+    read_confirmed = forms.BooleanField(required=False)
+
+
+class DraftExportForm(forms.Form):
+    """Export a version as ``kind`` (the URL names it; the form is bound to it so an unknown one is refused here
+    as everywhere else)."""
+
+    kind = forms.ChoiceField(choices=[(kind, label) for kind, (label, *_rest) in EXPORT_KINDS.items()],
+                             error_messages={"invalid_choice": "Unknown export %(value)r: choose DOCX, PDF or the "
+                                                               "verification report."})

@@ -63,9 +63,10 @@ def draft_rename(*, draft: Draft, title: str, user: AbstractBaseUser) -> Draft:
     require(user, "edit_drafts", draft.matter)
     title = " ".join(title.split())
     if not title:
-        raise ValidationError("A draft needs a title; the old one was kept.")
+        raise ValidationError({"title": "A draft needs a title; the old one was kept."})
     if len(title) > TITLE_FIELD_CHARS:
-        raise ValidationError(f"A title has at most {TITLE_FIELD_CHARS} characters; this one has {len(title)}.")
+        raise ValidationError({"title": f"A title has at most {TITLE_FIELD_CHARS} characters; this one has "
+                                        f"{len(title)}."})
     if title == draft.title:
         return draft
     with transaction.atomic():

@@ -33,12 +33,14 @@ from matters.drafts.services import (
     finding_waive,
     prompt_echo_share,
 )
+from matters.forms import ReasonForm
 from matters.models import Draft, DraftVersion, Finding
 from matters.permissions import may, require
 from matters.selectors import matter_for_user
+from matters.validation import form_error_messages, form_submit
 
 from .exports import EXPORT_KINDS, draft_export
-from .forms import DraftEditForm, WordVersionForm
+from .forms import DraftApproveForm, DraftEditForm, DraftExportForm, DraftRenameForm, WordVersionForm
 from .review import (
     ATTACK_KIND,
     ReviewFilter,
@@ -216,19 +218,17 @@ def finding_resolve(request: HttpRequest, matter_id: int, draft_id: int, number:
             return _render_review(request, version, ReviewFilter.from_query(request.POST), {"error": gone})
         messages.error(request, gone)
         return redirect(_review_url(version))
-    error = ""
-    try:
-        service = finding_waive if action == "waive" else finding_confirm
-        service(finding=finding, user=request.user, reason=request.POST.get("reason", ""))
-    except ValidationError as problem:
-        error = " ".join(problem.messages)
+    service = finding_waive if action == "waive" else finding_confirm
+    form = ReasonForm(request.POST)
+    form_submit(form, lambda data: service(finding=finding, user=request.user, reason=data["reason"]))
+    error = " ".join(form_error_messages(form))
     if not request.htmx:
         done = f"{finding.get_kind_display()} “{finding.text}”: {action}d; the reason is in the audit log."
         (messages.error if error else messages.success)(request, error or done)
         return redirect(_review_url(version, f"f{finding.pk}"))
     panel = _panel(request, version, f"f{finding.pk}", open_source=False, error=error)
     if panel is not None and error:
-        panel["reason"] = request.POST.get("reason", "")
+        panel["reason"] = form["reason"].value() or ""
     return _render_review(request, version, ReviewFilter.from_query(request.POST), panel)
 
 
@@ -283,36 +283,36 @@ def draft_word_upload(request: HttpRequest, matter_id: int, draft_id: int, numbe
 def draft_rename_view(request: HttpRequest, matter_id: int, draft_id: int) -> HttpResponse:
     """Rename a draft (attorneys and assistants); back to the version the form was on."""
     draft = _draft_for(request.user, matter_id, draft_id)
-    try:
-        draft_rename(draft=draft, title=request.POST.get("title", ""), user=request.user)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+    form = DraftRenameForm(request.POST)
+    form_submit(form, lambda data: draft_rename(draft=draft, title=data["title"], user=request.user))
+    if form.errors:
+        messages.error(request, " ".join(form_error_messages(form)))
     else:
         messages.success(request, f"Renamed: “{draft.title}”.")
-    number = request.POST.get("number", "")
-    version = draft.versions.filter(number=number).first() if number.isdigit() else None
+    number = form.cleaned_data.get("number")
+    version = draft.versions.filter(number=number).first() if number else None
     return redirect(_review_url(version or draft.latest_version))
 
 
 @require_POST
 def draft_approve_view(request: HttpRequest, matter_id: int, draft_id: int, number: int) -> HttpResponse:
     version = _version_for(request.user, matter_id, draft_id, number)
-    try:
-        draft_approve(version=version, user=request.user, override_reason=request.POST.get("override_reason", ""),
-                      read_confirmed=request.POST.get("read_confirmed") == "on")
+    form = DraftApproveForm(request.POST)
+    form_submit(form, lambda data: draft_approve(version=version, user=request.user, **data))
+    if form.errors:
+        messages.error(request, "Not approved. " + " ".join(form_error_messages(form)))
+    else:
         messages.success(request, f"Version {version.number} approved; the approval is in the audit log.")
-    except ValidationError as problem:
-        messages.error(request, "Not approved. " + " ".join(problem.messages))
     return redirect(_review_url(version))
 
 
 @require_POST
 def draft_export_view(request: HttpRequest, matter_id: int, draft_id: int, number: int, kind: str) -> HttpResponse:
     version = _version_for(request.user, matter_id, draft_id, number)
-    try:
-        export = draft_export(version=version, user=request.user, kind=kind)
-    except ValidationError as problem:
-        messages.error(request, " ".join(problem.messages))
+    form = DraftExportForm({"kind": kind})
+    export = form_submit(form, lambda data: draft_export(version=version, user=request.user, kind=data["kind"]))
+    if export is None:
+        messages.error(request, " ".join(form_error_messages(form)))
         return redirect(_review_url(version))
     response = HttpResponse(export.content, content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'

@@ -17,7 +17,7 @@ from matters.audit.services import audit_record, audit_record_once_per
 from matters.downloads import file_response
 from matters.email.threads import exhibit_thread
 from matters.exhibits.listing import exhibit_list_page
-from matters.forms import CitesAsForm, ExhibitEditForm, PasswordForm, UploadForm
+from matters.forms import ButtonForm, CitesAsForm, ExhibitEditForm, PasswordForm, ReasonForm, UploadForm
 from matters.permissions import require
 from matters.privilege.services import exhibit_privilege_context, page_privilege_context
 from matters.provenance import exhibit_override_generated, page_clear_injection
@@ -27,6 +27,7 @@ from matters.selectors import (
     matter_for_user,
     page_for_user,
 )
+from matters.validation import form_outcome_message, form_submit
 
 from .services import (
     exhibit_create,
@@ -159,33 +160,28 @@ def exhibit_password(request: HttpRequest, matter_id: int, exhibit_id: int) -> H
 def exhibit_reprocess_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
     require(request.user, "change_exhibits", exhibit.matter)
-    try:
-        exhibit_reprocess(exhibit=exhibit, requested_by=request.user)
-        messages.success(request, "The file is queued for processing again.")
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+    form = ButtonForm(request.POST)
+    form_submit(form, lambda _: exhibit_reprocess(exhibit=exhibit, requested_by=request.user))
+    form_outcome_message(request, form, "The file is queued for processing again.")
     return redirect(exhibit)
 
 
 @require_POST
 def exhibit_override_generated_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
-    try:
-        exhibit_override_generated(exhibit=exhibit, user=request.user, reason=request.POST.get("reason", ""))
-        messages.success(request, "The file now counts as evidence; the reason is in the audit log.")
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+    form = ReasonForm(request.POST)
+    form_submit(form, lambda data: exhibit_override_generated(exhibit=exhibit, user=request.user,
+                                                              reason=data["reason"]))
+    form_outcome_message(request, form, "The file now counts as evidence; the reason is in the audit log.")
     return redirect(exhibit)
 
 
 @require_POST
 def page_clear_injection_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
     page = page_for_user(request.user, matter_id, exhibit_id, number)
-    try:
-        page_clear_injection(page=page, user=request.user, reason=request.POST.get("reason", ""))
-        messages.success(request, "The flag is cleared; the reason is in the audit log.")
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+    form = ReasonForm(request.POST)
+    form_submit(form, lambda data: page_clear_injection(page=page, user=request.user, reason=data["reason"]))
+    form_outcome_message(request, form, "The flag is cleared; the reason is in the audit log.")
     return redirect("matters:page", matter_id, exhibit_id, number)
 
 

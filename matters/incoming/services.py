@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -343,9 +344,11 @@ def incoming_receive(*, matter: Matter, uploads: list, origin: str, user) -> Inc
     header, so the user can confirm the field mapping before anything is imported. ``uploads`` are file-like
     objects with a ``name``. A ZIP that breaks a limit is recorded as failed with the reason. Raises
     PermissionDenied for a user who may not receive productions in the matter, and ValidationError for an origin
-    other than ``opposing_party`` or ``third_party``."""
+    other than ``opposing_party`` or ``third_party`` (on ``origin``) or no file at all (on ``files``)."""
     require(user, "receive_productions", matter)
     require_choice(origin, INCOMING_ORIGINS, field="origin")
+    if not uploads:
+        raise ValidationError({"files": "Choose the production's files (a ZIP volume or PDFs)."})
     incoming = IncomingProduction.objects.create(
         matter=matter, origin=origin, source_name=", ".join(u.name for u in uploads)[:500], sha256="",
         created_by=user, status=IncomingProduction.Status.AWAITING_CONFIRMATION)

@@ -7,26 +7,25 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from matters.incoming.loadfiles import FIELD_ALIASES
+from matters.incoming.forms import CANONICAL_FIELDS, IncomingMappingForm, IncomingUploadForm
 from matters.incoming.services import incoming_confirm, incoming_receive
 from matters.models import IncomingProduction
 from matters.permissions import require
 from matters.productions.overlaps import bates_overlaps
 from matters.selectors import matter_for_user
-
-CANONICAL_FIELDS = list(FIELD_ALIASES)
+from matters.validation import form_error_messages, form_submit
 
 
 @require_http_methods(["POST"])
 def incoming_upload(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     require(request.user, "receive_productions", matter)
-    uploads = request.FILES.getlist("files")
-    origin = request.POST.get("origin", "")
-    if not uploads or origin not in ("opposing_party", "third_party"):
-        messages.error(request, "Choose the production's files and who produced it.")
+    form = IncomingUploadForm(request.POST, request.FILES)
+    incoming = form_submit(form, lambda data: incoming_receive(matter=matter, uploads=data["files"],
+                                                               origin=data["origin"], user=request.user))
+    if incoming is None:
+        messages.error(request, " ".join(form_error_messages(form)))
         return redirect(reverse("matters:productions", args=[matter.pk]))
-    incoming = incoming_receive(matter=matter, uploads=uploads, origin=origin, user=request.user)
     return redirect(reverse("matters:incoming", args=[matter.pk, incoming.pk]))
 
 
@@ -37,16 +36,18 @@ def incoming_detail(request: HttpRequest, matter_id: int, incoming_id: int) -> H
     if incoming is None:
         raise Http404("No such production.")
     awaiting = incoming.status == IncomingProduction.Status.AWAITING_CONFIRMATION
-    if request.method == "POST" and awaiting:
+    form = IncomingMappingForm(request.POST if request.method == "POST" and awaiting else None,
+                               header=list(incoming.header or []))
+    if form.is_bound:
         require(request.user, "receive_productions", matter)
-        mapping = {field: request.POST[field] for field in CANONICAL_FIELDS
-                   if request.POST.get(field) in incoming.header}
-        incoming_confirm(incoming=incoming, field_map=mapping, user=request.user)
-        return redirect(reverse("matters:incoming", args=[matter.pk, incoming.pk]))
+        if form_submit(form, lambda _: incoming_confirm(incoming=incoming, field_map=form.field_map(),
+                                                         user=request.user)):
+            return redirect(reverse("matters:incoming", args=[matter.pk, incoming.pk]))
     documents = (matter.exhibits.filter(pages__incoming_bates__incoming=incoming).distinct().order_by("label_seq"))
     # Numbers shared with a production made or received after this one was imported are found now.
     shared = [o.message() for o in bates_overlaps(matter) if o.involves(f"in:{incoming.pk}")]
     context = {"matter": matter, "incoming": incoming, "fields": CANONICAL_FIELDS, "documents": documents,
+               "mapping_errors": form_error_messages(form) if form.is_bound else [],
                "discrepancies": list(dict.fromkeys([*incoming.report, *shared]))}
     if request.htmx:
         return render(request, "matters/incoming/incoming.html#incoming-status", context)

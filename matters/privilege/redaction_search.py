@@ -11,9 +11,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from matters import storage
-from matters.models import Exhibit, Page, Redaction, RedactionReason
+from matters.models import Exhibit, Page, Redaction
+from matters.permissions import require
 from matters.privilege.page_words import Word, page_words
-from matters.privilege.services import redaction_add
+from matters.privilege.services import check_reason_code, redaction_save
 
 SEARCH_MARGIN_PT = 1.0
 MAX_PATTERN_CHARS = 200
@@ -91,19 +92,22 @@ def compile_pattern(query: str, *, regex: bool) -> TimedPattern:
     (:class:`TimedPattern`). Raises ValidationError for an empty, too long or invalid pattern."""
     query = query.strip()
     if not query or len(query) > MAX_PATTERN_CHARS:
-        raise ValidationError(f"Type the words or pattern to redact (up to {MAX_PATTERN_CHARS} characters).")
+        raise ValidationError(
+            {"query": f"Type the words or pattern to redact (up to {MAX_PATTERN_CHARS} characters)."})
     try:
         return TimedPattern(_regex.compile(query if regex else _regex.escape(query), _regex.IGNORECASE | _regex.V0))
     except _regex.error as error:
-        raise ValidationError(f"The pattern is not a valid regular expression: {error}.") from error
+        raise ValidationError({"query": f"The pattern is not a valid regular expression: {error}."}) from error
 
 
 def redactions_from_search(*, exhibit: Exhibit, query: str, reason: str, user, regex: bool = False) -> list[Redaction]:
     """Add a redaction over every match of ``query`` on every page of ``exhibit`` (for example every social
-    security number: ``\\b\\d{3}-\\d{2}-\\d{4}\\b`` with ``regex=True``); return the boxes added."""
+    security number: ``\\b\\d{3}-\\d{2}-\\d{4}\\b`` with ``regex=True``); return the boxes added, all or none.
+    Raises PermissionDenied unless ``user`` may change the matter's exhibits (``change_exhibits``); ValidationError
+    on ``query`` for a pattern that cannot be used, on ``reason`` for an unknown reason code."""
+    require(user, "change_exhibits", exhibit.matter)
     pattern = compile_pattern(query, regex=regex)
-    if reason not in RedactionReason.values:
-        raise ValidationError(f"Choose a reason code ({', '.join(RedactionReason.values)}).")
+    check_reason_code(reason)
     added = []
     # All or nothing: a pattern stopped on a later page leaves no boxes from the earlier ones.
     with transaction.atomic(), pymupdf.open(storage.display_pdf(exhibit)) as doc:
@@ -111,5 +115,5 @@ def redactions_from_search(*, exhibit: Exhibit, query: str, reason: str, user, r
             if page.source == Page.Source.NONE or (page.source != Page.Source.OCR and not pattern.search(page.text)):
                 continue
             for rect, _text in match_boxes(page_words(page, doc[page.number - 1]), pattern):
-                added.append(redaction_add(page=page, rect=rect, reason=reason, user=user, found_by=query))
+                added.append(redaction_save(page=page, rect=rect, reason=reason, user=user, found_by=query))
     return added

@@ -96,7 +96,8 @@ def improper_redaction_confirm(*, page: Page, reason: str, user) -> int:
     require(user, "serve_production", page.exhibit.matter)
     reason = reason.strip()
     if not reason:
-        raise ValidationError("Give the reason this page may be produced with its text readable under the box.")
+        raise ValidationError({"reason": "Give the reason this page may be produced with its text readable under "
+                                         "the box."})
     with transaction.atomic():
         count = page.improper_redactions.filter(confirmed_reason="").update(
             confirmed_reason=reason, confirmed_by=user, confirmed_at=timezone.now())
@@ -120,9 +121,17 @@ def _check_box(page: Page, rect) -> tuple[float, float, float, float]:
 
 def redaction_add(*, page: Page, rect, reason: str, user, found_by: str = "") -> Redaction:
     """Add a box (x0, y0, x1, y1 in points on the displayed page) to black out on ``page`` when produced.
-    Raises ValidationError for an unknown reason code or a box outside the page."""
-    if reason not in RedactionReason.values:
-        raise ValidationError(f"Choose a reason code ({', '.join(RedactionReason.values)}).")
+    Raises PermissionDenied unless ``user`` may change the matter's exhibits (``change_exhibits``,
+    :mod:`matters.permissions`); ValidationError for an unknown reason code (on ``reason``) or a box outside the
+    page."""
+    require(user, "change_exhibits", page.exhibit.matter)
+    return redaction_save(page=page, rect=rect, reason=reason, user=user, found_by=found_by)
+
+
+def redaction_save(*, page: Page, rect, reason: str, user, found_by: str = "") -> Redaction:
+    """:func:`redaction_add` for a caller that has already checked ``user`` (one check for the many boxes of a
+    search or of a page's improper redactions). Raises ValidationError as :func:`redaction_add` does."""
+    check_reason_code(reason)
     x0, y0, x1, y1 = _check_box(page, rect)
     with transaction.atomic():
         redaction = Redaction.objects.create(page=page, x0=x0, y0=y0, x1=x1, y1=y1, reason=reason,
@@ -131,6 +140,26 @@ def redaction_add(*, page: Page, rect, reason: str, user, found_by: str = "") ->
                      detail={"exhibit": page.exhibit_id, "page": page.number, "rect": [x0, y0, x1, y1],
                              "reason": reason, "found_by": found_by[:200]})
     return redaction
+
+
+def check_reason_code(reason: str) -> str:
+    """Return ``reason`` if it is a redaction reason code; ValidationError on ``reason`` naming the codes else."""
+    if reason not in RedactionReason.values:
+        raise ValidationError({"reason": f"Choose a reason code ({', '.join(RedactionReason.values)})."})
+    return reason
+
+
+def improper_redact(*, page: Page, reason: str, user) -> list[Redaction]:
+    """Put a real redaction (reason code ``reason``) over each open improper redaction of ``page``
+    (:func:`improper_open`), a point wider on each side so it covers the box; all of them or none, each audited
+    (``redaction.add``). Returns the redactions added (none when no box is open). Raises PermissionDenied unless
+    ``user`` may change the matter's exhibits; ValidationError for an unknown reason code."""
+    require(user, "change_exhibits", page.exhibit.matter)
+    check_reason_code(reason)
+    with transaction.atomic():
+        return [redaction_save(page=page, rect=(box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1), reason=reason,
+                               user=user)
+                for box in improper_open(page)]
 
 
 def redaction_delete(*, redaction: Redaction, user) -> None:

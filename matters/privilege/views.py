@@ -2,17 +2,18 @@
 redacted for real or confirmed, and a production's privilege log (edit, CSV, PDF)."""
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from matters.audit.services import audit_record
-from matters.permissions import require
+from matters.forms import ButtonForm, ReasonForm
 from matters.privilege.log import EDITABLE, log_csv_bytes, log_entries, log_entry_update, log_pdf_bytes
-from matters.privilege.services import improper_open, improper_redaction_confirm, redaction_add, redaction_delete
+from matters.privilege.services import improper_redact, improper_redaction_confirm, redaction_add, redaction_delete
 from matters.selectors import exhibit_for_user, matter_for_user, page_for_user
+from matters.validation import form_error_messages, form_outcome_message, form_submit
 
+from .forms import LogEntryForm, ReasonCodeForm, RedactionBoxForm, RedactSearchForm
 from .redaction_search import redactions_from_search
 
 
@@ -20,13 +21,10 @@ from .redaction_search import redactions_from_search
 def redaction_add_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
     """Add a box drawn on the page viewer (``x0``, ``y0``, ``x1``, ``y1`` in points, ``reason``)."""
     page = page_for_user(request.user, matter_id, exhibit_id, number)
-    require(request.user, "change_exhibits", page.exhibit.matter)
-    try:
-        rect = [request.POST.get(k, "") for k in ("x0", "y0", "x1", "y1")]
-        redaction_add(page=page, rect=rect, reason=request.POST.get("reason", ""), user=request.user)
-        messages.success(request, "Redaction box added; it is applied whenever this exhibit is produced.")
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+    form = RedactionBoxForm(request.POST)
+    form_submit(form, lambda data: redaction_add(page=page, rect=form.rect(), reason=data["reason"],
+                                                 user=request.user))
+    form_outcome_message(request, form, "Redaction box added; it is applied whenever this exhibit is produced.")
     return redirect("matters:page", matter_id, exhibit_id, number)
 
 
@@ -34,12 +32,12 @@ def redaction_add_view(request: HttpRequest, matter_id: int, exhibit_id: int, nu
 def redaction_delete_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int,
                           redaction_id: int) -> HttpResponse:
     page = page_for_user(request.user, matter_id, exhibit_id, number)
-    require(request.user, "change_exhibits", page.exhibit.matter)
     redaction = page.redactions.filter(pk=redaction_id).first()
     if redaction is None:
         raise Http404("No such redaction.")
-    redaction_delete(redaction=redaction, user=request.user)
-    messages.success(request, "Redaction box removed.")
+    form = ButtonForm(request.POST)
+    form_submit(form, lambda _: redaction_delete(redaction=redaction, user=request.user))
+    form_outcome_message(request, form, "Redaction box removed.")
     return redirect("matters:page", matter_id, exhibit_id, number)
 
 
@@ -47,25 +45,19 @@ def redaction_delete_view(request: HttpRequest, matter_id: int, exhibit_id: int,
 def improper_redact_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
     """Put a real redaction over each open improper box of the page, with the reason code given."""
     page = page_for_user(request.user, matter_id, exhibit_id, number)
-    require(request.user, "change_exhibits", page.exhibit.matter)
-    try:
-        for box in improper_open(page):
-            redaction_add(page=page, rect=(box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1),
-                          reason=request.POST.get("reason", ""), user=request.user)
-        messages.success(request, "The boxes are now real redactions: their text is removed when produced.")
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+    form = ReasonCodeForm(request.POST)
+    added = form_submit(form, lambda data: improper_redact(page=page, reason=data["reason"], user=request.user))
+    form_outcome_message(request, form, "The boxes are now real redactions: their text is removed when produced."
+                         if added else "No improper box of this page is open; nothing was added.")
     return redirect("matters:page", matter_id, exhibit_id, number)
 
 
 @require_POST
 def improper_confirm_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
     page = page_for_user(request.user, matter_id, exhibit_id, number)
-    try:
-        improper_redaction_confirm(page=page, reason=request.POST.get("reason", ""), user=request.user)
-        messages.success(request, "Confirmed: the page may be produced as it is; the reason is in the audit log.")
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+    form = ReasonForm(request.POST)
+    form_submit(form, lambda data: improper_redaction_confirm(page=page, reason=data["reason"], user=request.user))
+    form_outcome_message(request, form, "Confirmed: the page may be produced as it is; the reason is in the audit log.")
     return redirect("matters:page", matter_id, exhibit_id, number)
 
 
@@ -73,19 +65,15 @@ def improper_confirm_view(request: HttpRequest, matter_id: int, exhibit_id: int,
 def redact_search_view(request: HttpRequest, matter_id: int, exhibit_id: int) -> HttpResponse:
     """Add a redaction over every match of the words or pattern typed, on every page of the exhibit."""
     exhibit = exhibit_for_user(request.user, matter_id, exhibit_id)
-    require(request.user, "change_exhibits", exhibit.matter)
-    try:
-        added = redactions_from_search(exhibit=exhibit, query=request.POST.get("query", ""),
-                                       reason=request.POST.get("reason", ""), user=request.user,
-                                       regex=bool(request.POST.get("regex")))
-        if added:
-            pages = sorted({r.page.number for r in added})
-            messages.success(request, f"{len(added)} redaction box(es) added on page(s) "
-                                      f"{', '.join(map(str, pages))}.")
-        else:
-            messages.warning(request, "Nothing on this exhibit's pages matched; no box was added.")
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+    form = RedactSearchForm(request.POST)
+    added = form_submit(form, lambda data: redactions_from_search(exhibit=exhibit, user=request.user, **data))
+    if form.errors:
+        messages.error(request, " ".join(form_error_messages(form)))
+    elif added:
+        pages = sorted({r.page.number for r in added})
+        messages.success(request, f"{len(added)} redaction box(es) added on page(s) {', '.join(map(str, pages))}.")
+    else:
+        messages.warning(request, "Nothing on this exhibit's pages matched; no box was added.")
     return redirect("matters:exhibit", matter_id, exhibit_id)
 
 
@@ -107,16 +95,17 @@ def privilege_log_view(request: HttpRequest, matter_id: int, production_id: int)
         entry.bates_range = (f"{production.bates(document.first_number)}–{production.bates(document.last_number)}"
                              if document.first_number else "")
     if request.method == "POST":
-        entry = next((e for e in entries if str(e.pk) == request.POST.get("entry")), None)
+        form = LogEntryForm(request.POST)
+        entry = next((e for e in entries if form.is_valid() and e.pk == form.cleaned_data["entry"]), None)
         if entry is None:
             raise Http404("No such log entry.")
-        try:
-            log_entry_update(entry=entry, user=request.user, **{f: request.POST.get(f, "") for f in EDITABLE})
-        except ValidationError as error:
-            messages.error(request, " ".join(error.messages))
+        if form_submit(form, lambda data: log_entry_update(entry=entry, user=request.user, **form.values())):
+            messages.success(request, "Privilege log updated.")
             return redirect("matters:privilege_log", matter.pk, production.pk)
-        messages.success(request, "Privilege log updated.")
-        return redirect("matters:privilege_log", matter.pk, production.pk)
+        # Shown again with what was typed and why it was refused; nothing was saved.
+        for name in EDITABLE:
+            setattr(entry, name, form[name].value() or "")
+        entry.errors = form_error_messages(form)
     return render(request, "matters/privilege/privilege_log.html",
                   {"matter": matter, "production": production, "entries": entries})
 

@@ -91,3 +91,10 @@ class ProductionForm(forms.Form):
             "with_index": data["with_index"], "with_images": data["with_images"], "keep_forms": data["keep_forms"],
             "confidentiality": designations, "withheld": withheld,
         }
+
+
+class ServeForm(forms.Form):
+    """Record a finished production as served: on whom (``served_to``; the service asks for it and checks who
+    may serve, :func:`matters.productions.delivery.production_serve`)."""
+
+    served_to = forms.CharField(required=False, max_length=2000, label="Served on")

@@ -13,7 +13,7 @@ from matters.downloads import file_response
 from matters.models import PrivilegeBasis, Production
 from matters.permissions import may, require
 from matters.productions.delivery import production_files, production_serve
-from matters.productions.forms import DESIGNATIONS, ProductionForm
+from matters.productions.forms import DESIGNATIONS, ProductionForm, ServeForm
 from matters.productions.overlaps import bates_overlaps
 from matters.productions.reservation import (
     PREFIX_HTML_PATTERN,
@@ -22,7 +22,7 @@ from matters.productions.reservation import (
     production_create,
 )
 from matters.selectors import matter_for_user
-from matters.validation import form_refusal
+from matters.validation import form_outcome_message, form_refusal, form_submit
 
 
 def ranges_report(matter) -> list[dict]:
@@ -100,9 +100,7 @@ def production_serve_view(request: HttpRequest, matter_id: int, production_id: i
     production = matter.productions.filter(pk=production_id).first()
     if production is None:
         raise Http404("No such production.")
-    try:
-        production_serve(production=production, user=request.user, served_to=request.POST.get("served_to", ""))
-        messages.success(request, f"Production {production.first}–{production.last} recorded as served.")
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+    form = ServeForm(request.POST)
+    form_submit(form, lambda data: production_serve(production=production, user=request.user, **data))
+    form_outcome_message(request, form, f"Production {production.first}–{production.last} recorded as served.")
     return redirect(reverse("matters:productions", args=[matter.pk]))

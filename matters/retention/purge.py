@@ -338,7 +338,8 @@ def matter_purge(*, matter: Matter, user, confirm_name: str) -> PurgeReport:
     matter = Matter.objects.get(pk=matter.pk)  # the name as stored, not as the caller's copy has it
     typed = (confirm_name or "").strip()
     if not typed or typed != matter.name.strip():
-        raise ValidationError(f"Type the matter's name exactly as it reads ({matter.name}) to purge it.")
+        raise ValidationError({"confirm_name": f"Type the matter's name exactly as it reads ({matter.name}) to purge "
+                                               "it."})
     report = PurgeReport(matter_id=matter.pk)
     _refuse_if_held_or_purged(matter)  # before reading its files; again under the lock
     _refuse_if_worked_on(matter)

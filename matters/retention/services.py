@@ -42,7 +42,7 @@ def _reason(reason: str) -> str:
     reason = (reason or "").strip()
     # Zero-width, bidirectional and other characters that show nothing are not a reason (matters.validation).
     if not visible_count(reason):
-        raise ValidationError("Say why (a litigation hold notice, a preservation letter, a court order).")
+        raise ValidationError({"reason": "Say why (a litigation hold notice, a preservation letter, a court order)."})
     return reason[:REASON_MAX_CHARS]
 
 

@@ -3,7 +3,6 @@
 and audit."""
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -14,6 +13,7 @@ from matters.retention.forms import HoldForm, PurgeForm
 from matters.retention.selectors import matter_hold_record
 from matters.retention.services import matter_hold, matter_hold_lift
 from matters.selectors import matter_for_user
+from matters.validation import form_error_messages, form_submit
 
 from .purge import matter_purge
 
@@ -30,16 +30,12 @@ def matter_hold_view(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     require(request.user, "hold_matter", matter)
     form = HoldForm(request.POST)
-    error = notice = ""
-    if not form.is_valid():
-        error = " ".join(message for errors in form.errors.values() for message in errors)
-    else:
-        service = matter_hold_lift if form.cleaned_data["action"] == "lift" else matter_hold
-        try:
-            matter = service(matter=matter, user=request.user, reason=form.cleaned_data["reason"])
-            notice = "The matter is on legal hold." if matter.legal_hold else "The legal hold is lifted."
-        except ValidationError as exc:
-            error = " ".join(exc.messages)
+    changed = form_submit(form, lambda data: (matter_hold_lift if data["action"] == "lift" else matter_hold)(
+        matter=matter, user=request.user, reason=data["reason"]))
+    error = " ".join(form_error_messages(form))
+    notice = "" if changed is None else ("The matter is on legal hold." if changed.legal_hold
+                                         else "The legal hold is lifted.")
+    matter = changed or matter
     if request.htmx:
         return _retention_section(request, matter, error, notice)
     (messages.error if error else messages.success)(request, error or notice)
@@ -52,13 +48,13 @@ def matter_purge_view(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
     require(request.user, "hold_matter", matter)
     form = PurgeForm(request.POST)
-    form.is_valid()  # one optional text field: its emptiness or mismatch is the service's to say
-    try:
-        report = matter_purge(matter=matter, user=request.user, confirm_name=form.cleaned_data.get("confirm_name", ""))
-    except ValidationError as exc:
+    # One optional text field: its emptiness or mismatch is the service's to say, on the field.
+    report = form_submit(form, lambda data: matter_purge(matter=matter, user=request.user, **data))
+    if report is None:
+        error = " ".join(form_error_messages(form))
         if request.htmx:
-            return _retention_section(request, matter, error=" ".join(exc.messages))
-        messages.error(request, " ".join(exc.messages))
+            return _retention_section(request, matter, error=error)
+        messages.error(request, error)
         return redirect(matter)
     rows = sum(report.rows.values())
     messages.success(request, f"{matter.name} was purged: {rows} records and {len(report.files)} files removed; "

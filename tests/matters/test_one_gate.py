@@ -11,7 +11,9 @@ from matters.permissions import ACTS, may, require
 ROOT = Path(__file__).resolve().parents[2]
 # The rule set, the roles it names, and the Django admin (which keeps its own model permissions).
 RULE_SET = {"matters/permissions.py", "matters/roles.py"}
-DECIDING = re.compile(r"has_perm\(|\bperms\.|groups__name|groups\.filter\(name|[\"'](attorney|assistant|operator)[\"']")
+DECIDING = re.compile(r"has_perm\(|\bperms\.|groups__name|groups\.filter\(name|[\"'](attorney|assistant|operator)[\"']"
+                      # a membership checked by hand: the rule set's is_member checks it with the role
+                      r"|members\.(filter|get)\(\s*(pk|id|username)|members\.contains\(|\bin\s+\S+\.members\.all\(")
 # "assistant" is also a message role of the OpenAI chat API the model client speaks, not a LawDesk role.
 CHAT_ROLES = re.compile(r"Message\(\s*[\"']assistant[\"']|role[\"']?\s*[:=]=?\s*[\"']assistant[\"']|"
                         r"[\"']role[\"']\s*:\s*[\"']assistant[\"']")
@@ -47,6 +49,15 @@ def test_the_check_itself_finds_a_decision_made_in_a_view():
     assert DECIDING.search("{% if perms.matters.serve_production %}")
     assert DECIDING.search('user.groups.filter(name="attorney").exists()')
     assert not DECIDING.search(CHAT_ROLES.sub("", 'Message("assistant", generation.text)'))
+
+
+def test_the_check_finds_a_membership_checked_by_hand():
+    assert DECIDING.search("    if not version.draft.matter.members.filter(pk=user.pk).exists():")
+    assert DECIDING.search("if matter.members.contains(request.user):")
+    assert DECIDING.search("if request.user in matter.members.all():")
+    assert DECIDING.search("matter.members.get(username=name)")
+    # Listing the members for the matter page decides nothing.
+    assert not DECIDING.search('matter.members.filter(is_active=True).order_by("username")')
 
 
 def test_every_act_of_the_rule_set_is_a_django_rules_rule_and_permission():

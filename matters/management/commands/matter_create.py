@@ -1,5 +1,5 @@
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from matters.services import matter_add_member, matter_create
@@ -37,6 +37,9 @@ class Command(BaseCommand):
             )
         except ValidationError as error:
             raise CommandError("; ".join(error.messages)) from error
+        except PermissionDenied as error:  # the first member named opens the matter: an attorney or assistant
+            raise CommandError(f"{error} The first --member opens the matter: name an attorney or an assistant "
+                               "first.") from error
         # The first is the creator, a member from the start; the others are added as the matter page adds them,
         # each recorded in the audit trail (by the command line: no user).
         for user in members[1:]:
