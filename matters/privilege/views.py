@@ -12,6 +12,7 @@ from matters.permissions import require
 from matters.privilege.log import EDITABLE, log_csv_bytes, log_entries, log_entry_update, log_pdf_bytes
 from matters.privilege.services import improper_open, improper_redaction_confirm, redaction_add, redaction_delete
 from matters.selectors import exhibit_for_user, matter_for_user, page_for_user
+from matters.templatetags.display import bates_range, count, numbers, plural
 
 from .redaction_search import redactions_from_search
 
@@ -80,8 +81,8 @@ def redact_search_view(request: HttpRequest, matter_id: int, exhibit_id: int) ->
                                        regex=bool(request.POST.get("regex")))
         if added:
             pages = sorted({r.page.number for r in added})
-            messages.success(request, f"{len(added)} redaction box(es) added on page(s) "
-                                      f"{', '.join(map(str, pages))}.")
+            messages.success(request, f"{count(len(added), 'redaction box')} added on {plural('page', len(pages))} "
+                                      f"{numbers(pages)}.")
         else:
             messages.warning(request, "Nothing on this exhibit's pages matched; no box was added.")
     except ValidationError as error:
@@ -104,8 +105,8 @@ def privilege_log_view(request: HttpRequest, matter_id: int, production_id: int)
     entries = list(log_entries(production))
     for entry in entries:
         document = entry.document
-        entry.bates_range = (f"{production.bates(document.first_number)}–{production.bates(document.last_number)}"
-                             if document.first_number else "")
+        entry.bates_range = (bates_range(production.bates(document.first_number),
+                                         production.bates(document.last_number)) if document.first_number else "")
     if request.method == "POST":
         entry = next((e for e in entries if str(e.pk) == request.POST.get("entry")), None)
         if entry is None:

@@ -22,6 +22,7 @@ from matters.productions.reservation import (
     production_create,
 )
 from matters.selectors import matter_for_user
+from matters.templatetags.display import bates_range
 from matters.validation import form_refusal
 
 
@@ -54,7 +55,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
             except ValidationError as error:
                 form_refusal(form, error)
             else:
-                messages.success(request, f"Production {production.first}–{production.last} started.")
+                messages.success(request, f"Production {bates_range(production.first, production.last)} started.")
                 return redirect(reverse("matters:productions", args=[matter.pk]))
         status = 400
     overlaps = bates_overlaps(matter)
@@ -102,7 +103,8 @@ def production_serve_view(request: HttpRequest, matter_id: int, production_id: i
         raise Http404("No such production.")
     try:
         production_serve(production=production, user=request.user, served_to=request.POST.get("served_to", ""))
-        messages.success(request, f"Production {production.first}–{production.last} recorded as served.")
+        messages.success(request, f"Production {bates_range(production.first, production.last)} recorded "
+                                  "as served.")
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     return redirect(reverse("matters:productions", args=[matter.pk]))
