@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from matters.forms import ButtonForm
+from matters.permissions import require
 from matters.selectors import evidence_exhibits, matter_for_user, matters_for_user
 from matters.validation import form_error_messages, form_refusal, form_submit
 
@@ -52,6 +53,8 @@ def stage_rows(job: Job) -> list[dict]:
 @require_http_methods(["GET", "POST"])
 def job_list(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_for_user(request.user, matter_id)
+    if request.method == "POST":  # before the form: whoever may not start jobs does not see the form either
+        require(request.user, "start_jobs", matter)
     form = JobStartForm(request.POST if request.method == "POST" else None, matter=matter)
     if form.is_valid():
         try:

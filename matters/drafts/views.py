@@ -37,6 +37,7 @@ from matters.forms import ReasonForm
 from matters.models import Draft, DraftVersion, Finding
 from matters.permissions import may, require
 from matters.selectors import matter_for_user
+from matters.templatetags.display import count
 from matters.validation import form_error_messages, form_submit
 
 from .exports import EXPORT_KINDS, draft_export
@@ -251,7 +252,8 @@ def draft_edit(request: HttpRequest, matter_id: int, draft_id: int, number: int)
         messages.info(request, "No change to save.")
         return redirect(_review_url(base))
     blocking = version.open_blocking().count()
-    messages.success(request, f"Saved as version {version.number} and verified: {blocking} blocking finding(s) open.")
+    messages.success(request, f"Saved as version {version.number} and verified: {count(blocking, 'blocking finding')} "
+                              "open.")
     return redirect(_review_url(version))
 
 
@@ -271,10 +273,10 @@ def draft_word_upload(request: HttpRequest, matter_id: int, draft_id: int, numbe
         else:
             merged, version = made.merged, made.version
             messages.success(request, (
-                f"Saved “{upload.name}” as version {version.number}: {merged.changed} paragraph(s) changed, "
+                f"Saved “{upload.name}” as version {version.number}: {count(merged.changed, 'paragraph')} changed, "
                 f"{merged.added} added, {merged.removed} removed, {merged.kept} unchanged; "
                 f"{made.checked_paragraphs} of {made.paragraphs} verified again, the others kept their findings. "
-                f"{version.open_blocking().count()} blocking finding(s) open."))
+                f"{count(version.open_blocking().count(), 'blocking finding')} open."))
             return redirect(_review_url(version))
     return _render_review(request, base, ReviewFilter(), word_form=form)
 

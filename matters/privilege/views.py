@@ -11,6 +11,7 @@ from matters.forms import ButtonForm, ReasonForm
 from matters.privilege.log import EDITABLE, log_csv_bytes, log_entries, log_entry_update, log_pdf_bytes
 from matters.privilege.services import improper_redact, improper_redaction_confirm, redaction_add, redaction_delete
 from matters.selectors import exhibit_for_user, matter_for_user, page_for_user
+from matters.templatetags.display import bates_range, count, numbers, plural
 from matters.validation import form_error_messages, form_outcome_message, form_submit
 
 from .forms import LogEntryForm, ReasonCodeForm, RedactionBoxForm, RedactSearchForm
@@ -71,7 +72,8 @@ def redact_search_view(request: HttpRequest, matter_id: int, exhibit_id: int) ->
         messages.error(request, " ".join(form_error_messages(form)))
     elif added:
         pages = sorted({r.page.number for r in added})
-        messages.success(request, f"{len(added)} redaction box(es) added on page(s) {', '.join(map(str, pages))}.")
+        messages.success(request, f"{count(len(added), 'redaction box')} added on {plural('page', len(pages))} "
+                                  f"{numbers(pages)}.")
     else:
         messages.warning(request, "Nothing on this exhibit's pages matched; no box was added.")
     return redirect("matters:exhibit", matter_id, exhibit_id)
@@ -92,8 +94,8 @@ def privilege_log_view(request: HttpRequest, matter_id: int, production_id: int)
     entries = list(log_entries(production))
     for entry in entries:
         document = entry.document
-        entry.bates_range = (f"{production.bates(document.first_number)}–{production.bates(document.last_number)}"
-                             if document.first_number else "")
+        entry.bates_range = (bates_range(production.bates(document.first_number),
+                                         production.bates(document.last_number)) if document.first_number else "")
     if request.method == "POST":
         form = LogEntryForm(request.POST)
         entry = next((e for e in entries if form.is_valid() and e.pk == form.cleaned_data["entry"]), None)

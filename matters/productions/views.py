@@ -22,6 +22,7 @@ from matters.productions.reservation import (
     production_create,
 )
 from matters.selectors import matter_for_user
+from matters.templatetags.display import bates_range
 from matters.validation import form_outcome_message, form_refusal, form_submit
 
 
@@ -54,7 +55,7 @@ def productions(request: HttpRequest, matter_id: int) -> HttpResponse:
             except ValidationError as error:
                 form_refusal(form, error)
             else:
-                messages.success(request, f"Production {production.first}–{production.last} started.")
+                messages.success(request, f"Production {bates_range(production.first, production.last)} started.")
                 return redirect(reverse("matters:productions", args=[matter.pk]))
         status = 400
     overlaps = bates_overlaps(matter)
@@ -102,5 +103,6 @@ def production_serve_view(request: HttpRequest, matter_id: int, production_id: i
         raise Http404("No such production.")
     form = ServeForm(request.POST)
     form_submit(form, lambda data: production_serve(production=production, user=request.user, **data))
-    form_outcome_message(request, form, f"Production {production.first}–{production.last} recorded as served.")
+    form_outcome_message(request, form,
+                         f"Production {bates_range(production.first, production.last)} recorded as served.")
     return redirect(reverse("matters:productions", args=[matter.pk]))

@@ -109,7 +109,8 @@ def test_attorney_reviews_waives_fixes_approves_and_downloads(matter, record, pr
             editor.fill(editor.input_value().replace("$1,520.00", "$1,250.00"))
             page.locator("#save-version").click()
             expect(page).to_have_url(re.compile(r"/v2/$"))
-            expect(page.locator(".messages")).to_contain_text("Saved as version 2 and verified: 0 blocking finding(s)")
+            expect(page.locator(".messages")).to_contain_text(
+                "Saved as version 2 and verified: 0 blocking findings open.")
             expect(page.locator("#count-blocking")).to_have_text("0 blocking open")
             expect(page.locator("#versions")).to_contain_text("Person: alice")
 

@@ -162,7 +162,7 @@ def test_the_review_page_takes_the_file_and_shows_the_comments(client, matter, a
               .comment("The landlord refused", "Is <b>nine</b> right?").bytes())
     response = client.post(word_url(base), {"file": SimpleUploadedFile("edits.docx", edited)}, follow=True)
     page = response.content.decode()
-    assert "Saved “edits.docx” as version 2: 1 paragraph(s) changed, 0 added, 0 removed, 5 unchanged" in page
+    assert "Saved “edits.docx” as version 2: 1 paragraph changed, 0 added, 0 removed, 5 unchanged" in page
     assert "1 of 6 verified again" in page
     assert 'id="word-comments"' in page and "Is &lt;b&gt;nine&lt;/b&gt; right?" in page
     assert "?a=1&amp;b=2" in page  # the diff of what Word changed
