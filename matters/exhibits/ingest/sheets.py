@@ -104,7 +104,7 @@ def workbook_to_pdf(spec: Spec, out_dir: Path, notes: list[str], *, source: Path
                          "sheets, rows and columns; the original is kept as uploaded.")
         report = inspect_workbook(xlsx, spec.max_sheet_cells)
         shown = work / "shown.xlsx"
-        unhide(xlsx, shown)
+        report += printable_copy(xlsx, shown)
         _require_calc()
         try:
             office_to_pdf(shown, target, suffix=".xlsx", description=DESCRIPTION, hidden=hidden_dirs)
@@ -239,25 +239,294 @@ def _spans(numbers: Sequence[int], name) -> str:
     return ", ".join(words)
 
 
-def unhide(source: Path, target: Path) -> None:
-    """Copy the XLSX at ``source`` to ``target`` with every sheet visible and no row or column hidden; every other
-    part is copied byte for byte. Raises IngestFailure for a damaged package."""
+def printable_copy(source: Path, target: Path) -> list[str]:
+    """Copy the XLSX at ``source`` to ``target`` as it is printed; return notes naming the formulas LibreOffice had
+    to calculate (empty when none). Every other part is copied byte for byte. Raises IngestFailure for a damaged
+    package. In the copy:
+
+    - every sheet is visible and no row or column hidden (a row hidden at height 0 gets its height back);
+    - a formula with a value saved in the file (``<v>`` beside ``<f>``, ECMA-376 Part 1 18.3.1.4) becomes that value:
+      LibreOffice recalculates volatile functions on opening (``=TODAY()`` would print the day of printing, not the
+      day the file was saved), so the page shows the figure Excel last showed. A formula with no saved value (a file
+      written by a program that does not calculate) is left for LibreOffice to calculate, and named in a note;
+    - each column is at least as wide as its widest cell's text as displayed (:func:`_display_chars`), up to
+      _MAX_COLUMN_WIDTH characters: Calc cuts text at the edge of a cell whose neighbour holds a value, and prints
+      ``###`` for a number wider than its column, so a narrow column would hide a figure or part of a label.
+    """
     from lxml import etree
 
-    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+    notes: list[str] = []
     try:
         with zipfile.ZipFile(source) as package, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+            names = set(package.namelist())
+            strings = _shared_strings(package, names, parser)
+            styles = _Styles(package, names, parser)
+            titles = _sheet_titles(package, names, parser)
             for info in package.infolist():
                 data = package.read(info)
-                if info.filename == "xl/workbook.xml" or _WORKSHEET.fullmatch(info.filename):
+                if info.filename == "xl/workbook.xml":
                     root = etree.fromstring(data, parser)
                     for element in root.iter(f"{{{_MAIN}}}sheet"):
                         element.attrib.pop("state", None)
-                    for tag in ("row", "col"):
-                        for element in root.iter(f"{{{_MAIN}}}{tag}"):
-                            element.attrib.pop("hidden", None)
+                    data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+                elif _WORKSHEET.fullmatch(info.filename):
+                    root = etree.fromstring(data, parser)
+                    calculated = _prepare_sheet(root, strings, styles)
+                    if calculated:
+                        title = titles.get(info.filename, info.filename)
+                        shown = ", ".join(calculated[:_NAMED_MAX])
+                        more = f" and {len(calculated) - _NAMED_MAX} more" if len(calculated) > _NAMED_MAX else ""
+                        notes.append(f"Sheet “{title}”: {len(calculated)} formula cell(s) had no value saved in the "
+                                     f"file ({shown}{more}); the values printed there were calculated by "
+                                     "LibreOffice.")
                     data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
                 out.writestr(info, data)
-    except (zipfile.BadZipFile, etree.XMLSyntaxError, OSError, KeyError) as exc:
+    except (zipfile.BadZipFile, etree.XMLSyntaxError, OSError, KeyError, ValueError) as exc:
         raise IngestFailure(f"The spreadsheet is damaged and could not be read ({exc}). The original is kept "
                             "unchanged; ask the sender for a new copy.") from exc
+    return notes
+
+
+def _q(tag: str) -> str:
+    return f"{{{_MAIN}}}{tag}"
+
+
+def _text_of(element) -> str:
+    """The text of a ``<si>`` or ``<is>`` element: its runs' ``<t>``, without phonetic guides (``<rPh>``)."""
+    return "".join(t.text or "" for t in element.iter(_q("t")) if t.getparent().tag != _q("rPh"))
+
+
+def _part_targets(package: zipfile.ZipFile, names: set[str], parser) -> dict[str, str]:
+    """The workbook's relationships: id -> part name inside the package (``rId3`` -> ``xl/worksheets/sheet1.xml``),
+    plus each relationship type's last word -> part name (``styles`` -> ``xl/styles.xml``)."""
+    from lxml import etree
+
+    rels = "xl/_rels/workbook.xml.rels"
+    if rels not in names:
+        return {}
+    targets = {}
+    for rel in etree.fromstring(package.read(rels), parser):
+        target = rel.get("Target", "")
+        target = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+        targets[rel.get("Id", "")] = target
+        targets[rel.get("Type", "").rsplit("/", 1)[-1]] = target
+    return targets
+
+
+def _sheet_titles(package: zipfile.ZipFile, names: set[str], parser) -> dict[str, str]:
+    """Worksheet part name -> the sheet's title."""
+    from lxml import etree
+
+    targets = _part_targets(package, names, parser)
+    root = etree.fromstring(package.read("xl/workbook.xml"), parser)
+    rel_id = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+    return {targets.get(sheet.get(rel_id, ""), ""): sheet.get("name", "") for sheet in root.iter(_q("sheet"))}
+
+
+def _shared_strings(package: zipfile.ZipFile, names: set[str], parser) -> list[str]:
+    from lxml import etree
+
+    part = _part_targets(package, names, parser).get("sharedStrings", "xl/sharedStrings.xml")
+    if part not in names:
+        return []
+    return [_text_of(item) for item in etree.fromstring(package.read(part), parser).iter(_q("si"))]
+
+
+class _Styles:
+    """What a cell's style index (``s``) says about its width on the page: its number format code and how much
+    wider than the workbook's default font its font is (size, bold)."""
+
+    def __init__(self, package: zipfile.ZipFile, names: set[str], parser):
+        from lxml import etree
+        from openpyxl.styles.numbers import BUILTIN_FORMATS
+
+        self.formats: list[str] = []
+        self.scales: list[float] = []
+        part = _part_targets(package, names, parser).get("styles", "xl/styles.xml")
+        if part not in names:
+            return
+        root = etree.fromstring(package.read(part), parser)
+        codes = dict(BUILTIN_FORMATS)
+        for fmt in root.iter(_q("numFmt")):
+            codes[int(fmt.get("numFmtId", "0"))] = fmt.get("formatCode", "General")
+        fonts = []
+        for font in root.iterfind(f"{_q('fonts')}/{_q('font')}"):
+            size = font.find(_q("sz"))
+            bold = font.find(_q("b"))
+            fonts.append(float(size.get("val", "11")) if size is not None else 11.0)
+            fonts[-1] *= 1.1 if bold is not None and bold.get("val", "1") not in ("0", "false") else 1.0
+        base = fonts[0] if fonts and fonts[0] else 11.0
+        for xf in root.iterfind(f"{_q('cellXfs')}/{_q('xf')}"):
+            self.formats.append(codes.get(int(xf.get("numFmtId", "0")), "General"))
+            font = int(xf.get("fontId", "0"))
+            self.scales.append(max(1.0, fonts[font] / base) if font < len(fonts) else 1.0)
+
+    def of(self, index: str | None) -> tuple[str, float]:
+        number = int(index) if index and index.isdigit() else 0
+        if number < len(self.formats):
+            return self.formats[number], self.scales[number]
+        return "General", 1.0
+
+
+# Calc's widest column for a fitted one, in characters: about a page's width, so a long note cell is not pushed onto
+# pages of its own. Text longer than this is printed in full only where the next cell is empty (Calc lets it run on).
+_MAX_COLUMN_WIDTH = 90
+_DEFAULT_COLUMN_WIDTH = 8.43  # Excel's default for an 11-point Calibri workbook, ECMA-376 Part 1 18.3.1.81
+_CELL_REF = re.compile(r"([A-Z]+)([0-9]+)")
+
+
+def _prepare_sheet(root, strings: list[str], styles: _Styles) -> list[str]:
+    """Unhide the rows and columns of the worksheet ``root``, put saved values in place of formulas and widen its
+    columns to their text, in place (see :func:`printable_copy`). Return the references of formula cells without a
+    saved value (``["C10"]``)."""
+    from lxml import etree
+    from openpyxl.utils import column_index_from_string
+
+    for element in root.iter(_q("row"), _q("col")):
+        if element.attrib.pop("hidden", None) is not None and element.tag == _q("row") \
+                and _float(element.get("ht")) == 0:
+            element.attrib.pop("ht", None)
+            element.attrib.pop("customHeight", None)
+    cells = list(root.iter(_q("c")))
+    # A shared formula is written once, in its first cell; a later cell of the group without a saved value needs it.
+    needed_shared = {f.get("si") for c in cells if (f := c.find(_q("f"))) is not None and f.get("t") == "shared"
+                     and not (c.findtext(_q("v")) or "")}
+    calculated, widths = [], {}
+    for cell in cells:
+        formula = cell.find(_q("f"))
+        value = cell.find(_q("v"))
+        saved = value is not None and value.text is not None and value.text != ""
+        if formula is not None:
+            if not saved:
+                calculated.append(cell.get("r", "?"))
+            elif not (formula.get("t") == "shared" and formula.get("ref") and formula.get("si") in needed_shared):
+                cell.remove(formula)
+                if cell.get("t") == "str":  # a formula's text result: kept as the text it is
+                    cell.set("t", "inlineStr")
+                    cell.remove(value)
+                    inline = etree.SubElement(cell, _q("is"))
+                    text = etree.SubElement(inline, _q("t"))
+                    text.text = value.text
+                    text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+        match = _CELL_REF.match(cell.get("r", ""))
+        if match:
+            column = column_index_from_string(match.group(1))
+            chars = _display_chars(cell, strings, styles) if saved or formula is None else 12.0
+            widths[column] = max(widths.get(column, 0.0), chars)
+    _widen(root, {column: min(_MAX_COLUMN_WIDTH, round(chars * 1.15 + 2, 1))
+                  for column, chars in widths.items() if chars})
+    return calculated
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _display_chars(cell, strings: list[str], styles: _Styles) -> float:
+    """About how many characters of the default font the value of ``cell`` takes on the page: its longest line of
+    text, or its number as its format shows it (thousands separators, decimals, dates with month names)."""
+    kind = cell.get("t", "n")
+    fmt, scale = styles.of(cell.get("s"))
+    raw = cell.findtext(_q("v")) or ""
+    if kind == "s":
+        text = strings[int(raw)] if raw.isdigit() and int(raw) < len(strings) else ""
+    elif kind == "inlineStr":
+        inline = cell.find(_q("is"))
+        text = _text_of(inline) if inline is not None else ""
+    elif kind == "b":
+        text = "FALSE"
+    elif kind in ("n", "d") and raw:
+        return _number_chars(raw, fmt) * scale
+    else:
+        text = raw
+    return max((len(line) for line in text.splitlines()), default=0) * scale
+
+
+def _number_chars(raw: str, fmt: str) -> float:
+    """Characters a number stored as ``raw`` takes when shown with the format code ``fmt`` (an estimate that errs
+    wide: a date's month and day names at their longest, every literal character counted)."""
+    from openpyxl.styles.numbers import is_date_format
+
+    section = fmt.split(";")[0]
+    plain = re.sub(r"\[[^\]]*\]|\"[^\"]*\"|\\.|_.|\*.", "", section)  # colours, literals, padding
+    literals = sum(len(lit) - 2 for lit in re.findall(r"\"[^\"]*\"", section)) + len(re.findall(r"\\.", section))
+    if section in ("General", "@", ""):
+        value = _float(raw)
+        return float(min(len(raw), 11) if value is None or abs(value) < 1e11 else 11)
+    if is_date_format(section):
+        words = re.sub(r"(?i)m{4,}|d{4,}", "x" * 9, plain)  # September, Wednesday
+        words = re.sub(r"(?i)m{3}|d{3}", "xxx", words)
+        return float(len(words) + literals + 2)
+    value = _float(raw) or 0.0
+    if "E" in plain.upper():
+        return float(len(plain) + literals + 4)
+    if "%" in plain:
+        value *= 100
+    decimals = len(re.sub(r"[^0#?]", "", plain.split(".", 1)[1])) if "." in plain else 0
+    digits = f"{abs(value):,.{decimals}f}" if "," in plain else f"{abs(value):.{decimals}f}"
+    others = len(re.sub(r"[0#?.,]", "", plain))  # currency signs, %, spaces, brackets
+    return float(len(digits) + others + literals + 1)  # one for a minus sign
+
+
+def _widen(root, needed: dict[int, float]) -> None:
+    """Set each column of ``needed`` (1-based index -> width in characters) at least that wide in the worksheet
+    ``root``, splitting ``<col>`` ranges where only some of their columns grow."""
+    from lxml import etree
+
+    if not needed:
+        return
+    form = root.find(_q("sheetFormatPr"))
+    default = _float(form.get("defaultColWidth")) if form is not None else None
+    default = default or _DEFAULT_COLUMN_WIDTH
+    cols = root.find(_q("cols"))
+    data = root.find(_q("sheetData"))
+    if cols is None:
+        if data is None:
+            return
+        cols = etree.Element(_q("cols"))  # its place: just before <sheetData> (ECMA-376 Part 1 18.3.1.99)
+    covered: set[int] = set()
+    pieces = []
+    for col in list(cols):
+        low, high = int(col.get("min", "1")), int(col.get("max", col.get("min", "1")))
+        width = _float(col.get("width")) or default
+        grow = sorted(c for c in needed if low <= c <= high and needed[c] > width)
+        covered.update(c for c in needed if low <= c <= high)
+        if not grow:
+            pieces.append(col)
+            continue
+        # Split [low, high] into runs that keep their width and single columns that grow.
+        start = low
+        for column in grow + [high + 1]:
+            if start < column:
+                pieces.append(_col_copy(col, start, column - 1, None))
+            if column <= high:
+                pieces.append(_col_copy(col, column, column, needed[column]))
+            start = column + 1
+    for column, width in needed.items():
+        if column not in covered and width > default:
+            pieces.append(etree.Element(_q("col"), min=str(column), max=str(column), width=str(width),
+                                        customWidth="1"))
+    if not pieces:
+        return
+    if cols.getparent() is None:
+        data.addprevious(cols)
+    for col in list(cols):
+        cols.remove(col)
+    for col in sorted(pieces, key=lambda element: int(element.get("min", "1"))):
+        cols.append(col)
+
+
+def _col_copy(col, low: int, high: int, width: float | None):
+    from copy import deepcopy
+
+    piece = deepcopy(col)
+    piece.set("min", str(low))
+    piece.set("max", str(high))
+    if width is not None:
+        piece.set("width", str(width))
+        piece.set("customWidth", "1")
+    return piece
