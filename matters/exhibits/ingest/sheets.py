@@ -7,9 +7,11 @@ each page is the figures a reader sees, searchable and indexed for the verifier'
 Hidden sheets, rows and columns are shown, as review platforms do, and reported: before rendering, a copy of the
 workbook has them unhidden (the ``state`` of ``<sheet>`` in ``xl/workbook.xml`` and the ``hidden`` attribute of
 ``<row>`` and ``<col>`` in each worksheet, ECMA-376 Part 1 18.2.19, 18.3.1.73, 18.3.1.13), and each one is named
-in the exhibit's notes. They are read with openpyxl. An XLS or ODS is first saved as XLSX by LibreOffice in the
-sandbox, so the same reading and unhiding apply to it. A CSV is laid out as a workbook of one sheet, every field
-as the text written (no number or date guessing: "03/04/2021" and "=1+1" stay as they are).
+in the exhibit's notes. They are read with openpyxl. The copy printed also holds each formula's saved value in its
+place and columns as wide as their text (:func:`printable_copy`): the page shows what Excel last showed, whole. An
+XLS or ODS is first saved as XLSX by LibreOffice in the sandbox, so the same reading and unhiding apply to it. A
+CSV is laid out as a workbook of one sheet, every field as the text written (no number or date guessing:
+"03/04/2021" and "=1+1" stay as they are).
 
 The original is never changed: all of this happens to copies in a temporary folder. Django-free: runs in the
 ingest child.
@@ -17,6 +19,7 @@ ingest child.
 
 import csv
 import io
+import math
 import re
 import shutil
 import tempfile
@@ -33,9 +36,6 @@ _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ODS_MIME = b"application/vnd.oasis.opendocument.spreadsheet"
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _WORKSHEET = re.compile(r"xl/worksheets/[^/]+\.xml")
-# A CSV column is as wide as its longest field, between these numbers of characters (Calc cuts text off at the
-# edge of a cell whose neighbour holds a value, so a too narrow column would hide part of a field on the page).
-_CSV_MIN_WIDTH, _CSV_MAX_WIDTH = 8, 80
 # How many hidden rows or columns a note names one by one before it gives only how many more.
 _NAMED_MAX = 20
 
@@ -145,7 +145,6 @@ def _csv_to_xlsx(source: Path, target: Path, max_cells: int) -> None:
     workbook = Workbook(write_only=True)
     sheet = workbook.create_sheet("CSV")
     rows: list[list[str]] = []
-    widths: dict[int, int] = {}
     cells = 0
     try:
         for row in csv.reader(io.StringIO(text, newline="")):
@@ -153,16 +152,9 @@ def _csv_to_xlsx(source: Path, target: Path, max_cells: int) -> None:
             if max_cells and cells > max_cells:
                 raise IngestFailure(_too_big(f"more than {max_cells:,} fields", max_cells))
             rows.append(row)
-            for index, value in enumerate(row):
-                widths[index] = max(widths.get(index, 0), max((len(line) for line in value.splitlines()), default=0))
     except csv.Error as exc:
         raise IngestFailure(f"The CSV table could not be read ({exc}). The original is kept unchanged.") from exc
-    from openpyxl.utils import get_column_letter
-
-    for index, width in widths.items():
-        sheet.column_dimensions[get_column_letter(index + 1)].width = min(_CSV_MAX_WIDTH,
-                                                                          max(_CSV_MIN_WIDTH, width + 2))
-    for row in rows:
+    for row in rows:  # columns are sized to their fields with every workbook's: printable_copy
         out = []
         for value in row:
             cell = WriteOnlyCell(sheet, value=value)
@@ -251,7 +243,8 @@ def printable_copy(source: Path, target: Path) -> list[str]:
       written by a program that does not calculate) is left for LibreOffice to calculate, and named in a note;
     - each column is at least as wide as its widest cell's text as displayed (:func:`_display_chars`), up to
       _MAX_COLUMN_WIDTH characters: Calc cuts text at the edge of a cell whose neighbour holds a value, and prints
-      ``###`` for a number wider than its column, so a narrow column would hide a figure or part of a label.
+      ``###`` for a number wider than its column, so a narrow column would hide a figure or part of a label. Text
+      longer than that wraps within its cell (a copy of its style with ``wrapText``), its row's fixed height dropped.
     """
     from lxml import etree
 
@@ -263,29 +256,48 @@ def printable_copy(source: Path, target: Path) -> list[str]:
             strings = _shared_strings(package, names, parser)
             styles = _Styles(package, names, parser)
             titles = _sheet_titles(package, names, parser)
+            # The sheets first: a cell too long for its column gets a wrapping style, added to the styles part.
+            sheets = {}
             for info in package.infolist():
-                data = package.read(info)
+                if _WORKSHEET.fullmatch(info.filename):
+                    root = etree.fromstring(package.read(info), parser)
+                    calculated, cut = _prepare_sheet(root, strings, styles)
+                    title = titles.get(info.filename, info.filename)
+                    if calculated:
+                        notes.append(f"Sheet “{title}”: {len(calculated)} formula cell(s) had no value saved in the "
+                                     f"file ({_named(calculated)}); the values printed there were calculated by "
+                                     "LibreOffice.")
+                    if cut:
+                        notes.append(f"Sheet “{title}”: cell(s) {_named(cut)} hold more text than a printed cell "
+                                     f"shows ({int(_MAX_ROW_HEIGHT)} points of lines); the pages show the beginning, "
+                                     "the native all of it.")
+                    sheets[info.filename] = _xml(root)
+            for info in package.infolist():
+                data = sheets.get(info.filename) or package.read(info)
                 if info.filename == "xl/workbook.xml":
                     root = etree.fromstring(data, parser)
                     for element in root.iter(f"{{{_MAIN}}}sheet"):
                         element.attrib.pop("state", None)
-                    data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
-                elif _WORKSHEET.fullmatch(info.filename):
-                    root = etree.fromstring(data, parser)
-                    calculated = _prepare_sheet(root, strings, styles)
-                    if calculated:
-                        title = titles.get(info.filename, info.filename)
-                        shown = ", ".join(calculated[:_NAMED_MAX])
-                        more = f" and {len(calculated) - _NAMED_MAX} more" if len(calculated) > _NAMED_MAX else ""
-                        notes.append(f"Sheet “{title}”: {len(calculated)} formula cell(s) had no value saved in the "
-                                     f"file ({shown}{more}); the values printed there were calculated by "
-                                     "LibreOffice.")
-                    data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+                    data = _xml(root)
+                elif info.filename == styles.part and styles.changed:
+                    data = _xml(styles.root)
                 out.writestr(info, data)
     except (zipfile.BadZipFile, etree.XMLSyntaxError, OSError, KeyError, ValueError) as exc:
         raise IngestFailure(f"The spreadsheet is damaged and could not be read ({exc}). The original is kept "
                             "unchanged; ask the sender for a new copy.") from exc
     return notes
+
+
+def _named(cells: list[str]) -> str:
+    """``["B2", "B3"]`` -> ``B2, B3``; past _NAMED_MAX cells, the rest is counted."""
+    more = f" and {len(cells) - _NAMED_MAX} more" if len(cells) > _NAMED_MAX else ""
+    return ", ".join(cells[:_NAMED_MAX]) + more
+
+
+def _xml(root) -> bytes:
+    from lxml import etree
+
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
 
 
 def _q(tag: str) -> str:
@@ -335,7 +347,8 @@ def _shared_strings(package: zipfile.ZipFile, names: set[str], parser) -> list[s
 
 class _Styles:
     """What a cell's style index (``s``) says about its width on the page: its number format code and how much
-    wider than the workbook's default font its font is (size, bold)."""
+    wider than the workbook's default font its font is (size, bold); and, through :meth:`wrapping`, a copy of a
+    style that wraps text within its cell (``changed`` then: ``root`` is written in place of ``part``)."""
 
     def __init__(self, package: zipfile.ZipFile, names: set[str], parser):
         from lxml import etree
@@ -343,10 +356,13 @@ class _Styles:
 
         self.formats: list[str] = []
         self.scales: list[float] = []
-        part = _part_targets(package, names, parser).get("styles", "xl/styles.xml")
+        self.root = None
+        self.changed = False
+        self._wrapping: dict[int, int] = {}
+        self.part = part = _part_targets(package, names, parser).get("styles", "xl/styles.xml")
         if part not in names:
             return
-        root = etree.fromstring(package.read(part), parser)
+        self.root = root = etree.fromstring(package.read(part), parser)
         codes = dict(BUILTIN_FORMATS)
         for fmt in root.iter(_q("numFmt")):
             codes[int(fmt.get("numFmtId", "0"))] = fmt.get("formatCode", "General")
@@ -362,6 +378,34 @@ class _Styles:
             font = int(xf.get("fontId", "0"))
             self.scales.append(max(1.0, fonts[font] / base) if font < len(fonts) else 1.0)
 
+    def wrapping(self, index: str | None) -> str | None:
+        """The style index (``s``) of a copy of style ``index`` whose text wraps within the cell, from its top;
+        None where the workbook has no cell styles to copy."""
+        from copy import deepcopy
+
+        from lxml import etree
+
+        number = int(index) if index and index.isdigit() else 0
+        xfs = self.root.find(_q("cellXfs")) if self.root is not None else None
+        if xfs is None or number >= len(xfs):
+            return None
+        if number not in self._wrapping:
+            xf = deepcopy(xfs[number])
+            alignment = xf.find(_q("alignment"))
+            if alignment is None:
+                alignment = etree.Element(_q("alignment"))
+                xf.insert(0, alignment)  # <alignment> comes first in <xf> (ECMA-376 Part 1 18.8.45)
+            alignment.set("wrapText", "1")
+            alignment.set("vertical", "top")  # a cell taller than its row then loses its end, not its beginning
+            xf.set("applyAlignment", "1")
+            xfs.append(xf)
+            xfs.set("count", str(len(xfs)))
+            self.formats.append(self.formats[number])
+            self.scales.append(self.scales[number])
+            self._wrapping[number] = len(xfs) - 1
+            self.changed = True
+        return str(self._wrapping[number])
+
     def of(self, index: str | None) -> tuple[str, float]:
         number = int(index) if index and index.isdigit() else 0
         if number < len(self.formats):
@@ -369,17 +413,20 @@ class _Styles:
         return "General", 1.0
 
 
-# Calc's widest column for a fitted one, in characters: about a page's width, so a long note cell is not pushed onto
-# pages of its own. Text longer than this is printed in full only where the next cell is empty (Calc lets it run on).
+# The widest a column is made, in characters: about a page's width, so a long note is not pushed onto pages of its
+# own. A text cell longer than this wraps within its cell instead, its row as tall as the lines need.
 _MAX_COLUMN_WIDTH = 90
+# A line of 11-point text takes 15 points of row height (Excel's default row); a row is at most 409 points tall
+# (Excel's limit, ECMA-376 Part 1 18.3.1.73 ``ht``), about 27 lines.
+_LINE_HEIGHT, _MAX_ROW_HEIGHT = 15.0, 409.0
 _DEFAULT_COLUMN_WIDTH = 8.43  # Excel's default for an 11-point Calibri workbook, ECMA-376 Part 1 18.3.1.81
 _CELL_REF = re.compile(r"([A-Z]+)([0-9]+)")
 
 
-def _prepare_sheet(root, strings: list[str], styles: _Styles) -> list[str]:
+def _prepare_sheet(root, strings: list[str], styles: _Styles) -> tuple[list[str], list[str]]:
     """Unhide the rows and columns of the worksheet ``root``, put saved values in place of formulas and widen its
     columns to their text, in place (see :func:`printable_copy`). Return the references of formula cells without a
-    saved value (``["C10"]``)."""
+    saved value (``["C10"]``), and of cells whose text is longer than the tallest row shows."""
     from lxml import etree
     from openpyxl.utils import column_index_from_string
 
@@ -392,7 +439,9 @@ def _prepare_sheet(root, strings: list[str], styles: _Styles) -> list[str]:
     # A shared formula is written once, in its first cell; a later cell of the group without a saved value needs it.
     needed_shared = {f.get("si") for c in cells if (f := c.find(_q("f"))) is not None and f.get("t") == "shared"
                      and not (c.findtext(_q("v")) or "")}
-    calculated, widths = [], {}
+    calculated: list[str] = []
+    uncut: list[str] = []
+    widths: dict[int, float] = {}
     for cell in cells:
         formula = cell.find(_q("f"))
         value = cell.find(_q("v"))
@@ -413,10 +462,27 @@ def _prepare_sheet(root, strings: list[str], styles: _Styles) -> list[str]:
         if match:
             column = column_index_from_string(match.group(1))
             chars = _display_chars(cell, strings, styles) if saved or formula is None else 12.0
-            widths[column] = max(widths.get(column, 0.0), chars)
-    _widen(root, {column: min(_MAX_COLUMN_WIDTH, round(chars * 1.15 + 2, 1))
-                  for column, chars in widths.items() if chars})
-    return calculated
+            widths[column] = max(widths.get(column, 0.0), _column_width(chars))
+            if _column_width(chars) >= _MAX_COLUMN_WIDTH and cell.get("t") in ("s", "inlineStr") \
+                    and (wrapped := styles.wrapping(cell.get("s"))) is not None:
+                # Too long for any column: wrapped within its cell, its row made as tall as the lines need (Calc
+                # 7.4 takes a row's height from the file, and lets a wrapped cell's first lines fall off its top).
+                cell.set("s", wrapped)
+                row = cell.getparent()
+                lines = _wrapped_lines(cell, strings, styles, _MAX_COLUMN_WIDTH)
+                height = lines * _LINE_HEIGHT * styles.of(wrapped)[1] + 2
+                if height > _MAX_ROW_HEIGHT:
+                    uncut.append(cell.get("r", "?"))
+                row.set("ht", str(round(max(_float(row.get("ht")) or 0.0, min(height, _MAX_ROW_HEIGHT)), 1)))
+                row.set("customHeight", "1")
+    _widen(root, {column: width for column, width in widths.items() if width})
+    return calculated, uncut
+
+
+def _column_width(chars: float) -> float:
+    """A column's width (in characters of the default font, as ``<col width>``) that shows ``chars`` characters
+    whole: 15% more for letters wider than a digit, and a character's margin each side; at most _MAX_COLUMN_WIDTH."""
+    return min(_MAX_COLUMN_WIDTH, round(chars * 1.15 + 2, 1)) if chars else 0.0
 
 
 def _float(text: str | None) -> float | None:
@@ -426,24 +492,37 @@ def _float(text: str | None) -> float | None:
         return None
 
 
+def _cell_text(cell, strings: list[str]) -> str | None:
+    """The text a text, boolean or error ``cell`` shows; None for a number or date."""
+    kind = cell.get("t", "n")
+    raw = cell.findtext(_q("v")) or ""
+    if kind == "s":
+        return strings[int(raw)] if raw.isdigit() and int(raw) < len(strings) else ""
+    if kind == "inlineStr":
+        inline = cell.find(_q("is"))
+        return _text_of(inline) if inline is not None else ""
+    if kind == "b":
+        return "FALSE"
+    return None if kind in ("n", "d") and raw else raw
+
+
 def _display_chars(cell, strings: list[str], styles: _Styles) -> float:
     """About how many characters of the default font the value of ``cell`` takes on the page: its longest line of
     text, or its number as its format shows it (thousands separators, decimals, dates with month names)."""
-    kind = cell.get("t", "n")
     fmt, scale = styles.of(cell.get("s"))
-    raw = cell.findtext(_q("v")) or ""
-    if kind == "s":
-        text = strings[int(raw)] if raw.isdigit() and int(raw) < len(strings) else ""
-    elif kind == "inlineStr":
-        inline = cell.find(_q("is"))
-        text = _text_of(inline) if inline is not None else ""
-    elif kind == "b":
-        text = "FALSE"
-    elif kind in ("n", "d") and raw:
-        return _number_chars(raw, fmt) * scale
-    else:
-        text = raw
+    text = _cell_text(cell, strings)
+    if text is None:
+        return _number_chars(cell.findtext(_q("v")) or "", fmt) * scale
     return max((len(line) for line in text.splitlines()), default=0) * scale
+
+
+def _wrapped_lines(cell, strings: list[str], styles: _Styles, width: float) -> int:
+    """How many lines the text of ``cell`` takes wrapped in a column ``width`` characters wide (estimated as
+    :func:`_column_width` sizes a column)."""
+    _, scale = styles.of(cell.get("s"))
+    per_line = max(1.0, (width - 2) / 1.15)
+    lines = (_cell_text(cell, strings) or "").split("\n")
+    return sum(max(1, math.ceil(len(line) * scale / per_line)) for line in lines)
 
 
 def _number_chars(raw: str, fmt: str) -> float:

@@ -58,9 +58,14 @@ def _ledger(path, *, hidden=True):
     return path
 
 
+_LONG_NOTE = ("Note: the retainer was paid through the Limassol account at the direction of the managing partner, "
+              "who asked that it be kept off the firm's general ledger until the audit of March 2021 was closed.")
+
+
 def _narrow_book(path):
-    """A sheet as Excel saves one: a label and a figure in columns narrower than their text, a column hidden at width
-    0, and formulas with the values Excel last showed saved beside them (=TODAY() saved on July 6, 2009) or none."""
+    """A sheet as Excel saves one: a label and a figure in columns narrower than their text, a note longer than a
+    page is wide, a column hidden at width 0, and formulas with the values Excel last showed saved beside them
+    (=TODAY() saved on July 6, 2009) or none."""
     workbook = openpyxl.Workbook()
     sheet = workbook.active
     sheet.title = "Fees"
@@ -77,6 +82,8 @@ def _narrow_book(path):
     sheet["B3"].number_format = "#,##0.00"
     sheet["A4"] = "Never saved"
     sheet["B4"] = "=1+1"
+    sheet["A5"] = _LONG_NOTE
+    sheet["B5"] = "see"
     sheet.column_dimensions["A"].width = 6
     sheet.column_dimensions["B"].width = 4
     workbook.save(path)
@@ -145,14 +152,14 @@ def test_a_cited_ledger_figure_and_date_are_grounded_on_its_page(matter, tmp_pat
 @needs_calc
 def test_csv_fields_are_printed_as_written(matter, tmp_path, ingest):
     path = tmp_path / "payments.csv"
-    path.write_bytes("Date,Payee,Amount\r\n03/04/2021,Acme Roofing,\"1,234.50\"\r\n"
+    path.write_bytes("Date,Payee,Amount\r\n03/04/2021,Acme Roofing and Gutter Services LLC,\"1,234.50\"\r\n"
                      "2021-03-05,Café Zoë,=1+1\r\n".encode())
     exhibit = ingest(matter, path)
     assert (exhibit.status, exhibit.kind, exhibit.type_name) == (Exhibit.Status.READY, "workbook", "CSV table"), \
         exhibit.reason
     text = _text(exhibit)
     assert "03/04/2021" in text and "2021-03-05" in text and "1,234.50" in text and "=1+1" in text
-    assert "Café Zoë" in text
+    assert "Café Zoë" in text and "Acme Roofing and Gutter Services LLC" in text  # its column as wide as the field
 
 
 @needs_calc
@@ -163,6 +170,7 @@ def test_cells_are_printed_whole_with_the_values_saved_in_the_file(matter, tmp_p
     # Not cut at the column's edge, not "###", and the hidden column at width 0 is there to read.
     assert "Consulting fee to Harlow, March retainer" in text and "1,234,567.89" in text and "###" not in text
     assert "wire via Cyprus" in text
+    assert _LONG_NOTE in " ".join(text.split())  # wrapped within its cell, every line on the page
     # =TODAY() prints the day the file was saved, not the day it was printed; B1*2 its saved figure.
     assert "2009-07-06" in text and "2,469,135.78" in text
     notes = " ".join(exhibit.notes)
@@ -283,6 +291,20 @@ def test_the_printed_copy_holds_saved_values_and_columns_as_wide_as_their_text(t
     widths = {letter: sheet.column_dimensions[letter].width for letter in "ABC"}
     assert widths["A"] >= len("Consulting fee to Harlow, March retainer") and widths["B"] >= len("2,469,135.78")
     assert widths["C"] >= len("wire via Cyprus") and not sheet.column_dimensions["C"].hidden
+    # The note is wider than any column is made: it wraps from the top of its cell, its row tall enough for 3 lines.
+    assert widths["A"] == 90 and sheet["A5"].alignment.wrap_text and sheet["A5"].alignment.vertical == "top"
+    assert sheet.row_dimensions[5].height >= 45 and not sheet["A1"].alignment.wrap_text
+
+
+def test_a_cell_with_more_text_than_the_tallest_row_is_named(tmp_path):
+    workbook = openpyxl.Workbook()
+    workbook.active.title = "Notes"
+    workbook.active["A1"] = "word " * 1000
+    workbook.save(tmp_path / "notes.xlsx")
+    notes = printable_copy(tmp_path / "notes.xlsx", tmp_path / "shown.xlsx")
+    assert notes == ["Sheet “Notes”: cell(s) A1 hold more text than a printed cell shows (409 points of lines); the "
+                     "pages show the beginning, the native all of it."]
+    assert openpyxl.load_workbook(tmp_path / "shown.xlsx")["Notes"].row_dimensions[1].height == 409
 
 
 def test_a_csv_is_laid_out_as_text_cells_as_written(tmp_path):
