@@ -438,14 +438,14 @@ def _prepare_sheet(root, strings: list[str], styles: _Styles) -> tuple[list[str]
     cells = list(root.iter(_q("c")))
     # A shared formula is written once, in its first cell; a later cell of the group without a saved value needs it.
     needed_shared = {f.get("si") for c in cells if (f := c.find(_q("f"))) is not None and f.get("t") == "shared"
-                     and not (c.findtext(_q("v")) or "")}
+                     and not _saved(c)}
     calculated: list[str] = []
     uncut: list[str] = []
     widths: dict[int, float] = {}
     for cell in cells:
         formula = cell.find(_q("f"))
         value = cell.find(_q("v"))
-        saved = value is not None and value.text is not None and value.text != ""
+        saved = _saved(cell)
         if formula is not None:
             if not saved:
                 calculated.append(cell.get("r", "?"))
@@ -456,7 +456,7 @@ def _prepare_sheet(root, strings: list[str], styles: _Styles) -> tuple[list[str]
                     cell.remove(value)
                     inline = etree.SubElement(cell, _q("is"))
                     text = etree.SubElement(inline, _q("t"))
-                    text.text = value.text
+                    text.text = value.text or ""
                     text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
         match = _CELL_REF.match(cell.get("r", ""))
         if match:
@@ -477,6 +477,13 @@ def _prepare_sheet(root, strings: list[str], styles: _Styles) -> tuple[list[str]
                 row.set("customHeight", "1")
     _widen(root, {column: width for column, width in widths.items() if width})
     return calculated, uncut
+
+
+def _saved(cell) -> bool:
+    """Whether ``cell`` holds a value saved in the file: an empty ``<v>`` is one only for a text result (``t="str"``,
+    a formula giving ""); a number is never empty."""
+    value = cell.find(_q("v"))
+    return value is not None and (bool(value.text) or cell.get("t") == "str")
 
 
 def _column_width(chars: float) -> float:
