@@ -232,11 +232,12 @@ def _spans(numbers: Sequence[int], name) -> str:
 
 
 def printable_copy(source: Path, target: Path) -> list[str]:
-    """Copy the XLSX at ``source`` to ``target`` as it is printed; return notes naming the formulas LibreOffice had
-    to calculate (empty when none). Every other part is copied byte for byte. Raises IngestFailure for a damaged
-    package. In the copy:
+    """Copy the XLSX at ``source`` to ``target`` as it is printed; return notes naming the print areas set aside,
+    the formulas LibreOffice had to calculate and any cell too long to print whole (empty when none). Every other
+    part is copied byte for byte. Raises IngestFailure for a damaged package. In the copy:
 
-    - every sheet is visible and no row or column hidden (a row hidden at height 0 gets its height back);
+    - every sheet is visible and no row or column hidden (a row hidden at height 0 gets its height back), and no
+      print area leaves cells off the pages (:func:`_drop_print_areas`, named in a note);
     - a formula with a value saved in the file (``<v>`` beside ``<f>``, ECMA-376 Part 1 18.3.1.4) becomes that value:
       LibreOffice recalculates volatile functions on opening (``=TODAY()`` would print the day of printing, not the
       day the file was saved), so the page shows the figure Excel last showed. A formula with no saved value (a file
@@ -278,6 +279,7 @@ def printable_copy(source: Path, target: Path) -> list[str]:
                     root = etree.fromstring(data, parser)
                     for element in root.iter(f"{{{_MAIN}}}sheet"):
                         element.attrib.pop("state", None)
+                    notes.extend(_drop_print_areas(root))
                     data = _xml(root)
                 elif info.filename == styles.part and styles.changed:
                     data = _xml(styles.root)
@@ -285,6 +287,26 @@ def printable_copy(source: Path, target: Path) -> list[str]:
     except (zipfile.BadZipFile, etree.XMLSyntaxError, OSError, KeyError, ValueError) as exc:
         raise IngestFailure(f"The spreadsheet is damaged and could not be read ({exc}). The original is kept "
                             "unchanged; ask the sender for a new copy.") from exc
+    return notes
+
+
+def _drop_print_areas(workbook) -> list[str]:
+    """Remove the print areas (defined names ``_xlnm.Print_Area``, ECMA-376 Part 1 18.2.5) of the ``workbook.xml``
+    root ``workbook``, in place: Calc prints only a sheet's print area, and a cell outside it would be left off the
+    pages without a word. Return a note for each sheet that had one."""
+    titles = [sheet.get("name", "") for sheet in workbook.iter(_q("sheet"))]
+    notes = []
+    for names in workbook.iter(_q("definedNames")):
+        for name in list(names):
+            if name.get("name", "").lower() != "_xlnm.print_area":
+                continue
+            index = name.get("localSheetId", "")
+            title = titles[int(index)] if index.isdigit() and int(index) < len(titles) else "?"
+            notes.append(f"Sheet “{title}”: its print area ({(name.text or '').strip()[:200]}) is set aside; every "
+                         "cell of the sheet is printed.")
+            names.remove(name)
+        if len(names) == 0:
+            names.getparent().remove(names)
     return notes
 
 

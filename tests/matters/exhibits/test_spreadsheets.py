@@ -178,6 +178,25 @@ def test_cells_are_printed_whole_with_the_values_saved_in_the_file(matter, tmp_p
     assert "Sheet “Fees”: hidden column(s) C shown" in notes
 
 
+@needs_calc
+def test_a_print_area_leaves_no_cell_off_the_pages(matter, tmp_path, ingest):
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Ledger"
+    sheet["A1"] = "Opening balance"
+    sheet["A5"] = "Wire to Harlow outside the print area"
+    sheet.print_area = "A1:B2"  # Calc prints only this range
+    workbook.save(tmp_path / "area.xlsx")
+    exhibit = ingest(matter, tmp_path / "area.xlsx")
+    assert exhibit.status == Exhibit.Status.READY, exhibit.reason
+    assert "Opening balance" in _text(exhibit) and "Wire to Harlow outside the print area" in _text(exhibit)
+    assert "Sheet “Ledger”: its print area ('Ledger'!$A$1:$B$2) is set aside; every cell of the sheet is printed." \
+        in exhibit.notes
+    # The original keeps its print area.
+    with open(storage.blob_path(exhibit.sha256), "rb") as blob:
+        assert openpyxl.load_workbook(blob)["Ledger"].print_area == "'Ledger'!$A$1:$B$2"
+
+
 @pytest.fixture(scope="module")
 def ledger_as(tmp_path_factory):
     """Return ``fn(ext)``: the ledger (hidden parts and all) saved by LibreOffice as ``ext`` (xls, ods)."""
