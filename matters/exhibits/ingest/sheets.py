@@ -245,11 +245,12 @@ def printable_copy(source: Path, target: Path) -> list[str]:
     - each column is at least as wide as its widest cell's text as displayed (:func:`_display_chars`), up to
       _MAX_COLUMN_WIDTH characters: Calc cuts text at the edge of a cell whose neighbour holds a value, and prints
       ``###`` for a number wider than its column, so a narrow column would hide a figure or part of a label. Text
-      longer than that wraps within its cell (a copy of its style with ``wrapText``), its row's fixed height dropped.
+      longer than that wraps from the top of its cell (a copy of its style with ``wrapText``), its row as tall as the
+      lines need up to _MAX_ROW_HEIGHT points (past that, named in a note).
     """
     from lxml import etree
 
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
     notes: list[str] = []
     try:
         with zipfile.ZipFile(source) as package, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
