@@ -257,7 +257,13 @@ def draft_verify(*, version: DraftVersion, results: list | None = None) -> list[
         results = verify_text(matter=matter, text=version.text)
     if version.author_kind == DraftVersion.AuthorKind.MODEL:
         # A model's sentence stating a fact with nothing to check it against is a finding too (issue 27).
-        results = sorted([*results, *uncited_assertions(version.text, results)], key=lambda f: (f.start, f.end))
+        # Spans LawDesk wrote from the matter record (a caption, a signature block: ``record_spans`` in the
+        # version's provenance) are not a model's assertions: they are read as blank, offsets kept, so no sentence
+        # runs from them into the model's text.
+        model_text = version.text
+        for start, end in (version.provenance or {}).get("record_spans") or []:
+            model_text = model_text[:start] + re.sub(r"\S", " ", model_text[start:end]) + model_text[end:]
+        results = sorted([*results, *uncited_assertions(model_text, results)], key=lambda f: (f.start, f.end))
     resolved: dict[str, Finding] = {}
     previous = version.draft.versions.filter(number__lt=version.number).order_by("-number").first()
     for source in ([previous] if previous else []) + [version]:

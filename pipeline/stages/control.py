@@ -119,7 +119,8 @@ def stage_retry(*, job: Job, user=None, enqueue: bool = True) -> StageRun:
         raise ValidationError("Only a failed, cancelled or interrupted stage can be run again.")
     with transaction.atomic():
         Job.objects.filter(pk=job.pk).update(cancel_requested=False)
-        run = stage_queue(job, last.stage, order=last.order, attempt=last.attempt + 1, enqueue=enqueue)
+        run = stage_queue(job, last.stage, order=last.order, attempt=last.attempt + 1, section=last.section,
+                          enqueue=enqueue)
         audit_record(action="job.retry", actor=user, matter=job.matter, obj=job,
                      detail={"stage": last.stage, "attempt": run.attempt})
     return run
@@ -181,7 +182,8 @@ def stage_recover(*, run_id: int | None = None, enqueue: bool = True) -> list[St
             if run.job.cancel_requested:
                 Job.objects.filter(pk=run.job_id).update(status=StageStatus.CANCELLED, finished_at=timezone.now())
                 continue
-            new.append(stage_queue(run.job, run.stage, order=run.order, attempt=run.attempt + 1, enqueue=enqueue))
+            new.append(stage_queue(run.job, run.stage, order=run.order, attempt=run.attempt + 1,
+                                   section=run.section, enqueue=enqueue))
             audit_record(action="stage.interrupted", matter=run.job.matter, obj=run.job,
                          detail={"stage": run.stage, "attempt": run.attempt, "worker": run.lease_owner})
     return new

@@ -41,7 +41,7 @@ from ..packet import evidence_packet
 from . import live
 from .admission import slot_claim, slot_release, slot_renew
 from .degenerate import streaming_degeneration
-from .kinds import apply_result, prepare_result, stage_for
+from .kinds import CHARS_PER_TOKEN, PROMPT_OVERHEAD_TOKENS, apply_result, prepare_result, stage_for
 from .prompts import render
 from .queue import POLL_S, role_servers, server_board, waiting_in_order
 from .record_fields import constrained_schema
@@ -60,9 +60,6 @@ from .specs import STAGES, StageSpec
 logger = logging.getLogger(__name__)
 
 FLUSH_S = 0.1
-# Characters of evidence per token of context left for it: the client's own conservative estimate.
-_CHARS_PER_TOKEN = 3
-_PROMPT_OVERHEAD_TOKENS = 700
 
 
 class _Heartbeat(LeaseKeeper):
@@ -150,15 +147,6 @@ def _claim(run_id: int, owner: str) -> StageRun | None:
     return run
 
 
-def gate_queries(job: Job) -> list[str]:
-    """The search queries of the questions the job's gate found in its request (its latest ``done`` attempt),
-    without repeats; [] before the gate has run or when it named none."""
-    gate = job.stage_runs.filter(stage="gate", status=StageStatus.DONE).order_by("-attempt").first()
-    questions = ((gate.parsed or {}).get("questions") if gate is not None else None) or []
-    queries = [str(q.get("query") or q.get("question") or "").strip() for q in questions if isinstance(q, dict)]
-    return list(dict.fromkeys(q for q in queries if q))
-
-
 def retrieval_record(packet) -> dict:
     """What a stage run keeps of how its packet was chosen: the packet's trace, the counts of pages sent and left
     out, and the authorities sent (citation, page, markers)."""
@@ -175,8 +163,8 @@ def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
     context = {"matter": str(job.matter), "instructions": job.instructions,
                "kind_label": (job.get_kind_display() or "document").lower(), "packet": "", "draft": ""}
     if spec.packet:
-        queries = gate_queries(job) if stage.uses_gate_queries else []
-        packet = evidence_packet(job.matter, exhibits=job.exhibits or None, query=job.instructions,
+        query, queries = stage.retrieval_queries(run)
+        packet = evidence_packet(job.matter, exhibits=job.exhibits or None, query=query,
                                  budget_chars=budget_chars, queries=queries, authorities=spec.authorities)
         context["packet"] = packet.prompt_text()
     context.update(stage.prompt_context(run))
@@ -184,16 +172,25 @@ def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
 
 
 def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Event):
+    """The attempt's answer, or None where its stage sends no request (an answer that would not fit the server's
+    context, a section whose retrieval found nothing: :meth:`pipeline.stages.kinds.Stage.answer_tokens`,
+    :meth:`~pipeline.stages.kinds.Stage.nothing_found`)."""
     server = _server_for(spec.role)
+    stage = stage_for(run.stage)
     client = ModelClient(server.client_config(), read_timeout_s=READ_TIMEOUT_S, loading_wait_s=min(LEASE_S, 10))
-    sampling = server.sampling_for(spec.max_tokens)
     # Only free text is judged as it streams: a schema's JSON is checked whole, after its repair request.
     streamer = _Streamer(run, owner, cancel if spec.schema is None else None)
     try:
         context_tokens = client.context_tokens() if spec.packet else None
+        max_tokens = stage.answer_tokens(run, context_tokens)
+        if max_tokens is None:
+            return None
+        sampling = server.sampling_for(max_tokens)
         budget = None
         if context_tokens:
-            budget = max(1000, (context_tokens - spec.max_tokens - _PROMPT_OVERHEAD_TOKENS) * _CHARS_PER_TOKEN)
+            # Characters of evidence per token of context left for it: the client's own conservative estimate.
+            budget = max(1000, (context_tokens - max_tokens - PROMPT_OVERHEAD_TOKENS
+                                - stage.prompt_reserve_tokens(run)) * CHARS_PER_TOKEN)
         for _ in range(4):
             messages, packet = _messages(run, spec, budget)
             run.server, run.server_name, run.model = server, server.name, server.model_name
@@ -206,6 +203,8 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
                 server=server, server_name=run.server_name, model=run.model, board=run.board,
                 sampling=run.sampling, prompt=run.prompt, prompt_template=run.prompt_template,
                 packet_sha256=run.packet_sha256, retrieval=run.retrieval, first_request_at=run.first_request_at)
+            if packet is not None and stage.nothing_found(run, packet):
+                return None
             try:
                 schema = constrained_schema(spec.schema, [page.cite for page in packet.pages] if packet else [])
                 generation = client.generate(messages, sampling=sampling, schema=schema,
@@ -400,11 +399,12 @@ def _advance(run: StageRun, enqueue_next: bool) -> None:
                                              else None)
         live.job_changed(job)
         return
-    following = stage_for(run.stage).following(job)
+    following = stage_for(run.stage).next_run(job, run)
     if following is None:
         Job.objects.filter(pk=job.pk).update(status=StageStatus.DONE, reason="", finished_at=timezone.now())
         record_job_provenance(job)
         live.job_changed(job)
         return
-    stage_queue(job, following, order=run.order + 1, enqueue=enqueue_next)
+    stage, section = following
+    stage_queue(job, stage, order=run.order + 1, section=section, enqueue=enqueue_next)
 
