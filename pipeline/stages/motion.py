@@ -91,7 +91,7 @@ def plan_context(*, exhibits: list[tuple], authorities: list, facts: list) -> di
     Each list is cut at its limit above, saying how many more there are."""
     lines = []
     for exhibit, digest in exhibits[:PLAN_EXHIBITS]:
-        line = f"- Ex. {exhibit.display_label}: {exhibit.title or 'untitled'} ({exhibit.page_count} pages)"
+        line = f"- {exhibit.display_label}: {exhibit.title or 'untitled'} ({exhibit.page_count} pages)"
         data = digest.digest if digest is not None and digest.status == "done" and digest.digest else None
         if data:
             about = "; ".join(str(v) for v in (data.get("document_type"), data.get("date"), data.get("summary"))
@@ -103,7 +103,7 @@ def plan_context(*, exhibits: list[tuple], authorities: list, facts: list) -> di
     law = [f"- {a.cites_as or a.title or 'untitled'}" for a in authorities[:PLAN_AUTHORITIES]]
     if len(authorities) > PLAN_AUTHORITIES:
         law.append(f"- and {len(authorities) - PLAN_AUTHORITIES} more authorities")
-    dated = [f"- {f.when}: {f.text[:_FACT_CHARS]} (Ex. {f.label} at {f.page}{f', {f.bates}' if f.bates else ''})"
+    dated = [f"- {f.when}: {f.text[:_FACT_CHARS]} ({f.label} at {f.page}{f', {f.bates}' if f.bates else ''})"
              for f in facts[:PLAN_FACTS]]
     return {"exhibits": "\n".join(lines) or "(no evidence exhibits)",
             "authority_captions": "\n".join(law) or "(none: the matter holds no authorities)",
