@@ -91,7 +91,8 @@ def plan_context(*, exhibits: list[tuple], authorities: list, facts: list) -> di
     Each list is cut at its limit above, saying how many more there are."""
     lines = []
     for exhibit, digest in exhibits[:PLAN_EXHIBITS]:
-        line = f"- {exhibit.display_label}: {exhibit.title or 'untitled'} ({exhibit.page_count} pages)"
+        pages = f"{exhibit.page_count} page{'' if exhibit.page_count == 1 else 's'}"
+        line = f"- {exhibit.display_label}: {exhibit.title or 'untitled'} ({pages})"
         data = digest.digest if digest is not None and digest.status == "done" and digest.digest else None
         if data:
             about = "; ".join(str(v) for v in (data.get("document_type"), data.get("date"), data.get("summary"))
