@@ -175,3 +175,38 @@ def test_a_killed_worker_resumes_at_the_section_it_was_writing(matter, record, s
                                 ("03-statement_of_facts", 2, "done"), ("04-argument", 1, "done"),
                                 ("05-conclusion", 1, "done")]
     assert calls.count("plan") == 1 and calls.count("section") == 4  # nothing done before the kill was redone
+
+
+FACTS = ("The lease was signed on March 3, 2021 (SMITH000001). The monthly rent is $1,250.00, due on the first day "
+         "of each month (SMITH000001). On April 5, 2021 the tenant wrote that the roof leaks and nobody has come to "
+         "repair it (SMITH000002). The invoice for the roof repair is dated June 15, 2021 (SMITH000003). The tenant "
+         "asked for the repair in writing before withholding any rent, and the landlord did not answer the letter. "
+         "Water came through the bedroom ceiling every time it rained, and the tenant kept a log of each leak.")
+
+
+def test_a_body_too_large_for_the_reasoner_is_kept_as_drafted_and_says_so(matter, record, server, attorney):
+    calls = stage_server(server, {"section": FACTS})
+    # A context of 2,700 tokens holds the plan's answer budget (2,560) but not a body of about 700 tokens, a
+    # revision at least as long and the prompt.
+    scripted = register(server.url)
+    scripted.context_tokens = 2700
+    scripted.save()
+    job = _motion(matter, attorney)
+    runs = run_all(job)
+    revise = next(r for r in runs if r.stage == "revise")
+    assert job.status == "done" and revise.status == "done" and "revise" not in calls
+    assert "would not fit the reasoner's context, so it was not revised" in revise.reason
+    assert job.draft.versions.count() == 1 and runs[-1].stage == "extract"  # verify, review and extract went on
+
+
+def test_the_revision_is_given_a_budget_for_the_whole_body(matter, record, server, attorney):
+    from pipeline.stages import kinds
+
+    stage_server(server, {"section": FACTS})
+    register(server.url)
+    job = _motion(matter, attorney)
+    runs = run_all(job)
+    revise = next(r for r in runs if r.stage == "revise")
+    body = job.draft.versions.order_by("number").first().provenance["body"]
+    budget = revise.sampling["max_tokens"]
+    assert budget == (body[1] - body[0]) // 3 * 5 // 4 + 256 and budget > kinds.REGISTRY["revise"].spec.max_tokens
