@@ -166,8 +166,9 @@ class Section(Stage):
 def section_progress(job: Job) -> list[dict]:
     """The job page's rows for ``job``'s sections, in outline order ([] before its plan is done): ``key``,
     ``heading``, ``label`` (the kind in words), ``writer`` (``matter`` or ``drafter``), ``status`` (its latest
-    attempt's, ``pending`` before one is queued) and ``status_label``, ``reason`` (the attempt's error or
-    warning), ``missing`` (it found nothing to write from), ``run`` (the latest attempt, or None)."""
+    attempt's; ``pending`` before one is queued; ``record`` for a part written from the matter record) and
+    ``status_label``, ``reason`` (the attempt's error or warning), ``missing`` (it found nothing to write from),
+    ``run`` (the latest attempt, or None)."""
     try:
         _, outline = job_outline(job)
     except StageFailed:
@@ -178,7 +179,8 @@ def section_progress(job: Job) -> list[dict]:
         run = latest.get(entry["key"]) if entry["writer"] == "drafter" else None
         rows.append({"key": entry["key"], "heading": entry["heading"], "label": motion.LABELS[entry["kind"]],
                      "writer": entry["writer"], "run": run,
-                     "status": run.status if run is not None else "pending",
+                     "status": run.status if run is not None else "record" if entry["writer"] == "matter"
+                     else "pending",
                      "status_label": run.get_status_display() if run is not None else "Pending",
                      "reason": (run.error or run.reason) if run is not None else "",
                      "missing": bool(run is not None and (run.parsed or {}).get("missing"))})
