@@ -31,7 +31,15 @@ def _strings(value, limit: int) -> list[str]:
     return list(dict.fromkeys(" ".join(str(v).split()) for v in items if str(v).strip()))[:limit]
 
 
-def outline_from(parsed: dict | None) -> dict:
+# The outline a filing gets when the plan names only what LawDesk writes itself (a small model's plan that lists
+# the caption and stops): each section searched for the request's own words.
+STANDARD_SECTIONS = [("introduction", "What does the request ask the court to do, and why?"),
+                     ("statement_of_facts", "What facts in the record bear on the request?"),
+                     ("argument", "Why does the law support the request?"),
+                     ("conclusion", "What relief is asked for?")]
+
+
+def outline_from(parsed: dict | None, *, queries: list[str] | None = None) -> dict:
     """The outline of a plan's answer ``parsed`` (:data:`pipeline.stages.specs.PLAN_SCHEMA`), keyed and in filing
     order: ``{"title", "sections": [{"key", "kind", "heading", "questions", "queries", "writer"}], "notes"}``.
 
@@ -39,7 +47,9 @@ def outline_from(parsed: dict | None) -> dict:
     comes first and the signature block and certificate of service last whatever the plan said (added where it
     left them out, one of each); the drafted sections keep the plan's order. ``key`` is the section's place and
     kind (``03-argument``), unique in the outline. ``notes`` says what was added or moved. Raises OutlineError for
-    a plan with no sections, or none for the drafter to write."""
+    a plan with no sections. A plan naming only sections LawDesk writes (the caption and the like) gets the
+    drafted sections of :data:`STANDARD_SECTIONS`, each searched for ``queries`` (the request's words), and a note
+    saying so."""
     sections = (parsed or {}).get("sections")
     if not isinstance(sections, list) or not sections:
         raise OutlineError("The reasoner's plan has no sections, so there is nothing to write. Retry the plan "
@@ -57,9 +67,12 @@ def outline_from(parsed: dict | None) -> dict:
                         "queries": _strings(entry.get("queries"), 2)})
     if not drafted:
         named = ", ".join(LABELS[k].lower() for k in dict.fromkeys(seen)) or "no section of a known kind"
-        raise OutlineError(f"The reasoner's plan names no section for the drafter to write (it names {named}; "
-                           "LawDesk writes the caption, signature block and certificate of service itself). "
-                           "Retry the plan stage.")
+        searches = [q for q in (queries or []) if q.strip()][:2]
+        drafted = [{"kind": kind, "heading": LABELS[kind], "questions": [question], "queries": searches}
+                   for kind, question in STANDARD_SECTIONS]
+        notes.append(f"The reasoner's plan named no section for the drafter to write (it named {named}); LawDesk "
+                     "used the standard outline of introduction, statement of facts, argument and conclusion, "
+                     "each searched for the request's words.")
     for kind in RECORD_KINDS:
         if kind not in seen:
             notes.append(f"The plan left out the {LABELS[kind].lower()}; LawDesk adds it from the matter record.")

@@ -204,6 +204,9 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
                 sampling=run.sampling, prompt=run.prompt, prompt_template=run.prompt_template,
                 packet_sha256=run.packet_sha256, retrieval=run.retrieval, first_request_at=run.first_request_at)
             if packet is not None and stage.nothing_found(run, packet):
+                # Nothing is sent: the record keeps the prompt it would have sent, but no time of a request.
+                run.first_request_at = None
+                StageRun.objects.filter(pk=run.pk, lease_owner=owner).update(first_request_at=None)
                 return None
             try:
                 schema = constrained_schema(spec.schema, [page.cite for page in packet.pages] if packet else [])

@@ -11,7 +11,7 @@ from ..digests.selectors import matter_digests
 from ..job_models import Job, StageRun, StageStatus
 from ..retrieval.embedding import retrievable_exhibits
 from . import motion
-from .kinds import Stage, register
+from .kinds import Stage, gate_queries, register
 from .results import StageFailed, checked_text, job_title, run_provenance, unusable_answer
 
 
@@ -42,7 +42,8 @@ class Plan(Stage):
 
     def apply(self, run, generation, prepared):
         try:
-            outline = motion.outline_from(generation.parsed)
+            outline = motion.outline_from(generation.parsed, queries=[run.job.instructions[:100],
+                                                                      *gate_queries(run.job)])
         except motion.OutlineError as error:
             raise StageFailed(str(error)) from None
         # The checked outline is what the record keeps as parsed; the model's own JSON stays in the output.

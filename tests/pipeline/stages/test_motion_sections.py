@@ -96,13 +96,22 @@ def test_a_plan_with_no_sections_fails_with_the_reason_and_keeps_the_gate(matter
     assert "section" not in calls and runs[1].output  # the model's answer stays in the record
 
 
-def test_a_plan_naming_only_what_the_record_writes_fails(matter, record, server, attorney):
-    stage_server(server, {"plan": _plan(("caption", "Caption", [], []), ("signature_block", "Signature", [], []))})
+def test_a_plan_naming_only_what_the_record_writes_gets_the_standard_outline_and_says_so(
+        matter, record, server, attorney):
+    calls = stage_server(server, {"plan": _plan(("caption", "Caption", [], []),
+                                                ("signature_block", "Signature", [], []))})
     register(server.url)
     job = _motion(matter, attorney)
     runs = run_all(job)
-    assert runs[-1].stage == "plan" and runs[-1].status == "failed"
-    assert "names no section for the drafter" in runs[-1].error and "caption, signature block" in runs[-1].error
+    plan = runs[1]
+    assert plan.status == "done" and job.status == "done"
+    assert "named no section for the drafter to write (it named caption, signature block)" in plan.reason
+    assert [s["key"] for s in plan.parsed["sections"]] == ["01-caption", *SECTIONS[:1], "03-statement_of_facts",
+                                                           "04-argument", "05-conclusion", "06-signature_block",
+                                                           "07-certificate_of_service"]
+    # Each standard section is searched for the request's own words.
+    assert plan.parsed["sections"][2]["queries"][0] == "Move to compel repairs of the roof."
+    assert calls.count("section") == 4
 
 
 def test_a_broken_outline_fails_after_one_repair_request(matter, record, server, attorney):
@@ -148,6 +157,7 @@ def test_a_section_whose_retrieval_finds_nothing_says_what_is_missing(matter, re
     facts, bond = [r for r in runs if r.stage == "section"]
     assert calls.count("section") == 1  # nothing was asked of the model for the bond
     assert bond.status == "done" and bond.parsed["missing"] is True and bond.completion_tokens is None
+    assert bond.first_request_at is None and bond.prompt  # the prompt it would have sent, and no request
     assert "Nothing in the record answered" in bond.reason
     assert bond.output.startswith("[NOT WRITTEN") and "Was a preliminary injunction bond posted?" in bond.output
     assembled = job.draft.versions.order_by("number").first()
