@@ -60,10 +60,10 @@ class Job(models.Model):
         return f"{self.get_kind_display() or 'Job'} #{self.pk}"
 
     def current_runs(self) -> list["StageRun"]:
-        """The latest attempt of each stage, in stage order."""
-        latest: dict[str, StageRun] = {}
+        """The latest attempt of each stage (of each section of a sectioned stage), in stage order."""
+        latest: dict[tuple[str, str], StageRun] = {}
         for run in self.stage_runs.order_by("order", "attempt"):
-            latest[run.stage] = run
+            latest[run.stage, run.section] = run
         return sorted(latest.values(), key=lambda r: r.order)
 
 
@@ -80,6 +80,7 @@ class StageRun(models.Model):
 
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="stage_runs")
     stage = models.CharField(max_length=20)
+    section = models.CharField(max_length=40, blank=True, default="")
     role = models.CharField(max_length=20, blank=True)
     order = models.PositiveSmallIntegerField()
     attempt = models.PositiveSmallIntegerField(default=1)
@@ -123,10 +124,11 @@ class StageRun(models.Model):
 
     class Meta:
         ordering = ["job", "order", "attempt"]
-        constraints = [models.UniqueConstraint(fields=["job", "stage", "attempt"], name="stage_attempt_unique")]
+        constraints = [models.UniqueConstraint(fields=["job", "stage", "section", "attempt"],
+                                               name="stage_attempt_unique")]
 
     def __str__(self) -> str:
-        return f"{self.job} {self.stage} #{self.attempt}"
+        return f"{self.job} {self.stage}{f' {self.section}' if self.section else ''} #{self.attempt}"
 
     def as_json(self) -> dict:
         """The glossary's run_job keys."""

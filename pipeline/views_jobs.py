@@ -42,7 +42,7 @@ def stage_rows(job: Job) -> list[dict]:
             elapsed = (timezone.now() - run.started_at).total_seconds()
             live_tok_s = round(run.streamed_pieces / elapsed, 1) if elapsed > 0 else None
         rows.append({"run": run, "live_tok_s": live_tok_s, "open": run.status == StageStatus.RUNNING,
-                     "attempts": StageRun.objects.filter(job=job, stage=run.stage).count(),
+                     "attempts": StageRun.objects.filter(job=job, stage=run.stage, section=run.section).count(),
                      "place": queue_place(run), "shows_records": stage_shows_records(run.stage)})
     with_text = [row for row in rows if row["run"].role]
     if with_text and not any(row["open"] for row in rows):

@@ -4,6 +4,7 @@ Every version is recorded as generated material (origin ``draft``), so its text 
 out of the evidence. Approval is refused here, not only in the page, while a blocking finding is open.
 """
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -247,6 +248,30 @@ def _finding_key(kind: str, verdict: str, text: str, occurrence: int) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def _model_assertions(version: DraftVersion, results: list) -> list:
+    """:func:`uncited_assertions` of a model's ``version``, read only outside the spans LawDesk wrote from the
+    matter record (``record_spans`` in its provenance: a caption, a signature block), each stretch between them on
+    its own, so no sentence runs from a caption into the model's text. Offsets are into the version's text."""
+    text = version.text
+    record = sorted((int(s), int(e)) for s, e in (version.provenance or {}).get("record_spans") or [])
+    if not record:
+        return uncited_assertions(text, results)
+    stretches, at = [], 0
+    for start, end in record:
+        if start > at:
+            stretches.append((at, start))
+        at = max(at, end)
+    if at < len(text):
+        stretches.append((at, len(text)))
+    found = []
+    for start, end in stretches:
+        inside = [dataclasses.replace(f, start=f.start - start, end=f.end - start) for f in results
+                  if start <= f.start and f.end <= end]
+        found += [dataclasses.replace(f, start=f.start + start, end=f.end + start)
+                  for f in uncited_assertions(text[start:end], inside)]
+    return found
+
+
 def draft_verify(*, version: DraftVersion, results: list | None = None) -> list[Finding]:
     """Run the verifier on ``version`` and store its findings (replacing earlier ones of this version).
 
@@ -259,7 +284,7 @@ def draft_verify(*, version: DraftVersion, results: list | None = None) -> list[
         results = verify_text(matter=matter, text=version.text)
     if version.author_kind == DraftVersion.AuthorKind.MODEL:
         # A model's sentence stating a fact with nothing to check it against is a finding too (issue 27).
-        results = sorted([*results, *uncited_assertions(version.text, results)], key=lambda f: (f.start, f.end))
+        results = sorted([*results, *_model_assertions(version, results)], key=lambda f: (f.start, f.end))
     resolved: dict[str, Finding] = {}
     previous = version.draft.versions.filter(number__lt=version.number).order_by("-number").first()
     for source in ([previous] if previous else []) + [version]:

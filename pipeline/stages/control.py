@@ -178,8 +178,8 @@ def stage_retry(*, job: Job, user=None, enqueue: bool = True) -> StageRun:
     change = retry_plan(last)
     with transaction.atomic():
         Job.objects.filter(pk=job.pk).update(cancel_requested=False)
-        run = stage_queue(job, last.stage, order=last.order, attempt=last.attempt + 1, enqueue=enqueue,
-                          retry_change=change)
+        run = stage_queue(job, last.stage, order=last.order, attempt=last.attempt + 1, section=last.section,
+                          enqueue=enqueue, retry_change=change)
         detail = {"stage": last.stage, "attempt": run.attempt}
         if change:
             detail["sampling_change"] = change["sampling"]
@@ -242,8 +242,8 @@ def stage_recover(*, run_id: int | None = None, enqueue: bool = True) -> list[St
             if run.job.cancel_requested:
                 Job.objects.filter(pk=run.job_id).update(status=StageStatus.CANCELLED, finished_at=timezone.now())
                 continue
-            new.append(stage_queue(run.job, run.stage, order=run.order, attempt=run.attempt + 1, enqueue=enqueue,
-                                   retry_change=run.retry_change))
+            new.append(stage_queue(run.job, run.stage, order=run.order, attempt=run.attempt + 1,
+                                   section=run.section, enqueue=enqueue, retry_change=run.retry_change))
             audit_record(action="stage.interrupted", matter=run.job.matter, obj=run.job,
                          detail={"stage": run.stage, "attempt": run.attempt, "worker": run.lease_owner})
     return new

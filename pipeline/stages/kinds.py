@@ -25,11 +25,22 @@ from matters.provenance import generated_record
 from ..job_models import Job, JobKind, StageRun, StageStatus
 from ..llm.types import Generation
 from ..packet import EvidencePacket
-from . import specs
+from . import motion, specs
 from .degenerate import extraction_verdict
 from .record_fields import extraction_check
 from .results import StageFailed, checked_text, job_draft, job_title, run_provenance, unusable_answer
 from .summary import digest_packet
+
+# Characters per token, the client's conservative estimate (as the runner's packet budget uses).
+CHARS_PER_TOKEN = 3
+# Tokens of a prompt besides its packet and draft (instructions, request, headings), and the least room a packet
+# needs to be worth sending.
+PROMPT_OVERHEAD_TOKENS, LEAST_PACKET_TOKENS = 700, 400
+
+
+def gate_queries(job: Job) -> list[str]:
+    """The search queries of the questions the job's gate found in its request: :meth:`Gate.queries`."""
+    return REGISTRY[Gate.name].queries(job)
 
 
 class Stage:
@@ -69,6 +80,32 @@ class Stage:
         ``{packet}``) and the record keeps, from the ``packet`` retrieval chose within ``budget_chars``
         characters (None: no limit): that packet, unless the stage gives its evidence in another form."""
         return packet
+
+    def retrieval_queries(self, run: StageRun) -> tuple[str, list[str]]:
+        """The query and further queries the stage's packet is retrieved for: the request's words, and the gate's
+        questions' queries where the stage uses them."""
+        return run.job.instructions, self.packet_queries(run.job)
+
+    def prompt_reserve_tokens(self, run: StageRun) -> int:
+        """Tokens of the prompt besides the packet and the fixed overhead (the draft a stage reads)."""
+        if not self.reads_draft:
+            return 0
+        return len(self.prompt_context(run).get("draft", "")) // CHARS_PER_TOKEN
+
+    def answer_tokens(self, run: StageRun, context_tokens: int | None) -> int | None:
+        """The answer budget of this attempt in tokens, given the server's context (None: unknown). None: send
+        no request; :meth:`apply` is then called without a generation and says why."""
+        return self.spec.max_tokens
+
+    def nothing_found(self, run: StageRun, packet) -> bool:
+        """Whether retrieval found nothing this attempt may write from, so no request is sent (:meth:`apply` is
+        called without a generation and says what is missing)."""
+        return False
+
+    def next_run(self, job: Job, run: StageRun) -> tuple[str, str] | None:
+        """The stage and section queued after ``run`` ended ``done``, None when the job is complete."""
+        following = self.following(job)
+        return None if following is None else (following, "")
 
     def prepare(self, run: StageRun, generation: Generation | None) -> dict:
         """Read what :meth:`apply` needs, outside any transaction. Raises StageFailed as :meth:`apply` would."""
@@ -199,15 +236,58 @@ class Summarize(_Writer):
 
 @register
 class Revise(Stage):
-    """The reasoner's revision of the whole draft: its next version."""
+    """The reasoner's revision of the whole draft: its next version. A draft assembled from sections is revised
+    whole, its body only (the caption, signature block and certificate stay LawDesk's), with an answer budget
+    sized to the body; when body and answer would not fit the reasoner's context it is not revised, and says so."""
 
     name = "revise"
     reads_draft = True
 
+    @staticmethod
+    def _body(job: Job):
+        version = job.draft.latest_version if job.draft_id is not None else None
+        body = (version.provenance or {}).get("body") if version is not None else None
+        return version, body
+
+    def prompt_context(self, run):
+        version, body = self._body(run.job)
+        if version is not None and body:
+            return {"draft": version.text[body[0]:body[1]]}
+        return super().prompt_context(run)
+
+    def answer_tokens(self, run, context_tokens):
+        version, body = self._body(run.job)
+        if version is None or not body:
+            return self.spec.max_tokens
+        body_tokens = (body[1] - body[0]) // CHARS_PER_TOKEN
+        # The revision may run a quarter longer than what it revises.
+        wanted = max(self.spec.max_tokens, body_tokens * 5 // 4 + 256)
+        if context_tokens and body_tokens + wanted + PROMPT_OVERHEAD_TOKENS + LEAST_PACKET_TOKENS > context_tokens:
+            return None
+        return wanted
+
     def apply(self, run, generation, prepared):
+        job = run.job
+        version, body = self._body(job)
+        if generation is None:
+            return StageStatus.DONE, (
+                f"The assembled {(job.get_kind_display() or 'document').lower()} (about "
+                f"{(body[1] - body[0]) // CHARS_PER_TOKEN:,} tokens) and its revision would not fit the reasoner's "
+                "context, so it was not revised: the sections stand as drafted. Review it section by section.")
         text, warning, echo = checked_text(run, generation)
-        draft_version_create(draft=job_draft(run.job), text=text, author_kind="model", model_name=run.model,
-                             server_name=run.server_name, provenance=run_provenance(run) | {"prompt_echo_share": echo})
+        provenance = run_provenance(run) | {"prompt_echo_share": echo}
+        if body:
+            revised, removed = motion.section_body(text, "")
+            text, new_body = motion.rewrap(text=version.text, body=body, revised=revised or text)
+            sections = [{k: v for k, v in s.items() if k not in ("start", "end")}
+                        for s in version.provenance.get("sections", [])]
+            provenance |= {"body": new_body, "sections": sections, "plan_run": version.provenance.get("plan_run"),
+                           "record_spans": motion.record_spans(text, new_body)}
+            if "caption" in removed:
+                warning = " ".join(w for w in (warning, "The caption the reasoner wrote was removed: the caption "
+                                               "comes from the matter record.") if w)
+        draft_version_create(draft=job_draft(job), text=text, author_kind="model", model_name=run.model,
+                             server_name=run.server_name, provenance=provenance)
         return StageStatus.DONE, warning
 
 
@@ -276,3 +356,8 @@ class Extract(Stage):
         generated_record(matter=job.matter, origin=Origin.EXTRACTION, title=f"Extraction for job {job.pk}",
                          text=json.dumps(generation.parsed, ensure_ascii=False))
         return StageStatus.DONE, warning
+
+
+# The stages of a sectioned document register themselves from their own module; imported last, when Stage and
+# register exist.
+from . import sections  # noqa: E402, F401

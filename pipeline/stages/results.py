@@ -88,6 +88,6 @@ def record_job_provenance(job: Job) -> None:
     version = job.draft.versions.filter(author_kind="model").order_by("-number").first()
     if version is None:
         return
-    stages = [{**run.as_json(), "model": run.model, "board": run.board, "packet_sha256": run.packet_sha256,
-               "attempt": run.attempt} for run in job.current_runs()]
+    stages = [{**run.as_json(), "section": run.section, "model": run.model, "board": run.board,
+               "packet_sha256": run.packet_sha256, "attempt": run.attempt} for run in job.current_runs()]
     DraftVersion.objects.filter(pk=version.pk).update(provenance={**version.provenance, "stages": stages})

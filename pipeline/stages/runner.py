@@ -42,7 +42,7 @@ from ..packet import evidence_packet
 from . import live
 from .admission import slot_claim, slot_release, slot_renew
 from .degenerate import streaming_degeneration
-from .kinds import apply_result, prepare_result, stage_for
+from .kinds import CHARS_PER_TOKEN, PROMPT_OVERHEAD_TOKENS, apply_result, prepare_result, stage_for
 from .prompts import render
 from .queue import POLL_S, role_servers, server_board, waiting_in_order
 from .record_fields import constrained_schema
@@ -61,9 +61,6 @@ from .specs import STAGES, StageSpec
 logger = logging.getLogger(__name__)
 
 FLUSH_S = 0.1
-# Characters of evidence per token of context left for it: the client's own conservative estimate.
-_CHARS_PER_TOKEN = 3
-_PROMPT_OVERHEAD_TOKENS = 700
 
 
 class _Heartbeat(LeaseKeeper):
@@ -167,8 +164,8 @@ def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
     context = {"matter": str(job.matter), "instructions": job.instructions,
                "kind_label": (job.get_kind_display() or "document").lower(), "packet": "", "draft": ""}
     if spec.packet:
-        queries = stage.packet_queries(job)
-        packet = evidence_packet(job.matter, exhibits=job.exhibits or None, query=job.instructions,
+        query, queries = stage.retrieval_queries(run)
+        packet = evidence_packet(job.matter, exhibits=job.exhibits or None, query=query,
                                  budget_chars=budget_chars, queries=queries, authorities=spec.authorities)
         packet = stage.evidence(run, packet, budget_chars)
         context["packet"] = packet.prompt_text()
@@ -177,19 +174,28 @@ def _messages(run: StageRun, spec: StageSpec, budget_chars: int | None):
 
 
 def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Event):
+    """The attempt's answer, or None where its stage sends no request (an answer that would not fit the server's
+    context, a section whose retrieval found nothing: :meth:`pipeline.stages.kinds.Stage.answer_tokens`,
+    :meth:`~pipeline.stages.kinds.Stage.nothing_found`)."""
     server = _server_for(spec.role)
+    stage = stage_for(run.stage)
     client = ModelClient(server.client_config(), read_timeout_s=READ_TIMEOUT_S, loading_wait_s=min(LEASE_S, 10))
-    sampling = server.sampling_for(spec.max_tokens)
-    if run.retry_change:
-        # A retry of an unusable answer: the same request again would bring the same answer back.
-        sampling = replace(sampling, **run.retry_change["sampling"])
     # Only free text is judged as it streams: a schema's JSON is checked whole, after its repair request.
     streamer = _Streamer(run, owner, cancel if spec.schema is None else None)
     try:
         context_tokens = client.context_tokens() if spec.packet else None
+        max_tokens = stage.answer_tokens(run, context_tokens)
+        if max_tokens is None:
+            return None
+        sampling = server.sampling_for(max_tokens)
+        if run.retry_change:
+            # A retry of an unusable answer: the same request again would bring the same answer back.
+            sampling = replace(sampling, **run.retry_change["sampling"])
         budget = None
         if context_tokens:
-            budget = max(1000, (context_tokens - spec.max_tokens - _PROMPT_OVERHEAD_TOKENS) * _CHARS_PER_TOKEN)
+            # Characters of evidence per token of context left for it: the client's own conservative estimate.
+            budget = max(1000, (context_tokens - max_tokens - PROMPT_OVERHEAD_TOKENS
+                                - stage.prompt_reserve_tokens(run)) * CHARS_PER_TOKEN)
         for _ in range(4):
             messages, packet = _messages(run, spec, budget)
             run.server, run.server_name, run.model = server, server.name, server.model_name
@@ -202,6 +208,11 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
                 server=server, server_name=run.server_name, model=run.model, board=run.board,
                 sampling=run.sampling, prompt=run.prompt, prompt_template=run.prompt_template,
                 packet_sha256=run.packet_sha256, retrieval=run.retrieval, first_request_at=run.first_request_at)
+            if packet is not None and stage.nothing_found(run, packet):
+                # Nothing is sent: the record keeps the prompt it would have sent, but no time of a request.
+                run.first_request_at = None
+                StageRun.objects.filter(pk=run.pk, lease_owner=owner).update(first_request_at=None)
+                return None
             try:
                 schema = constrained_schema(spec.schema, [page.cite for page in packet.pages] if packet else [])
                 generation = client.generate(messages, sampling=sampling, schema=schema,
@@ -396,11 +407,12 @@ def _advance(run: StageRun, enqueue_next: bool) -> None:
                                              else None)
         live.job_changed(job)
         return
-    following = stage_for(run.stage).following(job)
+    following = stage_for(run.stage).next_run(job, run)
     if following is None:
         Job.objects.filter(pk=job.pk).update(status=StageStatus.DONE, reason="", finished_at=timezone.now())
         record_job_provenance(job)
         live.job_changed(job)
         return
-    stage_queue(job, following, order=run.order + 1, enqueue=enqueue_next)
+    stage, section = following
+    stage_queue(job, stage, order=run.order + 1, section=section, enqueue=enqueue_next)
 

@@ -34,15 +34,15 @@ READ_TIMEOUT_S: float = settings.LAWDESK_STAGE_READ_TIMEOUT_S
 WATCH_AFTER_LEASES = 1.5
 
 
-def stage_queue(job: Job, stage: str, *, order: int, attempt: int = 1, enqueue: bool = True,
+def stage_queue(job: Job, stage: str, *, order: int, attempt: int = 1, section: str = "", enqueue: bool = True,
                 retry_change: dict | None = None) -> StageRun:
     """Create a queued attempt of ``stage`` (a key of :data:`pipeline.stages.specs.STAGES`; KeyError otherwise)
-    for ``job`` and, with ``enqueue``, queue its task when the transaction commits. ``retry_change``: what this
-    attempt changes in its server's sampling (:func:`pipeline.stages.degenerate.retry_change`). Returns the
-    attempt."""
+    for ``job`` (of the plan's ``section``, for a stage run per section) and, with ``enqueue``, queue its task when
+    the transaction commits. ``retry_change``: what this attempt changes in its server's sampling
+    (:func:`pipeline.stages.degenerate.retry_change`). Returns the attempt."""
     spec = STAGES[stage]
-    run = StageRun.objects.create(job=job, stage=stage, role=spec.role or "", order=order, attempt=attempt,
-                                  retry_change=retry_change or {})
+    run = StageRun.objects.create(job=job, stage=stage, section=section, role=spec.role or "", order=order,
+                                  attempt=attempt, retry_change=retry_change or {})
     Job.objects.filter(pk=job.pk).update(status=StageStatus.QUEUED, reason="", finished_at=None)
     if enqueue:
         transaction.on_commit(lambda: run_stage_task.enqueue(run.pk))

@@ -1,6 +1,7 @@
 """Each stage's role, prompt template, output schema and answer budget; each job kind's plan.
 
-Plans (docs/glossary.md stages): a motion runs gate -> draft -> revise -> verify -> review -> extract; a summary
+Plans (docs/glossary.md stages): a motion runs gate -> plan -> section (one run per section of the plan) -> revise
+-> verify -> review -> extract; a summary
 summarize -> verify; an extraction extract. A request nobody classified starts with the router, which picks
 the plan. Schemas are JSON Schema, sent to the server to constrain its output (llama.cpp ``json_schema``,
 Ollama ``format``) and validated on return; array lengths are capped so a small model cannot run on.
@@ -72,9 +73,37 @@ EXTRACT_SCHEMA = {
     "required": ["items"],
 }
 
+# The sections a court filing has (docs/jobs.md, "A motion, section by section"), in the order the plan may name
+# them. Argument points may repeat. The caption, the signature block and the certificate of service are written by
+# LawDesk from the matter record, never by a model (pipeline.stages.motion).
+SECTION_KINDS = ["caption", "introduction", "statement_of_facts", "legal_standard", "argument", "conclusion",
+                 "signature_block", "certificate_of_service"]
+# A plan of at most 10 sections, each with 2 questions and 2 queries, closes its JSON within PLAN_MAX_TOKENS (about
+# 10 x 700 characters at 3 characters a token).
+PLAN_MAX_TOKENS = 2560
+PLAN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "maxLength": 150},
+        "sections": {"type": "array", "maxItems": 10, "items": {
+            "type": "object",
+            "properties": {"kind": {"type": "string", "enum": SECTION_KINDS},
+                           "heading": {"type": "string", "maxLength": 120},
+                           "questions": {"type": "array", "maxItems": 2,
+                                         "items": {"type": "string", "maxLength": 200}},
+                           "queries": {"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 100}}},
+            "required": ["kind", "heading", "questions", "queries"]}}},
+    # Not minItems: a plan with no sections is refused by the plan stage with a reason an attorney can read.
+    "required": ["title", "sections"],
+}
+
 STAGES: dict[str, StageSpec] = {
     "router": StageSpec("router", Role.ROUTER, "router.v1.txt", ROUTER_SCHEMA, 128, packet=False),
     "gate": StageSpec("gate", Role.GATE, "gate.v2.txt", GATE_SCHEMA, settings.LAWDESK_GATE_MAX_TOKENS),
+    "plan": StageSpec("plan", Role.REASONER, "plan.v1.txt", PLAN_SCHEMA, PLAN_MAX_TOKENS, packet=False),
+    # One section's answer budget: a section, not the whole document.
+    "section": StageSpec("section", Role.DRAFTER, "section.v1.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
+                         authorities=True),
     "draft": StageSpec("draft", Role.DRAFTER, "draft.v2.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
                        authorities=True),
     "revise": StageSpec("revise", Role.REASONER, "revise.v2.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
@@ -89,7 +118,7 @@ STAGES: dict[str, StageSpec] = {
 }
 
 PLANS: dict[str, list[str]] = {
-    "motion": ["gate", "draft", "revise", "verify", "review", "extract"],
+    "motion": ["gate", "plan", "section", "revise", "verify", "review", "extract"],
     "summary": ["summarize", "verify"],
     "extraction": ["extract"],
 }

@@ -1,6 +1,7 @@
-"""A motion job in a real browser: started from the matter's jobs page, its draft streamed token by token over
-the job page's WebSocket, every stage finished without a reload. Real ASGI server and db_worker processes; the
-model server is a scripted llama-server whose drafter writes slowly enough to watch."""
+"""A motion job in a real browser: started from the matter's jobs page, its first section streamed token by token
+over the job page's WebSocket, every stage and section finished without a reload. Real ASGI server and db_worker
+processes; the model server is a scripted llama-server whose drafter writes the first section slowly enough to
+watch."""
 
 import re
 
@@ -23,7 +24,7 @@ def test_attorney_starts_a_motion_and_watches_it_being_written(matter, record, p
     slow_draft = Reply(pieces=[sse(c) for c in chat_chunks(words(DRAFT, 8), timings=TIMINGS)] + [sse("[DONE]")],
                        pause_s=0.08)
     with ScriptedServer() as server:
-        stage_server(server, {"draft": lambda call: slow_draft})
+        stage_server(server, {"section": lambda call: slow_draft if call == 1 else DEFAULT["section"]})
         register(server.url)
         processes.worker()
         port = free_port()
@@ -37,7 +38,7 @@ def test_attorney_starts_a_motion_and_watches_it_being_written(matter, record, p
 
 
 def watch_the_job(p, base: str, matter_id: int) -> None:
-    """Log in, start a motion from the matter's Jobs page, watch the draft stream in and every stage end."""
+    """Log in, start a motion from the matter's Jobs page, watch its first section stream in and every stage end."""
     browser = chromium(p)
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -52,8 +53,8 @@ def watch_the_job(p, base: str, matter_id: int) -> None:
         page.evaluate("window.__marker = 1")  # lost if the page reloads
 
         # The drafter's text grows on the page while it is generated.
-        page.wait_for_selector('tr[data-stage="draft"][data-status="running"]', timeout=60_000)
-        draft_stream = page.locator('[data-stream-stage="draft"] pre.stream')
+        page.wait_for_selector('tr[data-stage="section"][data-status="running"]', timeout=60_000)
+        draft_stream = page.locator('[data-stream-stage="section"] pre.stream').first
         lengths = []
         for _ in range(30):
             lengths.append(len(draft_stream.inner_text()))
@@ -64,9 +65,11 @@ def watch_the_job(p, base: str, matter_id: int) -> None:
 
         # Every stage ends done, shown without a reload, with the server's own decode speed.
         expect(page.locator("[data-job-status]")).to_have_attribute("data-job-status", "done", timeout=60_000)
-        for stage in ("gate", "draft", "revise", "verify", "review", "extract"):
+        for stage in ("gate", "plan", "revise", "verify", "review", "extract"):
             expect(page.locator(f'tr[data-stage="{stage}"]')).to_have_attribute("data-status", "done")
-        expect(page.locator('tr[data-stage="draft"]')).to_contain_text("61.5")
+        expect(page.locator('tr[data-stage="section"][data-status="done"]')).to_have_count(4)
+        expect(page.locator('#job-sections [data-section-status="done"]')).to_have_count(4)
+        expect(page.locator('tr[data-stage="section"]').first).to_contain_text("61.5")
         assert page.evaluate("window.__marker") == 1
         expect(draft_stream).to_have_text(DRAFT.strip())
         page.get_by_role("link", name="Review the draft").click()

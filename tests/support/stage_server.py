@@ -9,6 +9,8 @@ TIMINGS = {"prompt_n": 120, "prompt_per_second": 850.0, "predicted_n": 24, "pred
 OPENINGS = {
     "You route requests": "router",
     "You are a careful litigation attorney deciding": "gate",
+    "You plan court filings": "plan",
+    "You write one section of a court filing": "section",
     "You draft litigation documents": "draft",
     "You are a senior litigation partner": "revise",
     "You are opposing counsel": "review",
@@ -20,6 +22,17 @@ DEFAULT = {
     "router": json.dumps({"kind": "summary", "reason": "asks for a summary"}),
     "gate": json.dumps({"has_grounds": True, "reasons": ["The lease and the letter support it."],
                         "cited_pages": ["SMITH000001"]}),
+    "plan": json.dumps({"title": "Motion to compel repairs", "sections": [
+        {"kind": "caption", "heading": "Caption", "questions": [], "queries": []},
+        {"kind": "introduction", "heading": "Introduction", "questions": ["What does the motion ask for?"],
+         "queries": ["roof repair"]},
+        {"kind": "statement_of_facts", "heading": "Statement of facts", "questions": ["When was the lease signed?"],
+         "queries": ["lease signed", "roof leaks"]},
+        {"kind": "argument", "heading": "The landlord must repair the roof",
+         "questions": ["Does the law put the repair on the landlord?"], "queries": ["duty to repair"]},
+        {"kind": "conclusion", "heading": "Conclusion", "questions": ["What relief?"], "queries": ["repair"]},
+        {"kind": "signature_block", "heading": "Signature", "questions": [], "queries": []}]}),
+    "section": "The lease was signed on March 3, 2021. SMITH000001.",
     "draft": "MOTION TO COMPEL REPAIRS. The lease was signed on March 3, 2021. SMITH000001.",
     "revise": ("MOTION TO COMPEL REPAIRS. The lease was signed on March 3, 2021. SMITH000001. The tenant "
                "wrote that “we will not pay the rent for April, because the roof leaks.” SMITH000002."),

@@ -31,30 +31,33 @@ def test_a_motion_runs_every_stage_in_order_and_records_everything(matter, recor
     job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs of the roof.",
                     user=attorney, enqueue=False)
     runs = run_all(job)
-    assert [(r.stage, r.role, r.status) for r in runs] == [
-        ("gate", "gate", "done"), ("draft", "drafter", "done"), ("revise", "reasoner", "done"),
-        ("verify", "", "done"), ("review", "reviewer", "done"), ("extract", "extractor", "done")]
-    assert calls == ["gate", "draft", "revise", "review", "extract"]
+    assert [(r.stage, r.section, r.role, r.status) for r in runs] == [
+        ("gate", "", "gate", "done"), ("plan", "", "reasoner", "done"),
+        ("section", "02-introduction", "drafter", "done"), ("section", "03-statement_of_facts", "drafter", "done"),
+        ("section", "04-argument", "drafter", "done"), ("section", "05-conclusion", "drafter", "done"),
+        ("revise", "", "reasoner", "done"), ("verify", "", "", "done"), ("review", "", "reviewer", "done"),
+        ("extract", "", "extractor", "done")]
+    assert calls == ["gate", "plan", "section", "section", "section", "section", "revise", "review", "extract"]
     assert job.status == "done" and job.draft is not None
-    draft_run = runs[1]
+    draft_run = runs[2]
     assert draft_run.server_name == "scripted" and draft_run.model == "scripted-model"
     assert draft_run.decode_tok_s == 61.5 and draft_run.prompt_tok_s == 850.0
     assert draft_run.completion_tokens == 24 and draft_run.prompt_tokens == 120
-    assert len(draft_run.packet_sha256) == 64 and draft_run.prompt_template == "draft.v2.txt"
+    assert len(draft_run.packet_sha256) == 64 and draft_run.prompt_template == "section.v1.txt"
     assert "<<<EVIDENCE" in draft_run.prompt[1]["content"] and draft_run.sampling["temperature"] == 0.0
-    assert draft_run.output.startswith("MOTION TO COMPEL") and draft_run.duration_ms > 0
+    assert draft_run.output.startswith("The lease was signed") and draft_run.duration_ms > 0
     assert runs[0].parsed["has_grounds"] is True
     versions = list(job.draft.versions.order_by("number"))
-    assert [(v.author_kind, v.provenance["stage"]) for v in versions] == [("model", "draft"), ("model", "revise")]
-    assert runs[3].parsed["blocking"] == 0 and versions[-1].findings.filter(status="grounded").count() >= 3
+    assert [(v.author_kind, v.provenance["stage"]) for v in versions] == [("model", "sections"), ("model", "revise")]
+    assert runs[7].parsed["blocking"] == 0 and versions[-1].findings.filter(status="grounded").count() >= 3
     assert versions[-1].attacks.get().severity == "low"
     assert GeneratedDocument.objects.filter(matter=matter, origin="extraction").count() == 1
-    assert runs[5].parsed["items"][0]["value"] == "$1,250.00"
+    assert runs[9].parsed["items"][0]["value"] == "$1,250.00"
     assert AuditEntry.objects.filter(matter=matter, action="job.start").exists()
     stages = versions[-1].__class__.objects.get(pk=versions[-1].pk).provenance["stages"]
-    assert [(s["stage"], s["server"], s["status"]) for s in stages][:2] == [("gate", "scripted", "done"),
-                                                                             ("draft", "scripted", "done")]
-    assert len(stages) == 6 and stages[1]["packet_sha256"] == draft_run.packet_sha256
+    assert [(s["stage"], s["server"], s["status"]) for s in stages][:3] == [
+        ("gate", "scripted", "done"), ("plan", "scripted", "done"), ("section", "scripted", "done")]
+    assert len(stages) == 10 and stages[2]["packet_sha256"] == draft_run.packet_sha256
     client.force_login(attorney)
     page = client.get(f"/jobs/{job.pk}/").content.decode()
     assert "Amounts, dates and parties found" in page and "<td>$1,250.00</td><td>SMITH000001</td>" in page
@@ -76,29 +79,35 @@ def test_the_gate_stops_a_job_without_grounds_and_an_attorney_may_go_on(matter, 
         job_continue(job=job, user=attorney, reason="go")
     job_continue(job=job, user=attorney, reason="The client's photos, arriving Monday, show the leak.")
     runs = run_all(job)
-    assert [r.status for r in runs] == ["stopped", "done", "done", "done", "done", "done"]
+    assert [r.status for r in runs] == ["stopped"] + ["done"] * 9
     assert job.gate_override_by == attorney and AuditEntry.objects.filter(action="job.gate_override").exists()
 
 
-def test_a_broken_draft_stream_fails_the_stage_and_a_retry_runs_it_again(matter, record, server):
-    def draft(call):
-        if call == 1:  # the stream stops mid-answer, without finish_reason or [DONE]
-            return Reply(pieces=[sse(*chat_chunks(["MOTION TO", " COMPEL"], finish=None)[:2])])
-        return "MOTION TO COMPEL REPAIRS. SMITH000001."
+def test_a_broken_section_stream_fails_the_stage_and_a_retry_runs_it_again(matter, record, server):
+    def section(call):
+        if call == 2:  # the second section's stream stops mid-answer, without finish_reason or [DONE]
+            return Reply(pieces=[sse(*chat_chunks(["The lease", " was"], finish=None)[:2])])
+        return "The lease was signed on March 3, 2021. SMITH000001."
 
-    stage_server(server, {"draft": draft})
+    stage_server(server, {"section": section})
     register(server.url)
     job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs.", enqueue=False)
     runs = run_all(job)
-    assert [(r.stage, r.status) for r in runs] == [("gate", "done"), ("draft", "failed")]
-    assert "stream" in runs[1].error.lower() and runs[1].output == "MOTION TO COMPEL"
-    assert job.status == "failed"
+    assert [(r.stage, r.section, r.status) for r in runs] == [
+        ("gate", "", "done"), ("plan", "", "done"), ("section", "02-introduction", "done"),
+        ("section", "03-statement_of_facts", "failed")]
+    assert "stream" in runs[3].error.lower() and runs[3].output == "The lease was"
+    assert job.status == "failed" and job.draft is None
     stage_retry(job=job, enqueue=False)
     runs = run_all(job)
-    assert [r.status for r in runs] == ["done"] * 6
-    attempts = StageRun.objects.filter(job=job, stage="draft").order_by("attempt")
-    assert [(a.attempt, a.status) for a in attempts] == [(1, "failed"), (2, "done")]
-    assert job.draft.versions.count() == 2  # draft + revise: the failed attempt wrote nothing
+    assert [r.status for r in runs] == ["done"] * 10
+    attempts = StageRun.objects.filter(job=job, stage="section").order_by("section", "attempt")
+    assert [(a.section, a.attempt, a.status) for a in attempts] == [
+        ("02-introduction", 1, "done"), ("03-statement_of_facts", 1, "failed"), ("03-statement_of_facts", 2, "done"),
+        ("04-argument", 1, "done"), ("05-conclusion", 1, "done")]
+    # The section done before the failure was not written again, and the failed attempt wrote nothing.
+    assert StageRun.objects.filter(job=job, stage="plan").count() == 1
+    assert job.draft.versions.count() == 2  # assembled + revised
 
 
 def test_a_reviewer_answering_invalid_json_twice_fails_with_the_raw_text(matter, record, server):
@@ -137,11 +146,11 @@ def test_a_server_that_stays_down_fails_the_stage_with_the_reason(matter, record
 
 def test_no_server_for_a_role_fails_without_falling_back(matter, record, server):
     stage_server(server)
-    register(server.url, roles=[Role.GATE])
+    register(server.url, roles=[Role.GATE, Role.REASONER])
     job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs.", enqueue=False)
     runs = run_all(job)
-    assert [(r.stage, r.status) for r in runs] == [("gate", "done"), ("draft", "failed")]
-    assert "No model server holds the drafter role" in runs[1].error
+    assert [(r.stage, r.status) for r in runs] == [("gate", "done"), ("plan", "done"), ("section", "failed")]
+    assert "No model server holds the drafter role" in runs[2].error
 
 
 @pytest.mark.django_db(transaction=True)

@@ -129,3 +129,40 @@ def test_a_worker_killed_mid_stage_is_recovered_by_another_worker(matter, attorn
     assert attempts[0].output and "stopped renewing its lease" in attempts[0].error
     assert attempts[1].parsed["items"][0]["value"] == "$1,250.00"
     assert GeneratedDocument.objects.filter(matter=matter, origin="extraction").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_while_writing_a_section_resumes_at_that_section(matter, attorney, record, processes):
+    lease = {"LAWDESK_STAGE_LEASE_S": "2"}
+    facts = ("The lease was signed on March 3, 2021. SMITH000001. On April 5, 2021 the tenant wrote that the roof "
+             "leaks and nobody has come to repair it. SMITH000002. The invoice for the repair is dated June 15, "
+             "2021. SMITH000003.")
+    with ScriptedServer() as server:
+        # The second section's first attempt streams for ~10 s; every other answer comes at once.
+        calls = stage_server(server, {"section": lambda call: slow(facts, 0.2 if call == 2 else 0.001)})
+        register(server.url)
+        first = processes.worker(**lease)
+        job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs.", user=attorney)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            run = StageRun.objects.filter(job=job, stage="section", section="03-statement_of_facts").first()
+            if run is not None and run.status == "running" and run.output:
+                break
+            time.sleep(0.1)
+        assert run is not None and run.status == "running"
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+        processes.worker(**lease)
+        while time.monotonic() < deadline + 90:
+            job.refresh_from_db()
+            if job.status in ("done", "failed"):
+                break
+            time.sleep(0.2)
+    assert job.status == "done", job.reason
+    sections = list(StageRun.objects.filter(job=job, stage="section").order_by("order", "attempt").values_list(
+        "section", "attempt", "status"))
+    assert sections == [("02-introduction", 1, "done"), ("03-statement_of_facts", 1, "interrupted"),
+                        ("03-statement_of_facts", 2, "done"), ("04-argument", 1, "done"), ("05-conclusion", 1, "done")]
+    assert calls.count("plan") == 1 and calls.count("section") == 5  # only the killed section was asked again
+    assembled = job.draft.versions.order_by("number").first()
+    assert {s["key"]: s.get("attempt") for s in assembled.provenance["sections"]}["03-statement_of_facts"] == 2

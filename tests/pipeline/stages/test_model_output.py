@@ -42,12 +42,12 @@ def test_the_revise_prompt_echoed_back_fails_the_stage_and_makes_no_version(matt
     ("amount a, source a; " * 60, "repeats one pattern"),
     ("   ", "returned no text"),
 ])
-def test_degenerate_drafts_fail_with_the_reason(matter, record, server, attorney, answer, reason):
-    stage_server(server, {"draft": answer})
+def test_degenerate_sections_fail_with_the_reason(matter, record, server, attorney, answer, reason):
+    stage_server(server, {"section": answer})
     register(server.url)
     job = job_start(matter=matter, kind="motion", instructions=REQUEST, user=attorney, enqueue=False)
     runs = {r.stage: r for r in run_all(job)}
-    assert runs["draft"].status == "failed" and reason in runs["draft"].error, runs["draft"].error
+    assert runs["section"].status == "failed" and reason in runs["section"].error, runs["section"].error
 
 
 def test_a_draft_with_placeholders_is_done_with_a_visible_warning(matter, record, server, attorney):

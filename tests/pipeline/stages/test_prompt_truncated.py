@@ -69,8 +69,8 @@ def test_a_stage_whose_prompt_was_cut_fails_with_the_reason_and_the_job_stops(ma
         stage = stage_of(body)
         calls.append(stage)
         sent = sum(len(m["content"]) for m in body["messages"])
-        # The gate is read whole (about 4 characters a token); the drafter's prompt is cut to 40 tokens.
-        count = 40 if stage == "draft" else sent // 4
+        # The gate and the plan are read whole (about 4 characters a token); a section's prompt is cut to 40 tokens.
+        count = 40 if stage == "section" else sent // 4
         return ollama_reply(DEFAULT[stage], prompt_eval_count=count)
 
     server.routes["/api/chat"] = chat
@@ -81,12 +81,12 @@ def test_a_stage_whose_prompt_was_cut_fails_with_the_reason_and_the_job_stops(ma
     job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs of the roof.",
                     user=attorney, enqueue=False)
     runs = run_all(job)
-    assert calls == ["gate", "draft"]
-    assert [(r.stage, r.status) for r in runs] == [("gate", "done"), ("draft", "failed")]
-    draft = runs[1]
+    assert calls == ["gate", "plan", "section"]
+    assert [(r.stage, r.status) for r in runs] == [("gate", "done"), ("plan", "done"), ("section", "failed")]
+    draft = runs[2]
     assert "read only 40 tokens of a prompt we counted at about" in draft.error
     assert "does not rest on all the evidence sent" in draft.error
-    assert draft.prompt_tokens == 40 and draft.output == DEFAULT["draft"]  # kept for the record
+    assert draft.prompt_tokens == 40 and draft.output == DEFAULT["section"]  # kept for the record
     assert job.status == "failed" and job.draft is None  # no draft to approve
     client.force_login(attorney)
     page = client.get(f"/jobs/{job.pk}/").content.decode()

@@ -31,8 +31,8 @@ def test_the_router_is_followed_by_the_first_stage_of_the_kind_it_chose():
 
 
 def test_a_name_no_stage_has_fails_the_stage_with_the_name():
-    with pytest.raises(StageFailed, match="Unknown stage 'plan'"):
-        kinds.stage_for("plan")
+    with pytest.raises(StageFailed, match="Unknown stage 'outline'"):
+        kinds.stage_for("outline")
     with pytest.raises(ValueError):
         kinds.register(type("Twice", (kinds.Stage,), {"name": "gate"}))
 

@@ -30,9 +30,9 @@ def test_the_verifier_runs_outside_the_transaction_that_marks_its_stage_done(mat
                     user=attorney, enqueue=False)
     runs = run_all(job)
     assert [(r.stage, r.status) for r in runs] == [
-        ("gate", "done"), ("draft", "done"), ("revise", "done"), ("verify", "done"), ("review", "done"),
-        ("extract", "done")]
+        ("gate", "done"), ("plan", "done"), *[("section", "done")] * 4, ("revise", "done"), ("verify", "done"),
+        ("review", "done"), ("extract", "done")]
     assert in_transaction == [False, False]  # the verify stage's check, then the extract stage's rows
     version = job.draft.versions.order_by("-number").first()
-    assert runs[3].parsed["blocking"] == 0 and version.findings.filter(status="grounded").count() >= 3
-    assert runs[5].parsed["items"][0]["status"] == "grounded"
+    assert runs[7].parsed["blocking"] == 0 and version.findings.filter(status="grounded").count() >= 3
+    assert runs[9].parsed["items"][0]["status"] == "grounded"
