@@ -419,20 +419,27 @@ def read_page(page: pymupdf.Page) -> tuple[str, bool]:
                                     or may_fill_over_text(textpage))
 
 
+def _read_blocks(textpage: pymupdf.TextPage) -> list | None:
+    """The blocks of the page read into ``textpage`` as MuPDF's C list holds them ([] for a page with none), or
+    None when they cannot be read as this module expects (another MuPDF's layout): the caller then assumes the
+    worst."""
+    page = textpage.this.m_internal
+    first, last = _address(page.first_block), _address(page.last_block)
+    if first is None or last is None:
+        return None
+    if not first:
+        return []
+    if not _layout_checked:
+        _layout_checked.append(_layout_matches(textpage, first))
+    return _walk(first, last) if _layout_checked[0] else None
+
+
 def may_fill_over_text(textpage: pymupdf.TextPage) -> bool:
     """Whether the page read into ``textpage`` (made with TEXT_AND_VECTORS) fills a possibly opaque path of any
     colour, at least about MIN_BOX_PT each way once its pieces are put together, across a block of text (white-out
     may hide it; shading under the text does not, which the check tells apart). True also when the blocks cannot be
     read as this module expects."""
-    page = textpage.this.m_internal
-    first, last = _address(page.first_block), _address(page.last_block)
-    if first is None or last is None:
-        return True
-    if not first:
-        return False
-    if not _layout_checked:
-        _layout_checked.append(_layout_matches(textpage, first))
-    blocks = _walk(first, last) if _layout_checked[0] else None
+    blocks = _read_blocks(textpage)
     if blocks is None:
         return True
     texts = [(b.x0, b.y0, b.x1, b.y1) for b in blocks if b.type == mupdf.FZ_STEXT_BLOCK_TEXT]
@@ -467,15 +474,7 @@ def may_stroke_over_text(textpage: pymupdf.TextPage) -> bool:
     """Whether the page read into ``textpage`` (made with TEXT_AND_VECTORS) strokes a possibly dark, opaque path at
     least about MIN_STROKE_PT thick across a block of text. True also when the blocks cannot be read as this
     module expects."""
-    page = textpage.this.m_internal
-    first, last = _address(page.first_block), _address(page.last_block)
-    if first is None or last is None:
-        return True
-    if not first:
-        return False
-    if not _layout_checked:
-        _layout_checked.append(_layout_matches(textpage, first))
-    blocks = _walk(first, last) if _layout_checked[0] else None
+    blocks = _read_blocks(textpage)
     if blocks is None:
         return True
     texts = [(b.x0, b.y0, b.x1, b.y1) for b in blocks if b.type == mupdf.FZ_STEXT_BLOCK_TEXT]
