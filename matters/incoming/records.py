@@ -56,7 +56,12 @@ class RecordExhibits:
             exhibit, fresh = link.exhibit, False
         self.own = exhibit
         if exhibit.status == Exhibit.Status.DUPLICATE:
-            return exhibit.duplicate_of
+            first = exhibit.duplicate_of
+            # The file it repeats may not be read yet: an email native's attachment, queued when the message was
+            # read, produced again as a record of its own. Its pages are what this record's numbers name.
+            if first.status in (Exhibit.Status.QUEUED, Exhibit.Status.PROCESSING):
+                return self._read(first, fresh=False)
+            return first
         return self._read(exhibit, fresh)
 
     def _read(self, exhibit: Exhibit, fresh: bool) -> Exhibit:

@@ -16,6 +16,7 @@ from matters.incoming.loadfiles import guess_field_map
 from matters.incoming.services import import_production
 from matters.models import Exhibit
 from matters.selectors import exhibit_family, exhibits_of_matter, pages_for_bates
+from tests.matters.exhibits.email_messages import as_bytes, message
 from tests.support.record import by_text
 from tests.support.volumes import build_loadfile_volume
 
@@ -137,3 +138,25 @@ def test_begattach_endattach_and_parent_bates_make_a_family(matter, attorney, tm
     assert first.family_seq == second.family_seq == parent.family_seq
     assert alone.parent is None and orphan.parent is None and exhibit_family(alone) == [alone]
     assert list(exhibits_of_matter(matter)) == [parent, first, second, alone, orphan]
+
+
+def test_an_email_native_is_read_as_a_message_with_its_attachment_once_in_its_family(matter, attorney, tmp_path):
+    attachment = native_pdf("Lease renewal terms: rent of $2,450.00 from April 1, 2026.")
+    mail = message(subject="Lease renewal")
+    mail.add_attachment(attachment, maintype="application", subtype="pdf", filename="renewal.pdf")
+    family = {"BEGATTACH": "DEF000020", "ENDATTACH": "DEF000021"}
+    volume = build_loadfile_volume(tmp_path / "in", [
+        {"BEGBATES": "DEF000020", "ENDBATES": "DEF000020", "NATIVEPATH": "NATIVES\\DEF000020.eml", **family},
+        {"BEGBATES": "DEF000021", "ENDBATES": "DEF000021", "NATIVEPATH": "NATIVES\\DEF000021.pdf", **family,
+         "PARENT_BATES": "DEF000020"},
+    ], images={}, files={
+        "NATIVES/DEF000020.eml": as_bytes(mail), "NATIVES/DEF000021.pdf": attachment})
+    incoming = imported(matter, attorney, volume)
+    assert incoming.status == "done" and incoming.report == []
+    [email] = {page.exhibit for page in pages_for_bates(matter, "DEF000020")}
+    assert email.kind == Exhibit.Kind.EMAIL and email.status == Exhibit.Status.READY
+    assert "Ana Ruiz" in "\n".join(page.text for page in pages_for_bates(matter, "DEF000020"))
+    [renewal] = {page.exhibit for page in pages_for_bates(matter, "DEF000021")}
+    assert renewal.parent == email and "$2,450.00" in renewal.pages.get().text
+    # The attachment the message holds and the record that produces it again are one member of the family.
+    assert [member.pk for member in exhibit_family(email)] == [email.pk, renewal.pk]
