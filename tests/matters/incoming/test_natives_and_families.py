@@ -160,3 +160,26 @@ def test_an_email_native_is_read_as_a_message_with_its_attachment_once_in_its_fa
     assert renewal.parent == email and "$2,450.00" in renewal.pages.get().text
     # The attachment the message holds and the record that produces it again are one member of the family.
     assert [member.pk for member in exhibit_family(email)] == [email.pk, renewal.pk]
+
+
+def test_parent_bates_nests_a_family_and_a_parent_outside_the_range_is_reported(matter, attorney, tmp_path):
+    family = {"BEGATTACH": "DEF000030", "ENDATTACH": "DEF000032"}
+    volume = build_loadfile_volume(tmp_path / "in", [
+        {"BEGBATES": "DEF000030", "ENDBATES": "DEF000030", "NATIVEPATH": "N\\30.pdf", **family},
+        {"BEGBATES": "DEF000031", "ENDBATES": "DEF000031", "NATIVEPATH": "N\\31.pdf", **family,
+         "PARENT_BATES": "DEF000030"},
+        {"BEGBATES": "DEF000032", "ENDBATES": "DEF000032", "NATIVEPATH": "N\\32.pdf", **family,
+         "PARENT_BATES": "DEF000031"},
+        {"BEGBATES": "DEF000033", "ENDBATES": "DEF000033", "NATIVEPATH": "N\\33.pdf", **family,
+         "PARENT_BATES": "DEF000030"},
+    ], images={}, files={f"N/{n}.pdf": native_pdf(f"Document number {n} of the nested volume.")
+                         for n in range(30, 34)})
+    incoming = imported(matter, attorney, volume)
+    assert incoming.report == [
+        "DEF000033: its family range DEF000030–DEF000032 (BEGATTACH–ENDATTACH) cannot be resolved (the range does "
+        "not hold this document); it was not linked to a family."]
+    top, message, attachment, outside = (page.exhibit for n in range(30, 34)
+                                         for page in pages_for_bates(matter, f"DEF0000{n}"))
+    assert exhibit_family(attachment) == [top, message, attachment]
+    attachment.refresh_from_db()
+    assert attachment.parent == message and attachment.family_depth == 2 and outside.parent is None
