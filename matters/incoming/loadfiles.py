@@ -42,6 +42,15 @@ FIELD_ALIASES = {
     "nativepath": ["nativepath", "native path", "nativelink", "native", "filepath", "native link", "native file",
                    "native file path"],
     "title": ["title", "doctitle", "document title", "subject", "filename", "file name"],
+    # A document's family (an email and its attachments): the family's first and last Bates numbers on every
+    # member's row, and the parent's begin number on each attachment's row (Relativity, Everlaw, Nuix, Concordance).
+    "begattach": ["begattach", "beg attach", "begin attach", "beginattach", "begattachment", "beg attachment",
+                  "attachbeg", "attach begin", "begfamily", "beg family", "begin family", "family begin",
+                  "prodbegattach", "begattach#", "beginning attachment"],
+    "endattach": ["endattach", "end attach", "endattachment", "end attachment", "attachend", "attach end",
+                  "endfamily", "end family", "family end", "prodendattach", "endattach#", "ending attachment"],
+    "parentbates": ["parentbates", "parent bates", "parent begbates", "parent beg bates", "parentbegbates",
+                    "parent bates begin", "parentdocid", "parent doc id", "parentid", "parent id"],
 }
 _BATES = re.compile(r"^(?P<prefix>.*?)(?P<number>\d+)(?P<suffix>[^\d]*)$")
 # The longest Bates number LawDesk keeps (IncomingBatesPage.bates and BatesPage.bates are 80 characters): a
@@ -164,8 +173,9 @@ def field_name_key(name: str) -> str:
 
 
 def guess_field_map(header: list[str]) -> dict[str, str]:
-    """Map each canonical field (begbates, endbates, textpath, nativepath, title) to a header name, where one
-    matches an alias by :func:`field_name_key`; the first header name of a key wins."""
+    """Map each canonical field (begbates, endbates, textpath, nativepath, title, begattach, endattach,
+    parentbates) to a header name, where one matches an alias by :func:`field_name_key`; the first header name of
+    a key wins."""
     normalised: dict[str, str] = {}
     for name in header:
         normalised.setdefault(field_name_key(name), name)

@@ -34,6 +34,8 @@ class RecordExhibits:
     def __init__(self, incoming: IncomingProduction, keeper: LeaseKeeper | None = None) -> None:
         self.incoming, self.keeper = incoming, keeper
         self.next_record = 0
+        # The last record's own exhibit: a duplicate's row itself, not the exhibit it repeats (a family links it).
+        self.own: Exhibit | None = None
 
     def exhibit_for(self, data: bytes, name: str) -> Exhibit:
         """Return the exhibit of the next record (``data``: its PDF bytes; ``name``: its file name), read to its
@@ -52,8 +54,14 @@ class RecordExhibits:
             fresh = True
         else:
             exhibit, fresh = link.exhibit, False
+        self.own = exhibit
         if exhibit.status == Exhibit.Status.DUPLICATE:
-            return exhibit.duplicate_of
+            first = exhibit.duplicate_of
+            # The file it repeats may not be read yet: an email native's attachment, queued when the message was
+            # read, produced again as a record of its own. Its pages are what this record's numbers name.
+            if first.status in (Exhibit.Status.QUEUED, Exhibit.Status.PROCESSING):
+                return self._read(first, fresh=False)
+            return first
         return self._read(exhibit, fresh)
 
     def _read(self, exhibit: Exhibit, fresh: bool) -> Exhibit:

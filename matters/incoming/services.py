@@ -21,7 +21,7 @@ from django.utils import timezone
 from matters import storage
 from matters.audit.services import audit_record
 from matters.exhibits.reading import reading_form
-from matters.exhibits.sniff import sniff
+from matters.exhibits.sniff import HEAD_BYTES, sniff
 from matters.incoming.checks import (
     numbers_not_given,
     report_digit_counts,
@@ -31,6 +31,7 @@ from matters.incoming.checks import (
     texts_of_their_pages,
 )
 from matters.incoming.encoding import decode_bytes, describe
+from matters.incoming.families import FamilyRecord, link_families
 from matters.incoming.loadfiles import BATES_MAX_CHARS, Bates, Report, bates_key, guess_field_map, read_dat
 from matters.incoming.records import RecordExhibits
 from matters.incoming.volume_files import (
@@ -147,7 +148,7 @@ def _import_paths(incoming, records: RecordExhibits, paths: list[Path], field_ma
                     report.add(f"{named.name} is named as a PDF but its content is not one; it was not imported.")
                 report.add("No DAT load file: documents were read as stamped PDFs.")
                 _import_stamped(incoming, records, pdfs, report)
-            for nested in sorted(p for p in root.rglob("*") if p.is_file() and _is_zip(p)):
+            for nested in sorted(p for p in root.rglob("*") if p.is_file() and _is_zip(p) and not _is_document(p)):
                 report.add(f"{nested.name} is an archive inside the archive; nested archives are not unpacked.")
 
 
@@ -176,6 +177,7 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
     ranged: set[tuple] = set()  # every number a DAT record's range holds, by its key
     widths: dict[str, dict[int, str]] = {}  # each prefix's digit counts, with a number written so
     previous_end: Bates | None = None
+    families: list[FamilyRecord] = []
     for row in rows:
         def field(name: str) -> str:
             position = column.get(name)
@@ -204,15 +206,25 @@ def _import_volume(incoming, records: RecordExhibits, root: Path, dat_path: Path
         ranged.update(number.key for number in numbers)
         if begin.key in images:  # a number with no image is reported as such
             report_document_breaks(numbers, breaks, kind, report)
-        _import_document(incoming, records, numbers, images, index, base, field("textpath"), field("nativepath"),
-                         report, title=field("title"), kind=kind, given=given)
+        exhibit = _import_document(incoming, records, numbers, images, index, base, field("textpath"),
+                                   field("nativepath"), report, title=field("title"), kind=kind, given=given)
+        families.append(FamilyRecord(begin, end, field("begattach"), field("endattach"), field("parentbates"),
+                                     exhibit))
+    link_families(families, report)
     report_outside_records(images, ranged, kind, report)
     report_digit_counts(widths, report)
 
 
 def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], images: ImageMap,
                      index, base: str, text_ref: str, native_ref: str, report: Report, title: str = "",
-                     kind: str = "OPT", given: dict | None = None) -> None:
+                     kind: str = "OPT", given: dict | None = None) -> Exhibit | None:
+    """Import one DAT record (its Bates ``numbers``) and return the exhibit the record became (a duplicate's own
+    row), or None where nothing was imported (the report says why).
+
+    The pages are the page images the image load file lists; or, for a document produced natively (a native that
+    is not a PDF but a file an upload accepts: Word, a workbook, an email, ...) with one Bates number and at most
+    one image (its slip sheet), the native read as an upload of it is, that one number citing every page; or a PDF
+    native. The slip sheet stays in the volume kept as received."""
     first = str(numbers[0])
     present: list[tuple[Bates, Path, int]] = []
     for number in numbers:
@@ -227,31 +239,55 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
     native = _lookup(index, native_ref, base) if native_ref else None
     if native_ref and native is None:
         report.add(f"{first}: the native file {native_ref[:200]} named in the DAT is missing from the volume.")
-    if present:
+    produced_natively = False
+    if native is not None and not _is_pdf(native) and (not present or len(numbers) == 1):
+        readable = _native_kind(native)
+        if readable.kind != Exhibit.Kind.OTHER:
+            produced_natively = True
+        elif not present:
+            report.add(f"{first}: its native {native.name} is {_a(readable.description)}, which LawDesk does not read "
+                       "as a document; the document was not imported.")
+            return None
+        else:
+            report.add(f"{first}: its native {native.name} is {_a(readable.description)}, which LawDesk does not read "
+                       "as a document; its page image was imported instead.")
+    if produced_natively:
+        data, page_numbers = native.read_bytes(), numbers
+        name = f"{first}{native.suffix.lower()[:20]}"
+    elif present:
         try:
             data, found = _pdf_of_pages([(path, page) for _, path, page in present], report, first)
         except PageFilesRefused as refused:
             report.add(f"{first}: {refused}")
-            return
+            return None
         page_numbers = [number for (number, _, _), ok in zip(present, found) if ok]
         if not page_numbers:
             report.add(f"{first}–{numbers[-1]}: none of its images could be read; the document was not imported.")
-            return
+            return None
+        name = f"{first}.pdf"
     elif native is not None and _is_pdf(native):
-        data, page_numbers = native.read_bytes(), numbers
+        data, page_numbers, name = native.read_bytes(), numbers, f"{first}.pdf"
     else:
-        reason = "no image or PDF native was found" if images or native_ref else (
+        reason = "no image or native LawDesk reads was found" if images or native_ref else (
             "the DAT names no native and there is no image load file")
         report.add(f"{first}–{numbers[-1]}: {reason}; the document was not imported.")
-        return
-    exhibit = records.exhibit_for(data, f"{first}.pdf")
-    if title and exhibit.title == first:
+        return None
+    exhibit = records.exhibit_for(data, name)
+    own = records.own
+    if title and exhibit.title in (first, name):
         Exhibit.objects.filter(pk=exhibit.pk).update(title=title[:300], updated_at=timezone.now())
     if exhibit.status != Exhibit.Status.READY:
-        report.add(f"{first}: the document could not be read ({exhibit.reason}).")
-        return
+        what = f"its native {native.name} could not be read" if produced_natively else "the document could not be read"
+        report.add(f"{first}: {what} ({exhibit.reason}).")
+        return own
     pages = list(exhibit.pages.order_by("number"))
-    if page_numbers and len(page_numbers) != len(pages):
+    native_one_number = produced_natively and len(page_numbers) == 1
+    if native_one_number:
+        note = (f"Produced natively as {first}{' behind a slip sheet' if present else ''}: these pages are the "
+                f"native {native.name} read as an upload of it is, and {first} cites every one of them.")
+        if note not in exhibit.notes:
+            Exhibit.objects.filter(pk=exhibit.pk).update(notes=[*exhibit.notes, note], updated_at=timezone.now())
+    elif page_numbers and len(page_numbers) != len(pages):
         report.add(f"{first}: {len(pages)} pages, but {len(page_numbers)} Bates numbers.")
         page_numbers = page_numbers[: len(pages)]
     text_path = _lookup(index, text_ref, base) if text_ref else None
@@ -267,9 +303,17 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
         if len(texts) == len(pages):
             kept = texts_of_their_pages(first, [page.text for page in pages], texts, report)
             page_texts = [(page, text, reading_form(text)) for page, text in zip(pages, kept) if text is not None]
+        elif native_one_number and len(texts) == 1:
+            pass  # a native's text in one piece, as producing parties write it: the native's own pages are read
         else:
             report.add(f"{first}: the text file has {len(texts)} pages and the document {len(pages)}; the "
                        "text was taken from the pages themselves instead.")
+    if native_one_number:
+        # One number for the whole document: given once in the volume, then to every page of the native.
+        pairs = [(page, page_numbers[0]) for page in pages] if numbers_not_given(
+            first, pages[:1], page_numbers, given, report) else []
+    else:
+        pairs = numbers_not_given(first, pages, page_numbers, given, report)
     # One short transaction per document, its text read and put in reading form before it: page by page in
     # autocommit, a long document's updates followed each other with no gap and kept SQLite's lock from a page
     # view's audit entry until the last.
@@ -280,8 +324,23 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
             # The verifier re-reads the new text; a draft verified before says it is stale (updated_at).
             Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="", updated_at=timezone.now())
         record_bates_pages(incoming, [IncomingBatesPage(incoming=incoming, page=page, bates=str(number))
-                                      for page, number in numbers_not_given(first, pages, page_numbers,
-                                                                            given, report)])
+                                      for page, number in pairs])
+    return own
+
+
+def _native_kind(path: Path):
+    """What an upload of the native at ``path`` would be read as (:func:`matters.exhibits.sniff.sniff`)."""
+    with open(path, "rb") as stream:
+        return sniff(path, stream.read(HEAD_BYTES))
+
+
+def _is_document(path: Path) -> bool:
+    """Whether a ZIP in the volume is a document an upload reads (DOCX, XLSX, ODS, ...), not an archive."""
+    return _native_kind(path).kind != Exhibit.Kind.OTHER
+
+
+def _a(description: str) -> str:
+    return f"{'an' if description[:1].lower() in 'aeiou' else 'a'} {description}"
 
 
 def _import_stamped(incoming, records: RecordExhibits, pdfs: list[Path], report: Report) -> None:

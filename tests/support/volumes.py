@@ -67,3 +67,37 @@ def zipped_volume(root: Path) -> Path:
             if path.is_file():
                 packed.write(path, path.relative_to(volume.parent))
     return archive
+
+
+def text_image(text: str) -> bytes:
+    """One Letter page reading ``text`` as a bilevel Group 4 TIFF at 100 dpi (a page image or a slip sheet)."""
+    doc = pymupdf.open()
+    doc.new_page(width=612, height=792).insert_text((72, 100), text, fontsize=14)
+    pixmap = doc[0].get_pixmap(dpi=100, colorspace=pymupdf.csGRAY)
+    out = io.BytesIO()
+    Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples).convert("1").save(
+        out, format="TIFF", compression="group4")
+    return out.getvalue()
+
+
+def build_loadfile_volume(root: Path, rows: list[dict], images: dict[str, str],
+                          files: dict[str, bytes] | None = None) -> Path:
+    """A volume as review platforms write one: ``rows`` (dicts keyed by the DAT fields LawDesk's own productions
+    write: BEGBATES, NATIVEPATH, BEGATTACH, PARENT_BATES, ...) as a Concordance DAT, one single-page TIFF per
+    Bates number in ``images`` (its text; each document's first page starts a document in the OPT) and ``files``
+    at their paths under the volume (natives, text files). Returns the volume folder."""
+    volume = root / "VOL001"
+    (volume / "DATA").mkdir(parents=True)
+    (volume / "IMAGES").mkdir()
+    starts = {row["BEGBATES"] for row in rows}
+    opt = []
+    for bates, text in images.items():
+        (volume / "IMAGES" / f"{bates}.tif").write_bytes(text_image(text))
+        opt.append(f"{bates},VOL001,IMAGES\\{bates}.tif,{'Y' if bates in starts else ''},,,")
+    for path, data in (files or {}).items():
+        (volume / path).parent.mkdir(parents=True, exist_ok=True)
+        (volume / path).write_bytes(data)
+    (volume / "DATA" / "VOL001.dat").write_bytes(dat_bytes(rows))
+    if opt:
+        (volume / "DATA" / "VOL001.opt").write_text("\r\n".join(opt) + "\r\n")
+    return volume
