@@ -92,12 +92,13 @@ def form_submit(form, service: Callable[[dict], T]) -> T | None:
 
 
 def form_error_messages(form) -> list[str]:
-    """Every error of ``form``, the form's own first, then each field's in the form's order: for a view that
-    redirects back to the page the form was posted from and says what was refused in the page's messages."""
+    """Every error of ``form``, the form's own first, then each field's in the form's order, each said once (the
+    four numbers of a box share one message): for a view that redirects back to the page the form was posted from
+    and says what was refused in the page's messages."""
     found = list(form.non_field_errors())
     for name in form.fields:
         found.extend(form.errors.get(name, []))
-    return found
+    return list(dict.fromkeys(found))
 
 
 def form_outcome_message(request, form, done: str) -> None:

@@ -89,6 +89,8 @@ def matter_member_view(request: HttpRequest, matter_id: int, action: str) -> Htt
     """Add (``action="add"``) or remove (``"remove"``) a member of the matter; a refusal goes on the form's
     field, shown in the members section of the matter page."""
     matter = matter_for_user(request.user, matter_id)
+    # Refused before the form is read: someone who may not manage members learns nothing from its checks.
+    require(request.user, "manage_members", matter)
     form = MemberForm(request.POST)
     notice = ""
     if form.is_valid():

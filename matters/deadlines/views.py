@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 from matters.deadlines.forms import DeadlineForm
 from matters.deadlines.selectors import deadline_of_matter, matter_deadlines
 from matters.deadlines.services import deadline_delete, deadline_save
+from matters.permissions import require
 from matters.selectors import matter_for_user
 from matters.validation import form_refusal
 from matters.views import matter_page
@@ -25,6 +26,8 @@ def _section(request: HttpRequest, matter, form: DeadlineForm, notice: str = "",
 def deadline_new_view(request: HttpRequest, matter_id: int) -> HttpResponse:
     """Count the period the form describes and save it on the matter; a refusal goes on the field at fault."""
     matter = matter_for_user(request.user, matter_id)
+    # Refused before the form is read: someone who may not save deadlines learns nothing from its checks.
+    require(request.user, "save_deadlines", matter)
     form = DeadlineForm(request.POST)
     if form.is_valid():
         try:

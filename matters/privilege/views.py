@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from matters.audit.services import audit_record
 from matters.forms import ButtonForm, ReasonForm
+from matters.permissions import require
 from matters.privilege.log import EDITABLE, log_csv_bytes, log_entries, log_entry_update, log_pdf_bytes
 from matters.privilege.services import improper_redact, improper_redaction_confirm, redaction_add, redaction_delete
 from matters.selectors import exhibit_for_user, matter_for_user, page_for_user
@@ -22,6 +23,8 @@ from .redaction_search import redactions_from_search
 def redaction_add_view(request: HttpRequest, matter_id: int, exhibit_id: int, number: int) -> HttpResponse:
     """Add a box drawn on the page viewer (``x0``, ``y0``, ``x1``, ``y1`` in points, ``reason``)."""
     page = page_for_user(request.user, matter_id, exhibit_id, number)
+    # Refused before the box is read: someone who may not redact learns nothing from the form's checks.
+    require(request.user, "change_exhibits", page.exhibit.matter)
     form = RedactionBoxForm(request.POST)
     form_submit(form, lambda data: redaction_add(page=page, rect=form.rect(), reason=data["reason"],
                                                  user=request.user))
