@@ -80,7 +80,12 @@ def test_a_motion_job_retrieves_its_filing_and_the_law(matter, attorney, ingest,
         job_continue(job=job, user=attorney, reason="Test: the packet is under test, not the gate.", enqueue=False)
     assert gate.status in (StageStatus.DONE, StageStatus.STOPPED), gate.error
     print(f"gate {gate.status} at {time.monotonic() - started:.0f} s ({gate.prompt_tokens} prompt tokens)")
-    draft = stage_execute(StageRun.objects.get(job=job, stage="draft").pk, enqueue_next=False)
+    # The plan's outline decides what each section searches for; the first drafted section's packet is under test.
+    plan = stage_execute(StageRun.objects.get(job=job, stage="plan").pk, enqueue_next=False)
+    assert plan.status == StageStatus.DONE, plan.error
+    print(f"plan at {time.monotonic() - started:.0f} s: {[s['heading'] for s in plan.parsed['sections']]}")
+    draft = stage_execute(StageRun.objects.filter(job=job, stage="section").order_by("pk").first().pk,
+                          enqueue_next=False)
     assert draft.retrieval["evidence_pages"] > 0
     chosen = {(page["label"], page["page"]) for page in draft.retrieval["evidence"]["pages"]}
     assert any(label == target.label for label, _ in chosen), draft.retrieval["evidence"]["pages"]
