@@ -269,8 +269,8 @@ def main() -> None:
     parser.add_argument("--section-tokens", type=int, default=150, help="tokens each section writes")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="lawdesk-bench-pipeline-"))
-    # The scripted servers listen on loopback: the destinations evidence may be sent to (settings).
-    os.environ.setdefault("LAWDESK_MODEL_HOSTS", "127.0.0.1")
+    # The scripted servers listen on loopback, the one destination the bench's evidence may be sent to (settings).
+    os.environ["LAWDESK_MODEL_HOSTS"] = "127.0.0.1"
     try:
         setup_django(work / "data")
         if args.motion_only:

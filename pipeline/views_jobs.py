@@ -19,8 +19,8 @@ from matters.validation import form_error_messages, form_refusal, form_submit
 from .forms import JobContinueForm, JobFrontForm, JobStartForm
 from .job_models import Job, JobKind, StageRun, StageStatus
 from .stages.control import job_actions, job_cancel, job_continue, job_move_to_front, job_start, stage_retry
-from .stages.kinds import stage_shows_records
 from .stages.queue import queue_place
+from .stages.registry import stage_shows_records
 
 
 def job_for_user(user, job_id: int) -> Job:

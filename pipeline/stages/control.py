@@ -23,7 +23,8 @@ from matters.validation import clean_reason
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
 from .degenerate import retry_change
-from .kinds import REGISTRY, Stage
+from .kinds import Stage
+from .registry import REGISTRY
 from .results import answer_unusable
 from .scheduling import stage_queue, stage_watch_schedule
 from .specs import plan_for

@@ -356,8 +356,3 @@ class Extract(Stage):
         generated_record(matter=job.matter, origin=Origin.EXTRACTION, title=f"Extraction for job {job.pk}",
                          text=json.dumps(generation.parsed, ensure_ascii=False))
         return StageStatus.DONE, warning
-
-
-# The stages of a sectioned document register themselves from their own module; imported last, when Stage and
-# register exist.
-from . import sections  # noqa: E402, F401

@@ -42,10 +42,11 @@ from ..packet import evidence_packet
 from . import live
 from .admission import slot_claim, slot_release, slot_renew
 from .degenerate import streaming_degeneration
-from .kinds import CHARS_PER_TOKEN, PROMPT_OVERHEAD_TOKENS, apply_result, prepare_result, stage_for
+from .kinds import CHARS_PER_TOKEN, PROMPT_OVERHEAD_TOKENS
 from .prompts import render
 from .queue import POLL_S, role_servers, server_board, waiting_in_order
 from .record_fields import constrained_schema
+from .registry import apply_result, prepare_result, stage_for
 from .results import StageFailed, record_job_provenance, unusable_answer
 from .scheduling import (
     BACKOFF_S,

@@ -6,33 +6,33 @@ from pathlib import Path
 import pytest
 
 from pipeline.job_models import Job
-from pipeline.stages import kinds, specs
+from pipeline.stages import kinds, registry, specs
 from pipeline.stages.results import StageFailed
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_every_spec_has_its_stage_object_and_every_plan_runs_registered_stages():
-    assert set(kinds.REGISTRY) == set(specs.STAGES)
+    assert set(registry.REGISTRY) == set(specs.STAGES)
     for plan in specs.PLANS.values():
-        assert all(name in kinds.REGISTRY for name in plan)
-    assert all(stage.spec.name == name for name, stage in kinds.REGISTRY.items())
+        assert all(name in registry.REGISTRY for name in plan)
+    assert all(stage.spec.name == name for name, stage in registry.REGISTRY.items())
 
 
 @pytest.mark.parametrize("kind", list(specs.PLANS))
 def test_each_stage_is_followed_as_its_plan_says(kind):
     job = Job(kind=kind)
     plan = specs.PLANS[kind]
-    assert [kinds.stage_for(name).following(job) for name in plan] == [*plan[1:], None]
+    assert [registry.stage_for(name).following(job) for name in plan] == [*plan[1:], None]
 
 
 def test_the_router_is_followed_by_the_first_stage_of_the_kind_it_chose():
-    assert kinds.stage_for("router").following(Job(kind="summary")) == "summarize"
+    assert registry.stage_for("router").following(Job(kind="summary")) == "summarize"
 
 
 def test_a_name_no_stage_has_fails_the_stage_with_the_name():
     with pytest.raises(StageFailed, match="Unknown stage 'outline'"):
-        kinds.stage_for("outline")
+        registry.stage_for("outline")
     with pytest.raises(ValueError):
         kinds.register(type("Twice", (kinds.Stage,), {"name": "gate"}))
 
