@@ -36,6 +36,7 @@ on a page that has some; the page is then rendered once, at RENDER_DPI.
 
 import ctypes
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pymupdf
@@ -445,24 +446,9 @@ def may_fill_over_text(textpage: pymupdf.TextPage) -> bool:
     texts = [(b.x0, b.y0, b.x1, b.y1) for b in blocks if b.type == mupdf.FZ_STEXT_BLOCK_TEXT]
     if not texts:
         return False
-    piece: list[float] | None = None
-    for vector in blocks:
-        if vector.type != mupdf.FZ_STEXT_BLOCK_VECTOR:
-            continue
-        if vector.flags & mupdf.FZ_STEXT_VECTOR_IS_STROKED or (vector.argb >> 24) & 255 < _MAY_BE_OPAQUE * 255:
-            piece = None
-            continue
-        if piece is None:
-            piece = [vector.x0, vector.y0, vector.x1, vector.y1]
-        else:
-            piece = [min(piece[0], vector.x0), min(piece[1], vector.y0), max(piece[2], vector.x1),
-                     max(piece[3], vector.y1)]
-        if (piece[2] - piece[0] >= _MAY_BE_BOX_PT and piece[3] - piece[1] >= _MAY_BE_BOX_PT and any(
-                piece[0] < x1 and x0 < piece[2] and piece[1] < y1 and y0 < piece[3] for x0, y0, x1, y1 in texts)):
-            return True
-        if not vector.flags & mupdf.FZ_STEXT_VECTOR_CONTINUES:
-            piece = None
-    return False
+    return any(piece[2] - piece[0] >= _MAY_BE_BOX_PT and piece[3] - piece[1] >= _MAY_BE_BOX_PT and any(
+                   piece[0] < x1 and x0 < piece[2] and piece[1] < y1 and y0 < piece[3] for x0, y0, x1, y1 in texts)
+               for piece in _filled_pieces(blocks, _may_be_opaque))
 
 
 # A stroked path's bounds include its width: a path this thick or thicker each way may be a stroke of at least
@@ -555,14 +541,15 @@ def _layout_matches(textpage: pymupdf.TextPage, first: int) -> bool:
     return True
 
 
-def _dark_piece(blocks) -> bool:
-    """Whether a filled, possibly dark and opaque path among ``blocks`` (_VectorBlock, in page order) covers at
-    least about MIN_BOX_PT each way once the pieces of one path are put together."""
+def _filled_pieces(blocks, colour_may_hide) -> Iterator[list[float]]:
+    """The bounds ``[x0, y0, x1, y1]`` of each filled path among ``blocks`` (_VectorBlock, in page order) whose
+    colour ``colour_may_hide(argb)`` accepts, yielded as each of its pieces is put together with those before it
+    (MuPDF splits one path into pieces marked to continue)."""
     piece: list[float] | None = None  # bounds of the filled path being put together
     for vector in blocks:
         if vector.type != mupdf.FZ_STEXT_BLOCK_VECTOR:
             continue
-        if vector.flags & mupdf.FZ_STEXT_VECTOR_IS_STROKED or not _may_be_dark(vector.argb):
+        if vector.flags & mupdf.FZ_STEXT_VECTOR_IS_STROKED or not colour_may_hide(vector.argb):
             piece = None
             continue
         if piece is None:
@@ -570,11 +557,20 @@ def _dark_piece(blocks) -> bool:
         else:
             piece = [min(piece[0], vector.x0), min(piece[1], vector.y0), max(piece[2], vector.x1),
                      max(piece[3], vector.y1)]
-        if piece[2] - piece[0] >= _MAY_BE_BOX_PT and piece[3] - piece[1] >= _MAY_BE_BOX_PT:
-            return True
+        yield piece
         if not vector.flags & mupdf.FZ_STEXT_VECTOR_CONTINUES:
             piece = None  # the path's last piece
-    return False
+
+
+def _may_be_opaque(argb: int) -> bool:
+    return (argb >> 24) & 255 >= _MAY_BE_OPAQUE * 255
+
+
+def _dark_piece(blocks) -> bool:
+    """Whether a filled, possibly dark and opaque path among ``blocks`` (_VectorBlock, in page order) covers at
+    least about MIN_BOX_PT each way once the pieces of one path are put together."""
+    return any(piece[2] - piece[0] >= _MAY_BE_BOX_PT and piece[3] - piece[1] >= _MAY_BE_BOX_PT
+               for piece in _filled_pieces(blocks, _may_be_dark))
 
 
 def _may_hide_text_by_bindings(textpage: pymupdf.TextPage) -> bool:
