@@ -37,10 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-
-import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -70,16 +67,14 @@ def choose_binary(given: str) -> Path:
 
 
 def wait_ready(process: subprocess.Popen, url: str, log_path: Path) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.5)
-    tail = log_path.read_text(errors="replace")[-2000:]
-    raise SystemExit(f"llama-server did not become ready in {READY_TIMEOUT_S} s. The end of its log:\n{tail}")
+    """The tests' own wait for llama-server's ``/health``; on failure, exit with the end of its log."""
+    from tests.support.llama_server import wait_ready as health_ok
+
+    try:
+        health_ok(process, url, READY_TIMEOUT_S)
+    except RuntimeError as error:
+        tail = log_path.read_text(errors="replace")[-2000:]
+        raise SystemExit(f"{error}. The end of its log:\n{tail}") from None
 
 
 def gpu_memory_used_mib(uuid: str) -> int | None:

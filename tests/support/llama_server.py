@@ -30,7 +30,7 @@ def llama_server(gguf: Path, log_path: Path, *, alias: str, context_tokens: int 
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             url = f"http://127.0.0.1:{port}"
-            _wait_ready(process, url)
+            wait_ready(process, url)
             yield url
         finally:
             process.terminate()
@@ -40,8 +40,10 @@ def llama_server(gguf: Path, log_path: Path, *, alias: str, context_tokens: int 
                 process.kill()
 
 
-def _wait_ready(process: subprocess.Popen, url: str) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT_S
+def wait_ready(process: subprocess.Popen, url: str, timeout_s: float = READY_TIMEOUT_S) -> None:
+    """Return once the llama-server ``process`` at ``url`` answers ``/health`` with 200. Raises RuntimeError when
+    it exits first or is not ready within ``timeout_s`` seconds."""
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and process.poll() is None:
         try:
             if httpx.get(f"{url}/health", timeout=2).status_code == 200:
