@@ -19,6 +19,8 @@ from email.message import EmailMessage
 from email.utils import parsedate_to_datetime
 from html.parser import HTMLParser
 
+from .html_body import sanitised_html
+
 # Parts that carry a message's own security wrapping rather than content (RFC 8551 section 3.2): said, not unpacked.
 _SMIME_ENCRYPTED = {"application/pkcs7-mime", "application/x-pkcs7-mime"}
 _SMIME_SIGNATURE = {"application/pkcs7-signature", "application/x-pkcs7-signature"}
@@ -49,7 +51,10 @@ class ParsedMessage:
     """A message as its exhibit shows it. Addresses are the header values as decoded (``Ana Ruiz
     <ana@example.com>, ...``); ``date_header`` is the Date as written and ``sent_at`` that instant as an aware
     datetime in the header's own timezone (None when missing or unreadable). ``body`` is plain text (an HTML body
-    turned to text by :func:`html_to_text`), ``body_kind`` "plain", "html" or "none". ``problems`` are notes for
+    turned to text by :func:`html_to_text`), ``body_kind`` "plain", "html" or "none". ``body_html`` is the
+    message's HTML rendering of its body, sanitised (:func:`matters.email.html_body.sanitised_html`), when it has
+    one (the only body, or the HTML alternative of a plain one), else ''; ``body_after_html`` the text of any
+    further body parts (not alternatives), which a page showing ``body_html`` shows after it. ``problems`` are notes for
     the attorney about parts that could not be read; ``security`` says when the message is S/MIME signed or
     encrypted."""
 
@@ -66,6 +71,8 @@ class ParsedMessage:
     references: list[str] = field(default_factory=list)
     body: str = ""
     body_kind: str = "none"
+    body_html: str = ""
+    body_after_html: str = ""
     attachments: list[Attachment] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     security: str = ""
@@ -194,7 +201,9 @@ def _read_parts(message: EmailMessage, parsed: ParsedMessage) -> None:
                           and not leaf.is_attachment()), None)
         if body_part is not None:
             break
+    html_part = _html_rendering(message, body_part)
     texts = []
+    html_index = None
     for index, (leaf, in_alternative) in enumerate(leaves, start=1):
         content_type = leaf.get_content_type()
         name = _filename(leaf)
@@ -214,6 +223,7 @@ def _read_parts(message: EmailMessage, parsed: ParsedMessage) -> None:
             texts.append(html_to_text(text) if content_type == "text/html" else text)
             if leaf is body_part:
                 parsed.body_kind = "plain" if content_type == "text/plain" else "html"
+                html_index = len(texts) - 1
             continue
         if in_alternative and content_type.startswith("text/") and not name:
             continue  # another rendering of the body
@@ -222,7 +232,38 @@ def _read_parts(message: EmailMessage, parsed: ParsedMessage) -> None:
             parsed.attachments += _tnef_attachments(attachment, parsed)
         else:
             parsed.attachments.append(attachment)
-    parsed.body = "\n\n".join(text.strip("\n") for text in texts if text.strip())
+    parsed.body = _joined(texts)
+    if html_part is not None and html_index is not None:
+        markup, problem = decode_text(html_part)
+        if problem and html_part is not body_part:  # the body's own problem is noted already
+            parsed.problems.append(f"The body's HTML version {problem}")
+        parsed.body_html = sanitised_html(markup)
+        parsed.body_after_html = _joined(texts[html_index + 1:])
+
+
+def _joined(texts: list[str]) -> str:
+    return "\n\n".join(text.strip("\n") for text in texts if text.strip())
+
+
+def _html_rendering(message: EmailMessage, body_part: EmailMessage | None) -> EmailMessage | None:
+    """The HTML part a mail program shows for ``body_part``: itself when it is HTML, else the HTML alternative in
+    the same ``multipart/alternative`` (RFC 2046 section 5.1.4: the last alternative the reader supports is the
+    one shown, and a mail program supports HTML); None when there is none."""
+    if body_part is None:
+        return None
+    if body_part.get_content_type() == "text/html":
+        return body_part
+    try:
+        for part in message.walk():
+            if part.get_content_type() != "multipart/alternative":
+                continue
+            leaves = [leaf for leaf, _ in _leaves(part)]
+            if any(leaf is body_part for leaf in leaves):
+                return next((leaf for leaf in reversed(leaves) if leaf.get_content_type() == "text/html"
+                             and not _filename(leaf) and not leaf.is_attachment()), None)
+    except Exception:  # a damaged structure: the plain body is shown
+        return None
+    return None
 
 
 def _attachment(part: EmailMessage, name: str, index: int) -> Attachment:

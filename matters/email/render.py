@@ -2,14 +2,17 @@
 margins less a quarter), with PyMuPDF's Story layout (MuPDF's HTML engine, its built-in fonts with their fallbacks
 for other scripts; right-to-left scripts read back from the text layer in their presentation forms).
 
-The only markup laid out is the one written here: every header and body character is escaped first, so nothing a
-message holds is interpreted, run or fetched (an HTML body reaches this module as text, from
-:func:`matters.email.parse.html_to_text`). The pages have a text layer, which the ingest child reads as it reads
-any PDF. Django-free.
+The header block and a plain-text body are markup written here, every character of the message escaped. An HTML
+body is laid out as HTML, from the sanitised fragment :func:`matters.email.html_body.sanitised_html` leaves (no
+attribute that names a resource survives it, and MuPDF's Story reads nothing but the fonts named below, from a
+local folder: nothing is fetched). The pages have a text layer, which the ingest child reads as it reads any PDF.
+Django-free.
 """
 
 import html
+import logging
 from datetime import UTC
+from pathlib import Path
 
 import pymupdf
 
@@ -27,8 +30,36 @@ p.head { margin: 0 0 3pt 0; }
 p.rule { margin: 6pt 0 8pt 0; border-bottom: 1px solid #888; }
 p.note { font-size: 8.5pt; color: #555; }
 """
+# An HTML body is set in a proportional face, as mail programs show it, and one that has no ligature substitutions:
+# Liberation Sans (Arial's metrics; installed by scripts/setup.sh as fonts-liberation2) writes "file" into the text
+# layer where MuPDF's own sans and serif faces write "ﬁle". Where it is not installed, the HTML body is set in the
+# monospaced face instead (its layout kept, its text the same).
+_HTML_CSS = """
+div.html { font-size: 10pt; }
+div.html p { margin: 0 0 6pt 0; white-space: normal; }
+div.html pre { white-space: pre-wrap; font-family: monospace; }
+div.html table { border-collapse: collapse; margin: 2pt 0 6pt 0; }
+div.html td, div.html th { border: 0.5pt solid #999; padding: 1pt 4pt; vertical-align: top; }
+div.html blockquote { margin: 0 0 6pt 12pt; padding-left: 6pt; border-left: 1pt solid #999; }
+div.html span.image { color: #555; }
+"""
+_FONT_FOLDERS = ("/usr/share/fonts/truetype/liberation2", "/usr/share/fonts/truetype/liberation")
+_FONT_FILES = {("normal", "normal"): "LiberationSans-Regular.ttf", ("bold", "normal"): "LiberationSans-Bold.ttf",
+               ("normal", "italic"): "LiberationSans-Italic.ttf", ("bold", "italic"): "LiberationSans-BoldItalic.ttf"}
 _PAGE = pymupdf.paper_rect("letter")
 _MARGIN_PT = 54
+logger = logging.getLogger(__name__)
+
+
+def _html_font() -> tuple[str, pymupdf.Archive | None]:
+    """The CSS that sets an HTML body's face, and the archive its files are read from (None: the monospaced face,
+    when Liberation Sans is not installed)."""
+    for folder in _FONT_FOLDERS:
+        if all((Path(folder) / name).is_file() for name in _FONT_FILES.values()):
+            faces = "".join(f"@font-face {{ font-family: BodyFace; font-weight: {weight}; font-style: {style}; "
+                            f"src: url({name}); }}\n" for (weight, style), name in _FONT_FILES.items())
+            return faces + "div.html { font-family: BodyFace; }\n", pymupdf.Archive(folder)
+    return "div.html { font-family: monospace; }\n", None
 
 
 def header_lines(message: ParsedMessage) -> list[tuple[str, str]]:
@@ -52,12 +83,26 @@ def message_pdf(message: ParsedMessage, notes: list[str] = ()) -> bytes:
     parts = [f'<p class="head"><b>{html.escape(name)}:</b> {html.escape(value)}</p>'
              for name, value in header_lines(message)]
     parts.append('<p class="rule"></p>')
+    tail = []
+    if notes:
+        tail.append('<p class="rule"></p>')
+        tail += [f'<p class="note">{html.escape(note)}</p>' for note in notes]
+    if message.body_html.strip():
+        after = [_paragraph(line) for line in message.body_after_html.splitlines()]
+        font_css, archive = _html_font()
+        try:
+            return _pdf("".join(parts + [f'<div class="html">{message.body_html}</div>'] + after + tail),
+                        css=_CSS + _HTML_CSS + font_css, archive=archive)
+        except Exception as exc:  # MuPDF's layout of markup it cannot place; the text rendering still reads
+            logger.warning("HTML body could not be laid out: %s", exc)
+            tail.append(f'<p class="note">{html.escape(_HTML_FAILED.format(kind=type(exc).__name__))}</p>')
     body = message.body if message.body.strip() else "(This message has no body text.)"
     parts += [_paragraph(line) for line in body.splitlines()]
-    if notes:
-        parts.append('<p class="rule"></p>')
-        parts += [f'<p class="note">{html.escape(note)}</p>' for note in notes]
-    return _pdf("".join(parts))
+    return _pdf("".join(parts + tail))
+
+
+_HTML_FAILED = ("The message's HTML body could not be laid out as HTML ({kind}); its text is shown instead, and the "
+                "original is kept unchanged.")
 
 
 def listing_pdf(title: str, rows: list[str]) -> bytes:
@@ -72,5 +117,5 @@ def _paragraph(line: str) -> str:
     return f"<p>{html.escape(line)}</p>" if line.strip() else "<p>&#160;</p>"
 
 
-def _pdf(markup: str) -> bytes:
-    return html_pdf(f"<body>{markup}</body>", _CSS, page=_PAGE, margin_pt=_MARGIN_PT)
+def _pdf(markup: str, css: str = _CSS, archive: pymupdf.Archive | None = None) -> bytes:
+    return html_pdf(f"<body>{markup}</body>", css, page=_PAGE, margin_pt=_MARGIN_PT, archive=archive)
