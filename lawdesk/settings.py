@@ -210,6 +210,12 @@ LAWDESK_EMAIL_MAX_ATTACHMENTS = _env_int("LAWDESK_EMAIL_MAX_ATTACHMENTS", 200)
 LAWDESK_EMAIL_MAX_MB = _env_int("LAWDESK_EMAIL_MAX_MB", 150)
 LAWDESK_MAILBOX_MAX_MB = _env_int("LAWDESK_MAILBOX_MAX_MB", 4096)
 LAWDESK_MAILBOX_MAX_MESSAGES = _env_int("LAWDESK_MAILBOX_MAX_MESSAGES", 20_000)
+# An archive (ZIP) attached to a message is unpacked into its files (docs/email.md): archives inside archives this
+# deep, this many files, and this many MiB inflated from one message's archives; past each the rest is named, not
+# unpacked (a "ZIP bomb" stops at the first limit it reaches).
+LAWDESK_ARCHIVE_MAX_DEPTH = _env_int("LAWDESK_ARCHIVE_MAX_DEPTH", 3)
+LAWDESK_ARCHIVE_MAX_MEMBERS = _env_int("LAWDESK_ARCHIVE_MAX_MEMBERS", 500)
+LAWDESK_ARCHIVE_MAX_MB = _env_int("LAWDESK_ARCHIVE_MAX_MB", 200)
 # A draft's table of authorities lists an authority cited on this many pages or more as "passim" (0: never).
 LAWDESK_TOA_PASSIM_PAGES = _env_int("LAWDESK_TOA_PASSIM_PAGES", 5)
 # Limits on a production ZIP: members, total uncompressed MiB, and compression ratio of any member.

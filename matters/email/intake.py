@@ -23,12 +23,14 @@ from django.conf import settings
 
 from matters import storage
 from matters.exhibits.services import exhibit_create_family_member, exhibit_create_from_mailbox
-from matters.exhibits.sniff import MSG_MIME
+from matters.exhibits.sniff import ICS_MIME, MSG_MIME
 from matters.models import EmailMessage, Exhibit
 
+from .calendar import read_calendar
+from .containers import ArchiveLimits, unpacked_attachments
 from .outlook import parse_msg
 from .parse import ParsedMessage, normalised_body_sha256, normalised_subject, parse_eml
-from .render import listing_pdf, message_pdf
+from .render import calendar_pdf, listing_pdf, message_pdf
 from .threads import matter_threads_update
 
 
@@ -51,7 +53,24 @@ def email_prepare(*, exhibit: Exhibit, enqueue_members: bool = True) -> Prepared
     process (the command line). Never raises for a bad message: what fails is in the result."""
     if exhibit.kind == Exhibit.Kind.MAILBOX:
         return _prepare_mailbox(exhibit, enqueue_members)
+    if exhibit.mime_type == ICS_MIME:
+        return _prepare_calendar(exhibit)
     return _prepare_message(exhibit, enqueue_members)
+
+
+def _prepare_calendar(exhibit: Exhibit) -> Prepared:
+    """A calendar item (an invitation's ``.ics``): its page shows its events; it has no message record and no
+    attachments of its own (those are the message's that carried it)."""
+    limit_mb = settings.LAWDESK_EMAIL_MAX_MB
+    if exhibit.size_bytes > limit_mb * 1024 * 1024:
+        return Prepared("failed", f"The calendar item is {exhibit.size_bytes / 1024 / 1024:.0f} MiB, over the limit "
+                                  f"of {limit_mb} MiB (LAWDESK_EMAIL_MAX_MB); it was not read. The original is kept "
+                                  "unchanged; an operator may raise the limit and process it again.")
+    calendar = read_calendar(storage.blob_path(exhibit.sha256).read_bytes())
+    if not calendar.items:
+        return Prepared("failed", " ".join(calendar.problems))
+    _write_display(exhibit, calendar_pdf(calendar, calendar.problems))
+    return Prepared("read", notes=list(calendar.problems))
 
 
 def _prepare_message(exhibit: Exhibit, enqueue_members: bool) -> Prepared:
@@ -110,14 +129,18 @@ def _attachments(exhibit: Exhibit, parsed: ParsedMessage, enqueue: bool) -> tupl
                      f"(LAWDESK_EMAIL_MAX_DEPTH = {depth_limit}): its {len(parsed.attachments)} attachment(s) are "
                      "listed above but were not made exhibits. They are in the original, kept unchanged.")
         return [], notes
+    attachments, archive_notes = unpacked_attachments(parsed.attachments, ArchiveLimits(
+        max_depth=settings.LAWDESK_ARCHIVE_MAX_DEPTH, max_members=settings.LAWDESK_ARCHIVE_MAX_MEMBERS,
+        max_total_bytes=settings.LAWDESK_ARCHIVE_MAX_MB * 1024 * 1024))
+    notes += archive_notes
     count_limit = settings.LAWDESK_EMAIL_MAX_ATTACHMENTS
-    if len(parsed.attachments) > count_limit:
-        notes.append(f"This message has {len(parsed.attachments)} attachments; the first {count_limit} "
-                     f"(LAWDESK_EMAIL_MAX_ATTACHMENTS) were made exhibits, the others are listed above and kept in "
-                     "the original.")
+    if len(attachments) > count_limit:
+        notes.append(f"This message has {len(attachments)} attachments (the files of an archive counted each); the "
+                     f"first {count_limit} (LAWDESK_EMAIL_MAX_ATTACHMENTS) were made exhibits, the others are kept "
+                     "in the original.")
     existing = set(exhibit.children.values_list("family_position", flat=True))
     members = []
-    for position, attachment in enumerate(parsed.attachments[:count_limit], start=1):
+    for position, attachment in enumerate(attachments[:count_limit], start=1):
         if position in existing:
             continue
         if attachment.data is None:

@@ -225,8 +225,8 @@ def _read_parts(message: EmailMessage, parsed: ParsedMessage) -> None:
                 parsed.body_kind = "plain" if content_type == "text/plain" else "html"
                 html_index = len(texts) - 1
             continue
-        if in_alternative and content_type.startswith("text/") and not name:
-            continue  # another rendering of the body
+        if in_alternative and content_type.startswith("text/") and content_type != "text/calendar" and not name:
+            continue  # another rendering of the body (a meeting invitation's calendar part is not: it is kept)
         attachment = _attachment(leaf, name, index)
         if attachment.data is not None and (content_type in _TNEF or attachment.name.lower() == "winmail.dat"):
             parsed.attachments += _tnef_attachments(attachment, parsed)

@@ -18,6 +18,7 @@ import pymupdf
 
 from matters.html_pdf import html_pdf
 
+from .calendar import Calendar
 from .parse import ParsedMessage
 
 # Monospaced, as mail programs show plain text, and for the text layer's sake: MuPDF shapes proportional fonts with
@@ -103,6 +104,37 @@ def message_pdf(message: ParsedMessage, notes: list[str] = ()) -> bytes:
 
 _HTML_FAILED = ("The message's HTML body could not be laid out as HTML ({kind}); its text is shown instead, and the "
                 "original is kept unchanged.")
+
+
+_METHODS = {"REQUEST": "an invitation (REQUEST)", "REPLY": "a reply (REPLY)", "CANCEL": "a cancellation (CANCEL)",
+            "PUBLISH": "a published calendar (PUBLISH)", "COUNTER": "a counter-proposal (COUNTER)"}
+
+
+def calendar_pdf(calendar: Calendar, notes: list[str] = ()) -> bytes:
+    """A calendar item's pages: what it is (RFC 5546 method), then each event or task with its summary,
+    organizer, attendees (one a line, with their replies), start and end (see :class:`CalendarItem`), location,
+    recurrence, status and description, and ``notes`` at the end."""
+    method = _METHODS.get(calendar.method, calendar.method or "no method given")
+    parts = [f'<p class="head"><b>Calendar item:</b> {html.escape(method)}, '
+             f'{len(calendar.items)} event(s) or task(s)</p>']
+    for number, item in enumerate(calendar.items, start=1):
+        parts.append('<p class="rule"></p>')
+        lines = [(f"{item.kind.capitalize()} {number}", item.summary or "(no summary)"),
+                 ("Organizer", item.organizer), ("Start", item.start),
+                 ("End" if item.kind == "event" else "Due", item.end), ("Location", item.location),
+                 ("Recurs", item.recurrence), ("Status", item.status), ("UID", item.uid)]
+        parts += [f'<p class="head"><b>{html.escape(name)}:</b> {html.escape(value)}</p>'
+                  for name, value in lines if value]
+        if item.attendees:
+            parts.append('<p class="head"><b>Attendees:</b></p>')
+            parts += [_paragraph(f"  {attendee}") for attendee in item.attendees]
+        if item.description:
+            parts.append('<p class="head"><b>Description:</b></p>')
+            parts += [_paragraph(line) for line in item.description.splitlines()]
+    if notes:
+        parts.append('<p class="rule"></p>')
+        parts += [f'<p class="note">{html.escape(note)}</p>' for note in notes]
+    return _pdf("".join(parts))
 
 
 def listing_pdf(title: str, rows: list[str]) -> bytes:

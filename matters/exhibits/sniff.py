@@ -14,11 +14,12 @@ from pathlib import Path
 
 import puremagic
 
+from matters.email.calendar import looks_like_calendar
 from matters.email.parse import looks_like_message
 
 ACCEPTED_DESCRIPTION = (
     "PDF, PNG, JPEG, TIFF, Word (DOCX or DOC), WordPerfect (WPD), RTF, OpenDocument text (ODT), a spreadsheet "
-    "(XLSX, XLS, ODS or CSV), email (EML or Outlook MSG) or a mailbox (MBOX)"
+    "(XLSX, XLS, ODS or CSV), email (EML or Outlook MSG), a calendar item (ICS) or a mailbox (MBOX)"
 )
 
 _IMAGE_TYPES = {"image/png": "PNG image", "image/jpeg": "JPEG image", "image/tiff": "TIFF image"}
@@ -30,6 +31,9 @@ ODT_MIME = "application/vnd.oasis.opendocument.text"
 EML_MIME = "message/rfc822"
 MSG_MIME = "application/vnd.ms-outlook"
 MBOX_MIME = "application/mbox"
+# A calendar item (RFC 5545) is read with the email kind: it is what a meeting invitation carries, and its page is
+# laid out as a message's is (matters.email.intake).
+ICS_MIME = "text/calendar"
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 XLS_MIME = "application/vnd.ms-excel"
 ODS_MIME = "application/vnd.oasis.opendocument.spreadsheet"
@@ -102,6 +106,7 @@ TYPE_NAMES = {
     "application/vnd.ms-outlook": "Outlook email",
     PST_MIME: "Outlook data file (PST)",
     "application/mbox": "mailbox",
+    ICS_MIME: "calendar item",
     "application/zip": "ZIP archive",
     "application/x-7z-compressed": "7-Zip archive",
     "application/x-rar-compressed": "RAR archive",
@@ -188,6 +193,8 @@ def sniff(path: Path, head: bytes) -> Sniffed:
         return found
     if (found := _mail(head)) is not None:
         return found
+    if looks_like_calendar(head):
+        return Sniffed("email", ICS_MIME, "calendar item (ICS)")
     if head.startswith(_PST_MAGIC):
         return Sniffed("other", PST_MIME, "Outlook data file (PST)", PST_REFUSAL)
     if looks_like_csv(head):
