@@ -14,10 +14,13 @@ Sanitised with ``nh3`` (the Python binding of the Rust ``ammonia`` sanitiser, wh
   sizes and ``display`` are not kept, so text written white on white or in a 1-pixel font shows like the rest: a
   reviewer sees every word the message holds.
 
-Django-free.
+:func:`html_to_text` gives the same body as text: what its normalised-body hash and its duplicates are judged by,
+and what the page shows when MuPDF cannot lay the markup out. Django-free.
 """
 
+import html
 import re
+from html.parser import HTMLParser
 
 import nh3
 
@@ -73,3 +76,54 @@ def sanitised_html(markup: str) -> str:
         strip_comments=True,
     )
     return _IMAGE.sub(_image, cleaned)
+
+
+_SPACES = re.compile(r"\s+")
+
+
+class _TextOfHtml(HTMLParser):
+    """The visible text of an HTML body: scripts, styles and the head dropped; blocks on lines of their own;
+    an image shown by its alternative text, never loaded."""
+
+    _SKIP = {"script", "style", "head", "title", "template", "noscript", "object", "iframe", "svg"}
+    _BLOCKS = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "hr",
+               "pre", "ul", "ol", "section", "article", "header", "footer"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping = 0
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag in self._SKIP:
+            self.skipping += 1
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append("\t")
+        elif tag == "img" and not self.skipping:
+            alt = dict(attrs).get("alt")
+            if alt:
+                self.parts.append(f"[image: {alt}]")
+
+    def handle_endtag(self, tag) -> None:
+        if tag in self._SKIP:
+            self.skipping = max(0, self.skipping - 1)
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data) -> None:
+        if not self.skipping:
+            self.parts.append(_SPACES.sub(" ", data))
+
+
+def html_to_text(markup: str) -> str:
+    """The visible text of an HTML body (see :class:`_TextOfHtml`); nothing it names is fetched."""
+    reader = _TextOfHtml()
+    try:
+        reader.feed(markup)
+        reader.close()
+    except Exception:  # html.parser is lenient; a guard
+        return html.unescape(re.sub(r"<[^>]*>", " ", markup))
+    lines = [line.strip() for line in "".join(reader.parts).splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

@@ -8,7 +8,6 @@ that cannot be read becomes a problem written for an attorney, and the rest of t
 
 import email
 import hashlib
-import html
 import mimetypes
 import re
 import unicodedata
@@ -17,13 +16,19 @@ from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage
 from email.utils import parsedate_to_datetime
-from html.parser import HTMLParser
 
-from .html_body import sanitised_html
+from .html_body import html_to_text, sanitised_html
+from .smime import read_opaque
 
-# Parts that carry a message's own security wrapping rather than content (RFC 8551 section 3.2): said, not unpacked.
-_SMIME_ENCRYPTED = {"application/pkcs7-mime", "application/x-pkcs7-mime"}
+# Parts that carry a message's own security wrapping rather than content (RFC 8551 section 3.2): an opaque one
+# (signed, encrypted or compressed data) is read by matters.email.smime; a detached signature is said, not checked.
+_SMIME_OPAQUE = {"application/pkcs7-mime", "application/x-pkcs7-mime"}
 _SMIME_SIGNATURE = {"application/pkcs7-signature", "application/x-pkcs7-signature"}
+# Signed inside signed inside ...: a message wraps its content once or twice (signed, then encrypted); past this the
+# wrapper is said and not opened.
+_SMIME_MAX_NESTING = 3
+_SMIME_ENCRYPTED_NOTE = ("S/MIME-encrypted: its content can be read only with the recipient's private key, which "
+                         "LawDesk does not hold; the encrypted original is kept unchanged.")
 # What a reply or forward puts before a subject, in the languages Outlook and Apple Mail write it (Re, Fwd, Fw,
 # AW/WG German, SV/VS Nordic, RIF/I Italian, TR French, RV Spanish), with counters ("Re[2]:") and list tags ("[x]").
 _SUBJECT_PREFIX = re.compile(
@@ -190,7 +195,7 @@ def _filename(part: EmailMessage) -> str:
         return ""
 
 
-def _read_parts(message: EmailMessage, parsed: ParsedMessage) -> None:
+def _read_parts(message: EmailMessage, parsed: ParsedMessage, depth: int = 0) -> None:
     """Fill the body and attachments: the body is the first plain-text part (else the first HTML part) not
     named as a file; other text parts that are not files and not an alternative of the body join it (Apple Mail
     writes text after an attachment so); every other leaf is an attachment."""
@@ -202,17 +207,19 @@ def _read_parts(message: EmailMessage, parsed: ParsedMessage) -> None:
         if body_part is not None:
             break
     html_part = _html_rendering(message, body_part)
+    opened: list[EmailMessage] = []
     texts = []
     html_index = None
     for index, (leaf, in_alternative) in enumerate(leaves, start=1):
         content_type = leaf.get_content_type()
         name = _filename(leaf)
-        if content_type in _SMIME_ENCRYPTED:
-            parsed.security = ("S/MIME-encrypted: its content can be read only with the recipient's private key, "
-                               "which LawDesk does not hold; the encrypted original is kept unchanged.")
+        if content_type in _SMIME_OPAQUE:
+            inner = _opened(leaf, parsed, depth)
+            if inner is not None:
+                opened.append(inner)
             continue
         if content_type in _SMIME_SIGNATURE:
-            parsed.security = "S/MIME-signed: the signature is kept in the original and was not verified."
+            _add_security(parsed, "S/MIME-signed: the signature is kept in the original and was not verified.")
             continue
         is_text_body = (leaf is body_part or (content_type in ("text/plain", "text/html") and not name
                                               and not leaf.is_attachment() and not in_alternative))
@@ -239,6 +246,47 @@ def _read_parts(message: EmailMessage, parsed: ParsedMessage) -> None:
             parsed.problems.append(f"The body's HTML version {problem}")
         parsed.body_html = sanitised_html(markup)
         parsed.body_after_html = _joined(texts[html_index + 1:])
+    for inner in opened:  # what an opaque signature wrapped: the message's content, read as if it were not wrapped
+        before = parsed.body
+        _read_parts(inner, parsed, depth + 1)
+        parsed.body = _joined([before, parsed.body])
+
+
+def _add_security(parsed: ParsedMessage, note: str) -> None:
+    if note not in parsed.security:
+        parsed.security = f"{parsed.security} {note}".strip()
+
+
+def _opened(part: EmailMessage, parsed: ParsedMessage, depth: int) -> EmailMessage | None:
+    """Say what an S/MIME ``pkcs7-mime`` part is (:func:`matters.email.smime.read_opaque`) and return the MIME
+    entity an opaque signature wraps, parsed; None when there is none to read (encrypted, compressed, damaged)."""
+    try:
+        payload = part.get_payload(decode=True) or b""
+    except Exception:
+        payload = b""
+    found = read_opaque(payload)
+    if found.kind == "encrypted":
+        _add_security(parsed, _SMIME_ENCRYPTED_NOTE)
+        return None
+    if found.kind == "compressed":
+        _add_security(parsed, "S/MIME-compressed: its content is compressed inside the S/MIME wrapper (RFC 3274) "
+                              "and was not unpacked; the original is kept unchanged.")
+        return None
+    if found.kind == "unknown":
+        _add_security(parsed, f"An S/MIME part could not be read: {found.problem}. The original is kept unchanged.")
+        return None
+    carrying = (f" (it carries the certificate of {'; '.join(found.signers)})" if found.signers else "")
+    if found.content is None or depth >= _SMIME_MAX_NESTING:
+        why = found.problem or f"it is wrapped more than {_SMIME_MAX_NESTING} times"
+        _add_security(parsed, f"S/MIME-signed{carrying}: the signature was not verified, and {why}; the original "
+                              "is kept unchanged.")
+        return None
+    _add_security(parsed, f"S/MIME-signed (opaque){carrying}: the content shown was read out of the signature's "
+                          "wrapper; the signature was not verified. The signed original is kept unchanged.")
+    try:
+        return email.message_from_bytes(found.content, policy=policy.default)
+    except Exception:  # the parser is lenient; a guard
+        return None
 
 
 def _joined(texts: list[str]) -> str:
@@ -340,54 +388,6 @@ def decode_text(part: EmailMessage) -> tuple[str, str]:
         return payload.decode("utf-8"), f"{problem}; it was read as UTF-8."
     except UnicodeDecodeError:
         return payload.decode("cp1252", errors="replace"), f"{problem}; it was read as Windows-1252."
-
-
-class _TextOfHtml(HTMLParser):
-    """The visible text of an HTML body: scripts, styles and the head dropped; blocks on lines of their own;
-    an image shown by its alternative text, never loaded."""
-
-    _SKIP = {"script", "style", "head", "title", "template", "noscript", "object", "iframe", "svg"}
-    _BLOCKS = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "hr",
-               "pre", "ul", "ol", "section", "article", "header", "footer"}
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skipping = 0
-
-    def handle_starttag(self, tag, attrs) -> None:
-        if tag in self._SKIP:
-            self.skipping += 1
-        elif tag in self._BLOCKS:
-            self.parts.append("\n")
-        elif tag in ("td", "th"):
-            self.parts.append("\t")
-        elif tag == "img" and not self.skipping:
-            alt = dict(attrs).get("alt")
-            if alt:
-                self.parts.append(f"[image: {alt}]")
-
-    def handle_endtag(self, tag) -> None:
-        if tag in self._SKIP:
-            self.skipping = max(0, self.skipping - 1)
-        elif tag in self._BLOCKS:
-            self.parts.append("\n")
-
-    def handle_data(self, data) -> None:
-        if not self.skipping:
-            self.parts.append(_SPACES.sub(" ", data))
-
-
-def html_to_text(markup: str) -> str:
-    """The visible text of an HTML body (see :class:`_TextOfHtml`); nothing it names is fetched."""
-    reader = _TextOfHtml()
-    try:
-        reader.feed(markup)
-        reader.close()
-    except Exception:  # html.parser is lenient; a guard
-        return html.unescape(re.sub(r"<[^>]*>", " ", markup))
-    lines = [line.strip() for line in "".join(reader.parts).splitlines()]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 def normalised_subject(subject: str) -> str:
