@@ -1,17 +1,17 @@
 """Mailboxes and Outlook files: each message of an .mbox becomes an exhibit of its own; an Outlook .msg is read
-with extract-msg, and a file named .msg that is something else is told for what it is.
-
-No writer of real .msg files is available to the tests (extract-msg reads only), so an Outlook message that reads
-is not tested here; a compound file that claims to be one and is not is."""
+with extract-msg (the tests write their .msg files: :mod:`.outlook_messages`), and a file named .msg that is
+something else is told for what it is."""
 
 import mailbox
 import struct
+from datetime import UTC, datetime
 
 import pytest
 
 from matters import storage
 from matters.models import Exhibit
 
+from . import outlook_messages as mapi
 from .email_messages import as_bytes, ingest_bytes, message, page_text, pdf_bytes
 
 pytestmark = pytest.mark.django_db
@@ -61,6 +61,70 @@ def test_a_mailbox_over_the_message_limit_lists_what_it_left_out(matter, attorne
     assert container.status == Exhibit.Status.READY
     assert Exhibit.objects.filter(kind=Exhibit.Kind.EMAIL).count() == 1
     assert any("2 messages" in note and "LAWDESK_MAILBOX_MAX_MESSAGES" in note for note in container.notes)
+
+
+def received_msg() -> bytes:
+    """A message as Outlook keeps one it received: its MAPI properties, the internet headers it arrived with
+    (PidTagTransportMessageHeaders), a recipient and a PDF attached."""
+    headers = ("Received: from mx.stone.example by mx.ruiz-law.example; Tue, 03 Mar 2026 23:30:05 -0800\r\n"
+               "From: Ben Stone <ben@stone.example>\r\nTo: Ana Ruiz <ana@ruiz-law.example>\r\n"
+               "Cc: Cy Park <cy@ruiz-law.example>\r\nSubject: Signed lease\r\n"
+               "Date: Tue, 03 Mar 2026 23:30:00 -0800\r\nMessage-ID: <lease-msg@stone.example>\r\n"
+               "In-Reply-To: <ask-1@ruiz-law.example>\r\nMIME-Version: 1.0\r\n\r\n")
+    properties = mapi.Properties(
+        strings={mapi.SUBJECT: "Signed lease", mapi.MESSAGE_CLASS: "IPM.Note", mapi.TRANSPORT_HEADERS: headers,
+                 mapi.BODY: "Ana, the signed lease is attached. Rent starts April 1.\r\n",
+                 mapi.SENDER_NAME: "Ben Stone", mapi.SENDER_EMAIL: "ben@stone.example", mapi.SENDER_ADDRTYPE: "SMTP",
+                 mapi.DISPLAY_TO: "Ana Ruiz", mapi.INTERNET_MESSAGE_ID: "<lease-msg@stone.example>"},
+        times={mapi.CLIENT_SUBMIT_TIME: datetime(2026, 3, 4, 7, 30, tzinfo=UTC),
+               mapi.DELIVERY_TIME: datetime(2026, 3, 4, 7, 30, 5, tzinfo=UTC)})
+    return mapi.msg_bytes(properties, [mapi.recipient("Ana Ruiz", "ana@ruiz-law.example")],
+                          [mapi.attachment("signed-lease.pdf", pdf_bytes("Lease of suite 400, signed March 3, 2026."),
+                                           "application/pdf")])
+
+
+def test_an_outlook_msg_becomes_a_message_exhibit_with_its_headers_and_attachment(matter, attorney):
+    data = received_msg()
+    assert data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")  # a compound file ([MS-CFB] 2.2)
+    parent = ingest_bytes(matter, attorney, data, name="Signed lease.msg", custodian="Ana Ruiz")
+
+    assert parent.kind == Exhibit.Kind.EMAIL and parent.type_name == "Outlook email"
+    assert parent.status == Exhibit.Status.READY, parent.reason
+    text = page_text(parent)
+    for line in ("From: Ben Stone <ben@stone.example>", "To: Ana Ruiz <ana@ruiz-law.example>",
+                 "Cc: Cy Park <cy@ruiz-law.example>",
+                 "Date: Tue, 03 Mar 2026 23:30:00 -0800 (UTC: 2026-03-04 07:30:00)", "Subject: Signed lease",
+                 "Attachments: signed-lease.pdf"):
+        assert line in text
+    assert "Ana, the signed lease is attached. Rent starts April 1." in " ".join(text.split())
+    record = parent.message
+    assert (record.source_format, record.message_id, record.in_reply_to) == (
+        "msg", "<lease-msg@stone.example>", "<ask-1@ruiz-law.example>")
+    assert record.sent_at == datetime(2026, 3, 4, 7, 30, tzinfo=UTC) and record.sent_utc_offset_min == -480
+    [child] = parent.children.all()
+    assert child.original_name == "signed-lease.pdf" and child.status == Exhibit.Status.READY
+    assert "signed March 3, 2026" in page_text(child)
+    assert storage.blob_path(parent.sha256).read_bytes() == data
+
+
+def test_an_outlook_msg_without_internet_headers_is_read_from_its_properties(matter, attorney):
+    # A message from Sent Items or Drafts carries no transport headers: who, to whom and when are MAPI properties.
+    properties = mapi.Properties(
+        strings={mapi.SUBJECT: "Draft settlement terms", mapi.MESSAGE_CLASS: "IPM.Note",
+                 mapi.BODY: "Proposed: $48,000 in two instalments.\r\n", mapi.SENDER_NAME: "Ana Ruiz",
+                 mapi.SENDER_EMAIL: "/O=RUIZ LAW/OU=EXCHANGE/CN=RECIPIENTS/CN=ANA", mapi.SENDER_ADDRTYPE: "EX",
+                 mapi.SENDER_SMTP: "ana@ruiz-law.example", mapi.DISPLAY_TO: "Ben Stone",
+                 mapi.INTERNET_MESSAGE_ID: "<draft-7@ruiz-law.example>"},
+        times={mapi.CLIENT_SUBMIT_TIME: datetime(2026, 3, 5, 16, 0, tzinfo=UTC)})
+    data = mapi.msg_bytes(properties, [mapi.recipient("Ben Stone", "ben@stone.example")])
+    parent = ingest_bytes(matter, attorney, data, name="draft.msg")
+
+    assert parent.status == Exhibit.Status.READY, parent.reason
+    text = page_text(parent)
+    assert "Subject: Draft settlement terms" in text and "Proposed: $48,000 in two instalments." in text
+    assert "From: Ana Ruiz <ana@ruiz-law.example>" in text and "To: Ben Stone <ben@stone.example>" in text
+    assert parent.message.message_id == "<draft-7@ruiz-law.example>"
+    assert parent.message.sent_at == datetime(2026, 3, 5, 16, 0, tzinfo=UTC)
 
 
 def test_a_msg_that_is_really_text_is_refused_as_what_it_is(matter, attorney):
