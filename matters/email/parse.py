@@ -17,7 +17,7 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import parsedate_to_datetime
 
-from .html_body import html_to_text, sanitised_html
+from .html_body import MAX_NESTING, html_to_text, nesting_depth, sanitised_html
 from .smime import read_opaque
 
 # Parts that carry a message's own security wrapping rather than content (RFC 8551 section 3.2): an opaque one
@@ -244,8 +244,12 @@ def _read_parts(message: EmailMessage, parsed: ParsedMessage, depth: int = 0) ->
         markup, problem = decode_text(html_part)
         if problem and html_part is not body_part:  # the body's own problem is noted already
             parsed.problems.append(f"The body's HTML version {problem}")
-        parsed.body_html = sanitised_html(markup)
-        parsed.body_after_html = _joined(texts[html_index + 1:])
+        if (depth := nesting_depth(markup)) > MAX_NESTING:
+            parsed.problems.append(f"The body's HTML nests its elements {depth} deep, more than the {MAX_NESTING} "
+                                   "laid out as HTML; its text is shown instead.")
+        else:
+            parsed.body_html = sanitised_html(markup)
+            parsed.body_after_html = _joined(texts[html_index + 1:])
     for inner in opened:  # what an opaque signature wrapped: the message's content, read as if it were not wrapped
         before = parsed.body
         _read_parts(inner, parsed, depth + 1)

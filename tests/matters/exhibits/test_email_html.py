@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matters import storage
-from matters.email.html_body import sanitised_html
+from matters.email.html_body import MAX_NESTING, nesting_depth, sanitised_html
 from matters.models import Exhibit
 
 from .email_messages import as_bytes, ingest_bytes, message, page_text
@@ -150,3 +150,31 @@ def test_no_sanitised_fragment_keeps_a_way_to_load_or_run_anything(markup):
         assert not any(name.startswith("on") for name in attributes)
         style = (attributes.get("style") or "").lower()
         assert "url(" not in style and "@import" not in style and "expression(" not in style
+
+
+def test_a_body_nested_past_the_limit_is_shown_as_text_with_a_note(matter, attorney):
+    depth = MAX_NESTING + 1
+    markup = "<div>" * depth + "Payment is due on April 1." + "</div>" * depth
+    parent = ingest_bytes(matter, attorney, as_bytes(html_message(markup)))
+    assert parent.status == Exhibit.Status.READY
+    assert "Payment is due on April 1." in page_text(parent)
+    assert any(f"nests its elements {depth} deep" in note for note in parent.notes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.just(""), lambda inner: st.tuples(
+    st.sampled_from(["div", "span", "b", "table", "blockquote"]), st.lists(inner, max_size=3),
+    st.sampled_from(["", "<p>text", "<br>", "<img alt=x>", "<li>item"])), max_leaves=20))
+def test_nesting_depth_counts_what_nests_and_not_void_or_self_closing_elements(tree):
+    def markup(node) -> str:
+        if node == "":
+            return "x"
+        tag, children, filler = node
+        return f"<{tag} class='a'>{filler}{''.join(markup(child) for child in children)}</{tag}>"
+
+    def depth(node) -> int:
+        if node == "":
+            return 0
+        return 1 + max((depth(child) for child in node[1]), default=0)
+
+    assert nesting_depth(markup(tree)) == depth(tree)

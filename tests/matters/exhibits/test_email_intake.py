@@ -49,7 +49,7 @@ def test_message_pages_show_the_header_block_and_body_and_its_attachment_is_a_ch
     assert "term five years" in page_text(child)
 
 
-def test_html_body_is_read_as_text_without_scripts_styles_or_remote_content(matter, attorney):
+def test_html_body_is_shown_without_scripts_styles_or_remote_content(matter, attorney):
     mail = message(body="Plain alternative that is not shown when HTML is the only body.\n")
     mail.clear_content()
     mail.set_content(
