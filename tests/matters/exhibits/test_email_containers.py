@@ -123,7 +123,7 @@ def invitation_ics() -> bytes:
     return calendar.to_ical()
 
 
-def test_a_meeting_invitation_becomes_a_child_showing_the_meeting(matter, attorney):
+def test_a_meeting_invitation_becomes_a_child_showing_the_meeting(client, matter, attorney):
     mail = message(subject="Invitation: Lease walk-through", message_id="<inv@x.example>",
                    body="You are invited to the walk-through.\n")
     # As Outlook sends an invitation: the calendar part is an alternative of the body, not a named file.
@@ -144,6 +144,9 @@ def test_a_meeting_invitation_becomes_a_child_showing_the_meeting(matter, attorn
                  "cy@ruiz-law.example (declined, optional)", "Bring the floor plan.",
                  "The landlord's agent will attend."):
         assert line in text
+    client.force_login(attorney)
+    page = client.get(item.get_absolute_url())
+    assert page.status_code == 200 and parent.display_label in page.content.decode()
 
 
 def test_an_uploaded_ics_is_read_and_a_damaged_one_fails_with_the_reason(matter, attorney):
