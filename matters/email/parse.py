@@ -244,8 +244,8 @@ def _read_parts(message: EmailMessage, parsed: ParsedMessage, depth: int = 0) ->
         markup, problem = decode_text(html_part)
         if problem and html_part is not body_part:  # the body's own problem is noted already
             parsed.problems.append(f"The body's HTML version {problem}")
-        if (depth := nesting_depth(markup)) > MAX_NESTING:
-            parsed.problems.append(f"The body's HTML nests its elements {depth} deep, more than the {MAX_NESTING} "
+        if (nesting := nesting_depth(markup)) > MAX_NESTING:
+            parsed.problems.append(f"The body's HTML nests its elements {nesting} deep, more than the {MAX_NESTING} "
                                    "laid out as HTML; its text is shown instead.")
         else:
             parsed.body_html = sanitised_html(markup)

@@ -121,3 +121,19 @@ def test_the_ber_reader_refuses_malformed_input_with_value_error_only(data):
     found = read_opaque(data)
     assert found.kind in ("signed", "encrypted", "compressed", "unknown")
     assert found.kind != "unknown" or found.problem
+
+
+def test_signatures_wrapped_past_the_limit_are_said_and_not_opened(matter, attorney, signer):
+    import base64
+
+    key, certificate = signer
+    entity = b"Content-Type: text/plain\r\n\r\nInnermost text.\r\n"
+    for _ in range(5):  # signed five times over, each signature's DER the content of the next
+        der_bytes = (pkcs7.PKCS7SignatureBuilder().set_data(entity).add_signer(certificate, key, hashes.SHA256())
+                     .sign(serialization.Encoding.DER, []))
+        entity = (b"Content-Type: application/pkcs7-mime; smime-type=signed-data\r\n"
+                  b"Content-Transfer-Encoding: base64\r\n\r\n" + base64.encodebytes(der_bytes))
+    parent = ingest_bytes(matter, attorney, as_bytes(wrapped(der_bytes, "signed-data", message_id="<deep@x.ex>")))
+    assert parent.status == Exhibit.Status.READY
+    assert "Innermost text." not in page_text(parent)
+    assert any("wrapped more than 3 times" in note for note in parent.notes)
