@@ -43,8 +43,10 @@ _ATTRIBUTES = {
 }
 _STYLE_PROPERTIES = {"font-weight", "font-style", "text-decoration", "text-align", "vertical-align"}
 _ACTIVE_CSS = re.compile(r"url\s*\(|expression\s*\(|@import|\\", re.IGNORECASE)
-# nh3 serialises an allowed <img> as <img> or <img alt="...">, the value escaped as an attribute.
-_IMAGE = re.compile(r'<img(?: alt="([^"]*)")?>')
+# nh3 serialises an allowed <img> with its allowed attributes (alt, style, align) each as name="value", a quotation
+# mark inside a value escaped, so a value may hold ">" but never '"'.
+_IMAGE = re.compile(r'<img((?:\s+[^\s="<>]+(?:="[^"]*")?)*)\s*/?>')
+_ALT = re.compile(r'(?:^|\s)alt="([^"]*)"')
 
 
 # How deep a body's elements may nest and still be laid out as HTML. Sanitising (html5ever's tree building) takes
@@ -83,7 +85,8 @@ def _attribute(tag: str, name: str, value: str) -> str | None:
 
 
 def _image(match: re.Match) -> str:
-    alt = (match.group(1) or "").strip()
+    found = _ALT.search(match.group(1))
+    alt = found.group(1).strip() if found else ""
     return f'<span class="image">[image: {alt}]</span>' if alt else '<span class="image">[image]</span>'
 
 
