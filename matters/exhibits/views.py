@@ -17,7 +17,15 @@ from matters.audit.services import audit_record, audit_record_once_per
 from matters.downloads import file_response
 from matters.email.threads import exhibit_thread
 from matters.exhibits.listing import exhibit_list_page
-from matters.forms import ButtonForm, CitesAsForm, ExhibitEditForm, PasswordForm, ReasonForm, UploadForm
+from matters.forms import (
+    ButtonForm,
+    CitesAsForm,
+    ExhibitEditForm,
+    ExhibitListForm,
+    PasswordForm,
+    ReasonForm,
+    UploadForm,
+)
 from matters.permissions import require
 from matters.privilege.services import exhibit_privilege_context, page_privilege_context
 from matters.provenance import exhibit_override_generated, page_clear_injection
@@ -249,6 +257,8 @@ def exhibit_rows(request: HttpRequest, matter_id: int) -> HttpResponse:
     """The exhibit list's rows, for a page that cannot keep a WebSocket open: page ``?page=`` of the list, as the
     matter page shows it."""
     matter = matter_for_user(request.user, matter_id)
-    exhibits = exhibit_list_page(matter, request.GET.get("page")).object_list
+    list_form = ExhibitListForm(request.GET)
+    review = list_form.cleaned_data["review"] if list_form.is_valid() else ""
+    exhibits = exhibit_list_page(matter, request.GET.get("page"), review=review).object_list
     return render(request, "matters/detail.html#exhibit-rows", {"matter": matter, "exhibits": exhibits})
 
