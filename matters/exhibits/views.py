@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from matters import storage
 from matters.audit.services import audit_record, audit_record_once_per
 from matters.downloads import file_response
+from matters.email.near_duplicates import exhibit_near_duplicates
 from matters.email.threads import exhibit_thread
 from matters.exhibits.listing import exhibit_list_page
 from matters.forms import (
@@ -109,6 +110,7 @@ def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> Htt
             "flagged_pages": [page for page in pages if page.reading_flag],
             "family": family if len(family) > 1 else [],
             "thread": exhibit_thread(exhibit),
+            "near_duplicates": exhibit_near_duplicates(exhibit),
             "edit_form": ExhibitEditForm(initial={"label": exhibit.label, "title": exhibit.title,
                                                   "transcript_cite": exhibit.transcript_cite}),
             "cites_as_form": CitesAsForm(initial={"cites_as": exhibit.cites_as}),

@@ -124,3 +124,9 @@ def test_a_message_is_contained_in_a_reply_quoting_it(own, before, after):
     assume(inner)
     outer = comparable_text(f"{before}\n\n{quoted(own)}\n\n{after}")
     assert contains_text(outer, inner)
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters="\r"), max_size=300))
+def test_crlf_line_ends_compare_as_lf(body):
+    # A body from the wire has CRLF line ends; the same body with LF is the same text.
+    assert comparable_text(body.replace("\n", "\r\n")) == comparable_text(body)
