@@ -38,7 +38,8 @@ _SPACES = re.compile(r"\s+")
 def comparable_text(body: str) -> str:
     """A body as messages are compared: Unicode NFC, line ends as LF, quotation marks at line starts taken off,
     the lines a mail program writes above a quoted or forwarded message dropped (see ``_ATTRIBUTION``), case
-    folded, every run of white space one space. A reply that quotes a message, re-wrapped or not, then contains that message's text."""
+    folded, every run of white space one space. A reply that quotes a message, re-wrapped or not, then contains
+    that message's text."""
     # CRLF (as a message on the wire, and as the parser may hand its body over) to LF, so a line's end is "$".
     text = unicodedata.normalize("NFC", body or "").replace("\r\n", "\n").replace("\r", "\n")
     text = _QUOTE_MARKS.sub("", text)
