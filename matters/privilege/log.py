@@ -3,8 +3,9 @@
 Columns (docs/glossary.md, "Privilege log"): ``bates_begin``, ``bates_end``, ``date``, ``author``,
 ``recipients``, ``document_type``, ``treatment`` (``withheld`` or ``redacted``), ``privilege_basis``,
 ``description``, ``family`` (an attachment's message, a message's withheld attachments: :func:`family_of_rows`).
-Fed. R. Civ. P. 26(b)(5)(A)(ii) asks for a description of the nature of the documents withheld that, without revealing the privileged information, enables other parties to assess the claim; date, author and
-recipients are the usual columns courts expect. Date, author, recipients and type are prefilled from the
+Fed. R. Civ. P. 26(b)(5)(A)(ii) asks for a description of the nature of the documents withheld that, without
+revealing the privileged information, enables other parties to assess the claim; date, author and recipients are
+the usual columns courts expect. Date, author, recipients and type are prefilled from the
 document's own metadata (an email message's parsed headers, Bcc included, which its attachments share; PDF
 document information; Word core properties; or an email or memo header on its first page) and stay editable.
 """
