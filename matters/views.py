@@ -63,7 +63,8 @@ def _exhibit_context(request: HttpRequest, matter) -> dict:
     review = list_form.cleaned_data["review"] if list_form.is_valid() else ""
     exhibit_page = exhibit_list_page(matter, request.GET.get("page"), review=review)
     return {"matter": matter, "exhibits": exhibit_page.object_list, "exhibit_page": exhibit_page,
-            "list_form": list_form if list_form.is_bound and list_form.is_valid() else ExhibitListForm(),
+            # A value the box does not offer is shown with the form's reason, and every file is listed.
+            "list_form": list_form if "review" in request.GET else ExhibitListForm(),
             "review": review}
 
 

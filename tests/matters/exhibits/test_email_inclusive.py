@@ -130,3 +130,17 @@ def test_a_message_is_contained_in_a_reply_quoting_it(own, before, after):
 def test_crlf_line_ends_compare_as_lf(body):
     # A body from the wire has CRLF line ends; the same body with LF is the same text.
     assert comparable_text(body.replace("\n", "\r\n")) == comparable_text(body)
+
+
+@pytest.mark.django_db
+def test_a_filter_the_box_does_not_offer_is_refused_with_its_reason_and_lists_every_file(client, matter, attorney):
+    root = ingest_bytes(matter, attorney, as_bytes(message(body=ORIGINAL)))
+    memo = ingest_bytes(matter, attorney, pdf_bytes("A memo about parking permits."), name="memo.pdf")
+    client.force_login(attorney)
+    response = client.get(matter.get_absolute_url(), {"review": "privileged-only"})
+    page = response.content.decode()
+    assert response.status_code == 200 and "Select a valid choice" in page and "Every file is listed." in page
+    rows = page[page.index('id="exhibit-rows"'):]
+    assert f"<td>{root.display_label}</td>" in rows and f"<td>{memo.display_label}</td>" in rows
+    only = client.get(matter.get_absolute_url(), {"review": "inclusive"}).content.decode()
+    assert f"<td>{memo.display_label}</td>" not in only[only.index('id="exhibit-rows"'):]
