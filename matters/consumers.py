@@ -119,7 +119,9 @@ class MatterProgressConsumer(AccessCheckedConsumer):
 
 def exhibit_row_states(matter: Matter) -> dict[int, tuple]:
     """Every exhibit of ``matter`` by id, with what its row in the list shows: status, progress, page count,
-    label, title and whether it is marked generated. A row is sent again when this changes."""
+    label, title, whether it is marked generated and, for a message, whether it is inclusive in its thread. A
+    row is sent again when this changes."""
     rows = matter.exhibits.annotate(generated=MARKED_GENERATED).values_list(
-        "id", "status", "progress_page", "page_count", "label", "title", "generated")
+        "id", "status", "progress_page", "page_count", "label", "title", "generated", "message__inclusive",
+        "message__included_in")
     return {row[0]: row[1:] for row in rows}

@@ -55,6 +55,15 @@ class SearchForm(forms.Form):
     q = forms.CharField(max_length=500, required=False)
 
 
+class ExhibitListForm(forms.Form):
+    """Which files the matter page lists (``?review=``): all of them, or only the inclusive messages of every
+    thread with their attachments (:mod:`matters.email.inclusive`), the messages a reviewer must read to have
+    read every thread."""
+
+    review = forms.ChoiceField(choices=[("", "All files"), ("inclusive", "Inclusive messages only")],
+                               required=False, label="Show")
+
+
 
 class MemberForm(forms.Form):
     """One account of the office, by its user name: to add to a matter's members or take off them (the service

@@ -15,7 +15,7 @@ from matters.deadlines.selectors import matter_deadlines
 from matters.exhibits.bates_search import matter_bates_search
 from matters.exhibits.listing import exhibit_list_page, matter_exhibit_counts
 from matters.exhibits.search import matter_search_results
-from matters.forms import MatterForm, MemberForm, SearchForm
+from matters.forms import ExhibitListForm, MatterForm, MemberForm, SearchForm
 from matters.models import UPLOAD_ORIGINS, Origin
 from matters.permissions import require
 from matters.retention.selectors import matter_hold_record
@@ -59,8 +59,13 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
 
 
 def _exhibit_context(request: HttpRequest, matter) -> dict:
-    exhibit_page = exhibit_list_page(matter, request.GET.get("page"))
-    return {"matter": matter, "exhibits": exhibit_page.object_list, "exhibit_page": exhibit_page}
+    list_form = ExhibitListForm(request.GET)
+    review = list_form.cleaned_data["review"] if list_form.is_valid() else ""
+    exhibit_page = exhibit_list_page(matter, request.GET.get("page"), review=review)
+    return {"matter": matter, "exhibits": exhibit_page.object_list, "exhibit_page": exhibit_page,
+            # A value the box does not offer is shown with the form's reason, and every file is listed.
+            "list_form": list_form if "review" in request.GET else ExhibitListForm(),
+            "review": review}
 
 
 def matter_page(request: HttpRequest, matter, *, query: str = "", results=None, bates=None,

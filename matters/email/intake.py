@@ -7,7 +7,8 @@ it reads any PDF (text layer, pages, previews). A message's pages are its header
 exhibit_create_family_member`), processed like any upload, an attached message unpacked in turn down to
 ``LAWDESK_EMAIL_MAX_DEPTH``. A mailbox's page lists its messages, each of which becomes an exhibit of its own. The
 same message collected from a second custodian (same Message-ID and normalised body) is not a second exhibit: the
-first gains the custodian and the second is marked a duplicate of it. See docs/email.md.
+first gains the custodian and the second is marked a duplicate of it. The threads the message touches are updated
+and their inclusive messages marked again; its near-duplicates are linked. See docs/email.md.
 """
 
 import io
@@ -28,10 +29,11 @@ from matters.models import EmailMessage, Exhibit
 
 from .calendar import read_calendar
 from .containers import ArchiveLimits, unpacked_attachments
+from .near_duplicates import message_near_duplicates_update
 from .outlook import parse_msg
 from .parse import ParsedMessage, normalised_body_sha256, normalised_subject, parse_eml
 from .render import calendar_pdf, listing_pdf, message_pdf
-from .threads import matter_threads_update
+from .threads import message_threads_update
 
 
 @dataclass
@@ -89,9 +91,11 @@ def _prepare_message(exhibit: Exhibit, enqueue_members: bool) -> Prepared:
     notes = list(parsed.problems) + ([parsed.security] if parsed.security else [])
     members, member_notes = _attachments(exhibit, parsed, enqueue_members)
     notes += member_notes
-    _record(exhibit, parsed, body_sha256)
+    record = _record(exhibit, parsed, body_sha256)
     _write_display(exhibit, message_pdf(parsed, notes))
-    matter_threads_update(exhibit.matter)
+    message_threads_update(record)
+    record.refresh_from_db(fields=["thread_key"])
+    message_near_duplicates_update(record)
     return Prepared("read", notes=notes, members=members)
 
 
@@ -172,6 +176,8 @@ def _record(exhibit: Exhibit, parsed: ParsedMessage, body_sha256: str) -> EmailM
         "attachment_names": parsed.attachment_names,
         "native_sha256": exhibit.sha256,
         "body_sha256": body_sha256,
+        "body_text": parsed.body,
+        "body_recorded": True,
     })
     if exhibit.custodian_id:
         record.custodians.add(exhibit.custodian_id)

@@ -9,7 +9,7 @@ A matter of tens of thousands of pages has thousands of files; rendering every r
 from django.core.paginator import Page, Paginator
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 
-from matters.models import Matter
+from matters.models import Exhibit, Matter
 from matters.selectors import exhibit_counts_of_groups, exhibits_of_matter
 
 EXHIBITS_PER_PAGE = 100
@@ -18,11 +18,17 @@ MARKED_GENERATED = ExpressionWrapper(~Q(generated_reason="") & Q(generated_overr
                                      output_field=BooleanField())
 
 
-def exhibit_list_page(matter: Matter, number: str | int | None) -> Page:
+def exhibit_list_page(matter: Matter, number: str | int | None, review: str = "") -> Page:
     """Return page ``number`` (1-based; as typed in ``?page=``) of ``matter``'s exhibits, ``EXHIBITS_PER_PAGE``
     rows each. A number that is not a number gives the first page and one past the end gives the last, as
-    :meth:`Paginator.get_page` does, so a stale link still shows rows."""
-    return Paginator(exhibits_of_matter(matter), EXHIBITS_PER_PAGE).get_page(number)
+    :meth:`Paginator.get_page` does, so a stale link still shows rows. ``review="inclusive"`` lists only the
+    inclusive messages (:mod:`matters.email.inclusive`) and the attachments directly under them; "" lists
+    everything."""
+    exhibits = exhibits_of_matter(matter)
+    if review == "inclusive":
+        exhibits = exhibits.filter(Q(kind=Exhibit.Kind.EMAIL, message__inclusive=True)
+                                   | Q(parent__kind=Exhibit.Kind.EMAIL, parent__message__inclusive=True))
+    return Paginator(exhibits, EXHIBITS_PER_PAGE).get_page(number)
 
 
 def matter_exhibit_counts(matter: Matter) -> dict[str, int]:

@@ -5,6 +5,7 @@ a quarter of a millisecond, most of the list's time. The markup is the one the t
 of ``matters.consumers`` swaps rows by their ``id``); every value is escaped.
 """
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -13,11 +14,30 @@ from matters.models import Exhibit
 _ORIGIN_LABELS = dict(Exhibit._meta.get_field("origin").choices)
 
 
+def _thread_mark(exhibit: Exhibit) -> str:
+    """A message's mark in its thread: "inclusive", or the message that holds it whole; '' for anything else
+    (:mod:`matters.email.inclusive`)."""
+    if exhibit.kind != Exhibit.Kind.EMAIL or exhibit.status != Exhibit.Status.READY:
+        return ""
+    try:
+        record = exhibit.message
+    except ObjectDoesNotExist:
+        return ""
+    if record.inclusive:
+        return ' <span class="status status-inclusive">inclusive</span>'
+    if record.included_in_id is None:
+        return ""
+    holder = record.included_in.exhibit
+    return (f' <span class="muted small">held whole by <a href="{escape(holder.get_absolute_url())}">'
+            f'{escape(holder.display_label)}</a></span>')
+
+
 def _status_cell(exhibit: Exhibit) -> str:
     status = escape(exhibit.status)
     html = f'<span class="status status-{status}">{status}</span>'
     if exhibit.marked_generated:
         html += ' <span class="status status-generated">generated</span>'
+    html += _thread_mark(exhibit)
     if exhibit.status == Exhibit.Status.PROCESSING:
         progress = (f"page {exhibit.progress_page} of {exhibit.page_count}" if exhibit.progress_page
                     else "opening the file")
@@ -32,8 +52,8 @@ def _status_cell(exhibit: Exhibit) -> str:
 
 def exhibit_row_html(exhibit: Exhibit, oob: str = "") -> SafeString:
     """The ``<tr id="exhibit-<id>">`` of ``exhibit``; ``oob`` is its ``hx-swap-oob`` value when it travels as an
-    out-of-band swap ("true"), else empty. Reads ``exhibit.duplicate_of`` and ``exhibit.parent``: select them with
-    the row."""
+    out-of-band swap ("true"), else empty. Reads ``exhibit.duplicate_of``, ``exhibit.parent`` and, for a message,
+    ``exhibit.message.included_in.exhibit``: select them with the row."""
     title, name = exhibit.title, exhibit.original_name
     name_html = f'<div class="muted small">{escape(name)}</div>' if title != name else ""
     pages = "—"

@@ -15,9 +15,18 @@ from django.views.decorators.http import require_GET, require_POST
 from matters import storage
 from matters.audit.services import audit_record, audit_record_once_per
 from matters.downloads import file_response
+from matters.email.near_duplicates import exhibit_near_duplicates
 from matters.email.threads import exhibit_thread
 from matters.exhibits.listing import exhibit_list_page
-from matters.forms import ButtonForm, CitesAsForm, ExhibitEditForm, PasswordForm, ReasonForm, UploadForm
+from matters.forms import (
+    ButtonForm,
+    CitesAsForm,
+    ExhibitEditForm,
+    ExhibitListForm,
+    PasswordForm,
+    ReasonForm,
+    UploadForm,
+)
 from matters.permissions import require
 from matters.privilege.services import exhibit_privilege_context, page_privilege_context
 from matters.provenance import exhibit_override_generated, page_clear_injection
@@ -101,6 +110,7 @@ def exhibit_detail(request: HttpRequest, matter_id: int, exhibit_id: int) -> Htt
             "flagged_pages": [page for page in pages if page.reading_flag],
             "family": family if len(family) > 1 else [],
             "thread": exhibit_thread(exhibit),
+            "near_duplicates": exhibit_near_duplicates(exhibit),
             "edit_form": ExhibitEditForm(initial={"label": exhibit.label, "title": exhibit.title,
                                                   "transcript_cite": exhibit.transcript_cite}),
             "cites_as_form": CitesAsForm(initial={"cites_as": exhibit.cites_as}),
@@ -249,6 +259,8 @@ def exhibit_rows(request: HttpRequest, matter_id: int) -> HttpResponse:
     """The exhibit list's rows, for a page that cannot keep a WebSocket open: page ``?page=`` of the list, as the
     matter page shows it."""
     matter = matter_for_user(request.user, matter_id)
-    exhibits = exhibit_list_page(matter, request.GET.get("page")).object_list
+    list_form = ExhibitListForm(request.GET)
+    review = list_form.cleaned_data["review"] if list_form.is_valid() else ""
+    exhibits = exhibit_list_page(matter, request.GET.get("page"), review=review).object_list
     return render(request, "matters/detail.html#exhibit-rows", {"matter": matter, "exhibits": exhibits})
 

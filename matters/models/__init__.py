@@ -18,7 +18,7 @@ from .case import (
 )
 from .deadlines import CourtClosedDay, Deadline
 from .drafts import Draft, DraftVersion, Finding, PageFact, ReviewAttack
-from .email import EmailMessage
+from .email import EmailMessage, NearDuplicate
 from .incoming import IncomingBatesPage, IncomingDocument, IncomingProduction
 from .privilege import ImproperRedaction, PrivilegeBasis, PrivilegeLogEntry, Redaction, RedactionReason
 from .productions import BatesPage, Production, ProductionDocument
@@ -34,6 +34,7 @@ __all__ = [
     "Custodian",
     "Draft",
     "EmailMessage",
+    "NearDuplicate",
     "DraftVersion",
     "Exhibit",
     "Finding",

@@ -2,9 +2,10 @@
 
 Columns (docs/glossary.md, "Privilege log"): ``bates_begin``, ``bates_end``, ``date``, ``author``,
 ``recipients``, ``document_type``, ``treatment`` (``withheld`` or ``redacted``), ``privilege_basis``,
-``description``. Fed. R. Civ. P. 26(b)(5)(A)(ii) asks for a description of the nature of the documents withheld
-that, without revealing the privileged information, enables other parties to assess the claim; date, author and
-recipients are the usual columns courts expect. Date, author, recipients and type are prefilled from the
+``description``, ``family`` (an attachment's message, a message's withheld attachments: :func:`family_of_rows`).
+Fed. R. Civ. P. 26(b)(5)(A)(ii) asks for a description of the nature of the documents withheld that, without
+revealing the privileged information, enables other parties to assess the claim; date, author and recipients are
+the usual columns courts expect. Date, author, recipients and type are prefilled from the
 document's own metadata (an email message's parsed headers, Bcc included, which its attachments share; PDF
 document information; Word core properties; or an email or memo header on its first page) and stay editable.
 """
@@ -29,7 +30,7 @@ from matters.models import EmailMessage, Exhibit, PrivilegeLogEntry, Production,
 from matters.permissions import require
 
 FIELDS = ["bates_begin", "bates_end", "date", "author", "recipients", "document_type", "treatment",
-          "privilege_basis", "description"]
+          "privilege_basis", "description", "family"]
 EDITABLE = ["date", "author", "recipients", "document_type", "description"]
 _HEADER = re.compile(r"^\s*(from|to|cc|date|sent|subject)\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _PDF_DATE = re.compile(r"^D:(\d{4})(\d{2})?(\d{2})?")
@@ -105,6 +106,13 @@ def _message_prefill(exhibit: Exhibit) -> dict | None:
     claim must account for), the date the day it was sent in the sender's own timezone (YYYY-MM-DD), type "Email".
     An attachment (or an attachment of an attachment) takes the fields of the nearest message above it, typed
     "Attachment"; a message attached to a message has its own. None for a document of no message."""
+    return message_facts(exhibit)[1]
+
+
+def message_facts(exhibit: Exhibit) -> tuple[int | None, dict | None]:
+    """``(id of the message exhibit the facts come from, the fields of :func:`_message_prefill`)``; ``(None,
+    None)`` for a document of no message. The leak scan lets a log row state these facts of a withheld message
+    (they are what Fed. R. Civ. P. 26(b)(5)(A) asks the log to state), though its header block holds them."""
     current, depth = exhibit, 0
     while current is not None and depth < 100:
         record = EmailMessage.objects.filter(exhibit_id=current.pk).first()
@@ -113,14 +121,14 @@ def _message_prefill(exhibit: Exhibit) -> dict | None:
             if record.sent_at is not None:
                 offset = timedelta(minutes=record.sent_utc_offset_min or 0)
                 local = record.sent_at.astimezone(dt_timezone(offset))
-            return {
+            return current.pk, {
                 "date": f"{local:%Y-%m-%d}" if local else "",
                 "author": " ".join(record.sender.split())[:300],
                 "recipients": "; ".join(" ".join(v.split()) for v in (record.to, record.cc, record.bcc) if v.strip()),
                 "document_type": "Email" if current.pk == exhibit.pk else "Attachment",
             }
         current, depth = current.parent, depth + 1
-    return None
+    return None, None
 
 
 def log_entries(production: Production):
@@ -128,9 +136,66 @@ def log_entries(production: Production):
         "document", "document__exhibit").order_by("document__order")
 
 
+def family_of_rows(production: Production) -> dict[int, str]:
+    """The ``family`` column of the log, by production document id, for the documents that have one.
+
+    A withheld or redacted attachment names the message it was attached to, so the other side can see which
+    message it went with: ``attachment 2 of RUIZ000010, email “Lease renewal”`` (the parent's first Bates number in
+    this production, else its exhibit label). The subject is named only when the parent is produced without
+    redactions, where the other side reads it anyway; a parent withheld or redacted is said to be so instead, since
+    its subject may be what is privileged. A message's row names its withheld attachments
+    (``withheld attachments: RUIZ000012 (attachment 1)``). Fed. R. Civ. P. 26(b)(5)(A) asks that a withheld
+    document be described so the claim can be assessed; which family it belongs to is part of that."""
+    documents = list(production.documents.select_related("exhibit__parent", "privilege_entry").order_by("order"))
+    by_exhibit = {document.exhibit_id: document for document in documents}
+    parents = {document.exhibit.parent_id for document in documents if document.exhibit.parent_id}
+    subjects = dict(EmailMessage.objects.filter(exhibit_id__in=parents).values_list("exhibit_id", "subject"))
+
+    def entry(document):
+        try:
+            return document.privilege_entry
+        except PrivilegeLogEntry.DoesNotExist:
+            return None
+
+    def where(document, exhibit) -> str:
+        if document is not None and document.first_number:
+            return production.bates(document.first_number)
+        return exhibit.display_label
+
+    withheld_children: dict[int, list[str]] = {}
+    for document in documents:
+        exhibit, own = document.exhibit, entry(document)
+        if exhibit.parent_id and own is not None and own.withheld:
+            withheld_children.setdefault(exhibit.parent_id, []).append(
+                f"{where(document, exhibit)} (attachment {exhibit.family_position})")
+    family: dict[int, str] = {}
+    for document in documents:
+        exhibit, own = document.exhibit, entry(document)
+        if own is None:
+            continue
+        parts = []
+        if exhibit.parent_id:
+            parent_document = by_exhibit.get(exhibit.parent_id)
+            parent_entry = entry(parent_document) if parent_document is not None else None
+            text = f"attachment {exhibit.family_position} of {where(parent_document, exhibit.parent)}"
+            if parent_document is None:
+                text += " (not in this production)"
+            elif parent_entry is not None:
+                text += f", {'withheld' if parent_entry.withheld else 'redacted'}"
+            elif exhibit.parent_id in subjects:
+                text += f", email “{' '.join(subjects[exhibit.parent_id].split()) or '(no subject)'}”"
+            parts.append(text)
+        if exhibit.pk in withheld_children:
+            parts.append("withheld attachments: " + ", ".join(withheld_children[exhibit.pk]))
+        if parts:
+            family[document.pk] = "; ".join(parts)
+    return family
+
+
 def log_rows(production: Production) -> list[dict]:
     """The log's rows, keyed by FIELDS, in production order."""
     rows = []
+    family = family_of_rows(production)
     for entry in log_entries(production):
         document = entry.document
         begin = production.bates(document.first_number) if document.first_number else ""
@@ -143,7 +208,7 @@ def log_rows(production: Production) -> list[dict]:
         rows.append({"bates_begin": begin, "bates_end": end, "date": entry.date, "author": entry.author,
                      "recipients": entry.recipients, "document_type": entry.document_type,
                      "treatment": "withheld" if entry.withheld else "redacted", "privilege_basis": basis,
-                     "description": entry.description})
+                     "description": entry.description, "family": family.get(document.pk, "")})
     return rows
 
 
@@ -165,7 +230,7 @@ th, td { border: 0.5pt solid #000; padding: 2pt; font-size: 7pt; vertical-align:
 th { background-color: #ddd; }
 """
 HEADINGS = ["Bates begin", "Bates end", "Date", "Author", "Recipients", "Type", "Treatment", "Privilege basis",
-             "Description"]
+            "Description", "Family"]
 
 
 def log_pdf_bytes(production: Production) -> bytes:

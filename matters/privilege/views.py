@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from matters.audit.services import audit_record
 from matters.forms import ButtonForm, ReasonForm
 from matters.permissions import require
-from matters.privilege.log import EDITABLE, log_csv_bytes, log_entries, log_entry_update, log_pdf_bytes
+from matters.privilege.log import EDITABLE, family_of_rows, log_csv_bytes, log_entries, log_entry_update, log_pdf_bytes
 from matters.privilege.services import improper_redact, improper_redaction_confirm, redaction_add, redaction_delete
 from matters.selectors import exhibit_for_user, matter_for_user, page_for_user
 from matters.templatetags.display import bates_range, count, numbers, plural
@@ -95,8 +95,10 @@ def privilege_log_view(request: HttpRequest, matter_id: int, production_id: int)
     """The production's privilege log, its editable fields as one form per row."""
     matter, production = _production(request, matter_id, production_id)
     entries = list(log_entries(production))
+    family = family_of_rows(production)
     for entry in entries:
         document = entry.document
+        entry.family = family.get(document.pk, "")
         entry.bates_range = (bates_range(production.bates(document.first_number),
                                          production.bates(document.last_number)) if document.first_number else "")
     if request.method == "POST":

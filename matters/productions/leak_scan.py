@@ -15,7 +15,7 @@ import pymupdf
 from django.conf import settings
 
 from matters import storage
-from matters.models import Page, PrivilegeBasis, Production, RedactionReason
+from matters.models import Exhibit, Page, PrivilegeBasis, Production, RedactionReason
 from matters.privilege import log
 from matters.privilege.page_words import centre_of, page_words
 from matters.privilege.services import entry_of, produced_title
@@ -57,7 +57,7 @@ def production_secrets(production: Production) -> Secrets:
         # A family's duplicate attachment is produced with the pages of the exhibit it repeats.
         pages = list(exhibit.content.pages.order_by("number").prefetch_related("redactions"))
         if entry is not None and entry.withheld:
-            secrets.add_document("\n".join(p.text for p in pages), f"text of the withheld {exhibit.display_label}")
+            secrets.add_document("\n".join(p.text for p in pages), withheld_text_of(exhibit))
             continue
         allowed += [exhibit.label, document.confidentiality]
         if entry is not None:
@@ -132,14 +132,31 @@ def scan_production(production: Production, secrets: Secrets, zip_path: Path, pd
     return scanner.findings
 
 
-def log_findings(rows: list[dict], secrets: Secrets) -> list[Finding]:
+def withheld_text_of(exhibit) -> str:
+    """What a withheld document's text is called among the secrets (and in a finding)."""
+    return f"text of the withheld {exhibit.display_label}"
+
+
+def log_findings(rows: list[dict], secrets: Secrets, production: Production | None = None) -> list[Finding]:
     """The privilege log's fields (rows as :func:`matters.privilege.log.log_rows` gives them) that hold a
-    secret."""
+    secret. With ``production`` (whose log the rows are, in the same order), a row's date, author, recipients
+    and type that are still its message's own header facts (:func:`matters.privilege.log.message_facts`) are not
+    a leak of that withheld message: its header block holds them, and the log must state them."""
+    own: list[tuple[str, dict]] = [("", {})] * len(rows)
+    if production is not None:
+        own = []
+        for entry in log.log_entries(production):
+            source, facts = log.message_facts(entry.document.exhibit)
+            source_exhibit = entry.document.exhibit if source == entry.document.exhibit_id else (
+                Exhibit.objects.filter(pk=source).first() if source else None)
+            own.append((withheld_text_of(source_exhibit) if source_exhibit else "", facts or {}))
     findings = []
-    for row in rows:
+    for row, (source_what, facts) in zip(rows, own, strict=True):
         for name, value in row.items():
+            stated = name in facts and value == facts[name]
             findings += [Finding(f"the privilege log, {row.get('bates_begin') or 'a row'}, {name}", found, what)
-                         for found, what in secrets.find(str(value or ""))]
+                         for found, what in secrets.find(str(value or ""))
+                         if not (stated and what == source_what)]
     return findings
 
 

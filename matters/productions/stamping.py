@@ -277,7 +277,7 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
     # Both files keep their .part names until the scan finds them clean: a volume that leaks is never at its
     # delivered path, for a download, a backup or a recovery after a crash to find.
     findings = scan_production(production, secrets, archive_part, pdf_part, changed_images)
-    findings += log_findings(log_rows(production), secrets)
+    findings += log_findings(log_rows(production), secrets, production)
     if findings:
         raise LeakFound(leak_message(findings))
     os.replace(archive_part, archive_path)

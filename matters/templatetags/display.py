@@ -165,6 +165,15 @@ def words(status) -> str:
     return _STATUS_WORDS.get(str(status), str(status).replace("_", " "))
 
 
+@register.filter
+def share(value) -> str:
+    """A share from 0 to 1 as a whole percentage, rounded down so a near-duplicate's 0.996 never reads as the 100 %
+    of an identical text: 0.8571 → "85%"; "—" when missing."""
+    if value is None or value == "":
+        return MISSING
+    return f"{int(float(value) * 100 + 1e-9)}%"  # 0.29 * 100 is 28.999... in binary floating point
+
+
 def _percent(value) -> str:
     return f"{float(value):.0f}%"
 

@@ -71,8 +71,12 @@ def test_threads_follow_references_then_subject_and_show_in_the_order_sent(clien
     client.force_login(attorney)
     page = client.get(late.get_absolute_url()).content.decode()
     section = page[page.index('id="thread"'):]
-    assert section.index(root.display_label) < section.index(reply.display_label) < section.index(
-        f"<strong>{late.display_label}</strong>") < section.index(bare.display_label)
+    # Each item begins with its message's label (a later "held whole by" link may name another message).
+    def item(exhibit):
+        return f'<li><a href="{exhibit.get_absolute_url()}">{exhibit.display_label}</a>'
+
+    assert section.index(item(root)) < section.index(item(reply)) < section.index(
+        f"<li><strong>{late.display_label}</strong>") < section.index(item(bare))
     assert "2026-03-04 07:30 UTC" in section  # the reply sent at 23:30 -08:00
 
 

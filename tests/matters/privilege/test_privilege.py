@@ -389,7 +389,7 @@ def test_withheld_document_is_one_placeholder_page_with_its_bates_number(matter,
     assert rows == [{"bates_begin": placeholder_bates, "bates_end": placeholder_bates, "date": entry.date,
                      "author": entry.author, "recipients": entry.recipients, "document_type": "PDF document",
                      "treatment": "withheld", "privilege_basis": "Attorney-client privilege",
-                     "description": ATTORNEY_CLIENT["description"]}]
+                     "description": ATTORNEY_CLIENT["description"], "family": ""}]
 
 
 def secret_words(exhibit, *others) -> set[str]:
