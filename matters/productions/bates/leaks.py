@@ -46,7 +46,9 @@ import pymupdf
 from .page_key import Digests, page_keys, produced_key, raw, streams
 
 WORD = re.compile(r"[^\W_]+")
-NOT_WORD = re.compile(r"[\W_]+")
+# Text reduced to its words without the regex engine: in its UTF-8 bytes, every ASCII byte but a letter or digit
+# made a space (the bytes of other characters kept: those that are not letters or digits are replaced before).
+_NOT_WORD_BYTES = bytes(c if c >= 0x80 or chr(c).isalnum() else 32 for c in range(256))
 SHINGLE_WORDS = 6
 MIN_SECRET_CHARS = 4
 # The bytes of a stream that is text (content streams, XMP, JavaScript) are nearly all printable.
@@ -74,6 +76,21 @@ _ESCAPE = re.compile(rb"\\([0-7]{1,3}|\r\n|[\r\n]|.)", re.S)
 def words(text: str) -> list[str]:
     """The words of ``text`` as the scan compares them: runs of letters, digits and ``_``, case folded."""
     return WORD.findall(text.casefold())
+
+
+def word_line(text: str) -> str:
+    """``text`` reduced to its words (as :func:`words` reads them: runs of what ``str.isalnum`` calls letters and
+    digits, case folded) with one space between them: what :meth:`Secrets.find` matches runs against. The regular
+    expression's work done by C string methods (about four times as fast): each character other than ASCII that is
+    not a letter or digit replaced by a space, then a byte table over the UTF-8."""
+    if text.isascii():
+        data = text.encode("ascii").lower()
+    else:
+        text = text.casefold()
+        for char in {char for char in set(text) if not char.isascii() and not char.isalnum()}:
+            text = text.replace(char, " ")
+        data = text.encode("utf-8")
+    return b" ".join(data.translate(_NOT_WORD_BYTES).split()).decode("utf-8")
 
 
 def _grams(tokens: list[str], length: int):
@@ -147,7 +164,7 @@ class Secrets:
             return []
         spaced = self._built()
         first: dict[int, tuple[str, ...]] = {}
-        for _end, (length, run) in spaced.iter(f" {NOT_WORD.sub(' ', text.casefold())} "):
+        for _end, (length, run) in spaced.iter(f" {word_line(text)} "):
             first.setdefault(length, run)
         return [(" ".join(run), self.runs[length][run]) for length, run in sorted(first.items(), reverse=True)]
 
