@@ -48,6 +48,7 @@ from .page_key import Digests, page_keys, produced_key, raw, streams
 WORD = re.compile(r"[^\W_]+")
 # Text reduced to its words without the regex engine: in its UTF-8 bytes, every ASCII byte but a letter or digit
 # made a space (the bytes of other characters kept: those that are not letters or digits are replaced before).
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
 _NOT_WORD_BYTES = bytes(c if c >= 0x80 or chr(c).isalnum() else 32 for c in range(256))
 SHINGLE_WORDS = 6
 MIN_SECRET_CHARS = 4
@@ -81,13 +82,14 @@ def words(text: str) -> list[str]:
 def word_line(text: str) -> str:
     """``text`` reduced to its words (as :func:`words` reads them: runs of what ``str.isalnum`` calls letters and
     digits, case folded) with one space between them: what :meth:`Secrets.find` matches runs against. The regular
-    expression's work done by C string methods (about four times as fast): each character other than ASCII that is
-    not a letter or digit replaced by a space, then a byte table over the UTF-8."""
+    expression's work done by C string methods (twice as fast on court filings' text, four times on ASCII): each
+    character other than ASCII that is not a letter or digit replaced by a space, then a byte table over the
+    UTF-8."""
     if text.isascii():
         data = text.encode("ascii").lower()
     else:
         text = text.casefold()
-        for char in {char for char in set(text) if not char.isascii() and not char.isalnum()}:
+        for char in {char for char in set(_ASCII_RUNS.sub("", text)) if not char.isalnum()}:
             text = text.replace(char, " ")
         data = text.encode("utf-8")
     return b" ".join(data.translate(_NOT_WORD_BYTES).split()).decode("utf-8")
