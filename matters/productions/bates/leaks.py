@@ -25,12 +25,12 @@ its bytes as Latin-1 and as UTF-16LE); page images through OCR where the caller 
 A page the production did not change is not extracted again (:class:`IngestedPages`): when its own content (the
 stamp's form, :mod:`.isolate`), the resources that content draws with (fonts, images, forms, each object compared
 by its bytes and those of every object it refers to) and its MediaBox are those of an exhibit page whose text was
-read from its text layer at ingest, the text a viewer extracts from it is that stored text, which is what is
-looked in (:meth:`Secrets.find`); of its content stream only the marked-content property lists (``/ActualText``,
-``/Alt``, ``/E`` of ``BDC``/``DP``) are read, the strings it shows being that text. Everything else is read as
-above: the page object, the stamp's stream, annotations, every object and stream that is not that content, every
-page that differs in any byte (a redacted page, a placeholder, a slip sheet, a page annotations were baked into)
-and every other file.
+read from its text layer at ingest (compared by their key, :mod:`.page_key`, which ingest stores with the text),
+the text a viewer extracts from it is that stored text, which is what is looked in (:meth:`Secrets.find`); of its
+content stream only the marked-content property lists (``/ActualText``, ``/Alt``, ``/E`` of ``BDC``/``DP``) are
+read, the strings it shows being that text. Everything else is read as above: the page object, the stamp's
+stream, annotations, every object and stream that is not that content, every page that differs in any byte (a
+redacted page, a placeholder, a slip sheet, a page annotations were baked into) and every other file.
 """
 
 import hashlib
