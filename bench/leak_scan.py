@@ -11,8 +11,8 @@ written into a volume ZIP with its TEXT file, then the combined PDF saved (garba
 every member of the ZIP and the combined PDF (:class:`matters.productions.bates.leaks.Scanner`) for 25 redacted
 strings and one withheld filing's text (its 6-word runs), as a production with redactions and a withheld
 document does: once extracting every page's text, then as a production scans (the text ingest stored for each
-page the production left unchanged standing for its extraction: ``IngestedPages``; the keys of the exhibits'
-pages are worked out inside the timed scan, as a production does), both expected to find the same; and once more
+page the production left unchanged standing for its extraction: ``IngestedPages``, by the key ingest stored with
+each page's text, worked out before the timed scan as ingest does), both expected to find the same; and once more
 with nothing to look for (a production without privilege: only the carriers a production never has are looked
 for). Target: the scan under a quarter of the production's time.
 """
@@ -80,31 +80,29 @@ def produce(files: list[Path], work: Path) -> tuple[Path, Path, int]:
     return zip_path, pdf_path, number - 1
 
 
-def ingest_texts(files: list[Path]) -> dict[Path, dict[int, str]]:
-    """Each file's page text as ingest stores it (read from the text layer, ahead of the production)."""
+def ingest_texts(files: list[Path]) -> list[tuple[bytes, str]]:
+    """Each page's key and text as ingest stores them (read from the text layer, ahead of the production)."""
     import pymupdf
 
-    texts = {}
+    from matters.productions.bates.page_key import page_keys
+
+    stored = []
     for path in files:
         with pymupdf.open(path) as doc:
-            texts[path] = {page.number: page.get_text().replace("\x00", "") for page in doc}
-    return texts
+            stored += [(key, page.get_text().replace("\x00", "")) for key, page in zip(page_keys(doc), doc) if key]
+    return stored
 
 
-def scan(zip_path: Path, pdf_path: Path, secrets, stored: dict[Path, dict[int, str]] | None = None):
-    """Scan the volume and the combined PDF; with ``stored`` (ingest's texts), an unchanged page's stored text
-    stands for its extraction, the keys of the exhibits' pages worked out here (timed: the production does it).
-    Returns (findings, pages extracted, pages whose stored text was used)."""
-    import pymupdf
-
+def scan(zip_path: Path, pdf_path: Path, secrets, stored: list[tuple[bytes, str]] | None = None):
+    """Scan the volume and the combined PDF; with ``stored`` (ingest's keys and texts), an unchanged page's stored
+    text stands for its extraction. Returns (findings, pages extracted, pages whose stored text was used)."""
     from matters.productions.bates.leaks import IngestedPages, Scanner
 
     ingested = None
     if stored is not None and secrets:
         ingested = IngestedPages()
-        for path, texts in stored.items():
-            with pymupdf.open(path) as doc:
-                ingested.add(doc, texts)
+        for key, text in stored:
+            ingested.add_key(key, text)
     scanner = Scanner(secrets, ingested=ingested)
     with zipfile.ZipFile(zip_path) as volume:
         for name in volume.namelist():

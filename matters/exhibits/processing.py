@@ -134,6 +134,7 @@ def _process(exhibit: Exhibit, owner: str, keeper: LeaseKeeper, previews: str,
                     number=event["number"],
                     text=event["text"],  # reading_text is made from it on save
                     source=event["source"],
+                    text_key=event.get("text_key", "") if event["source"] == Page.Source.PDF else "",
                     ocr_confidence=event["ocr_confidence"],
                     ocr_rotation_deg=event["ocr_rotation_deg"],
                     unread_ink=bool(event.get("ink")) and not event["text"].strip(),

@@ -319,7 +319,9 @@ def _import_document(incoming, records: RecordExhibits, numbers: list[Bates], im
     # view's audit entry until the last.
     with transaction.atomic():
         for page, text, reading in page_texts:
-            Page.objects.filter(pk=page.pk).update(text=text, reading_text=reading, source=Page.Source.LOAD_FILE)
+            # The text-layer key stood for the text read from the page, not for the load file's.
+            Page.objects.filter(pk=page.pk).update(text=text, reading_text=reading, source=Page.Source.LOAD_FILE,
+                                                   text_key="")
         if page_texts:
             # The verifier re-reads the new text; a draft verified before says it is stale (updated_at).
             Exhibit.objects.filter(pk=exhibit.pk).update(facts_index="", updated_at=timezone.now())

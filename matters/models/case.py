@@ -349,6 +349,10 @@ class Page(models.Model):
     width_pt = models.FloatField()
     height_pt = models.FloatField()
     injection_reason = models.CharField("possible prompt injection", max_length=300, blank=True)
+    # For a text-layer page, the key of what its text was read from (content, fonts by content, box; SHA-1 hex,
+    # matters.productions.bates.page_key), worked out by ingest from the very document it read: a produced page
+    # with this key holds ``text``, so the leak scan need not extract it again. Empty: none (read it).
+    text_key = models.CharField(max_length=40, blank=True, default="", editable=False)
     injection_cleared_reason = models.TextField(blank=True)
     injection_cleared_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -101,19 +101,26 @@ def _ocr(data: bytes) -> str:
 
 def ingested_pages(production: Production) -> IngestedPages:
     """The pages of the production's documents whose text ingest read from the PDF's own text layer
-    (``Page.Source.PDF``) and that no box is drawn on, keyed from the exhibit's display PDF, the file ingest read:
-    a produced page that is one of them unchanged holds its stored text (:class:`.bates.leaks.IngestedPages`).
-    A withheld document's pages are not among them (a placeholder is produced instead)."""
+    (``Page.Source.PDF``) and that no box is drawn on: a produced page that is one of them unchanged holds its
+    stored text (:class:`.bates.leaks.IngestedPages`). Each by the key ingest stored with its text
+    (``Page.text_key``); a page stored without one (ingested before keys were) by the key of the exhibit's display
+    PDF, the file ingest read, worked out now. A withheld document's pages are not among them (a placeholder is
+    produced instead)."""
     ingested = IngestedPages()
     for document in production.documents.select_related("exhibit", "privilege_entry"):
         entry = entry_of(document)
         if entry is not None and entry.withheld:
             continue
-        texts = {page.number - 1: page.text for page in document.exhibit.pages.filter(
-            source=Page.Source.PDF, redactions__isnull=True).only("number", "text")}
-        if texts:
+        unkeyed = {}
+        for page in document.exhibit.pages.filter(source=Page.Source.PDF, redactions__isnull=True).only(
+                "number", "text", "text_key"):
+            if page.text_key:
+                ingested.add_key(bytes.fromhex(page.text_key), page.text)
+            else:
+                unkeyed[page.number - 1] = page.text
+        if unkeyed:
             with pymupdf.open(storage.display_pdf(document.exhibit)) as pdf:
-                ingested.add(pdf, texts)
+                ingested.add(pdf, unkeyed)
     return ingested
 
 

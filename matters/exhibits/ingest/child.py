@@ -10,9 +10,10 @@ events as JSON lines. Ingest events:
   :class:`matters.exhibits.ingest.docx_revisions.WordChanges`);
 - ``{"event": "page", "number": k, "text": ..., "source": "pdf"|"ocr"|"none", "ocr_confidence": float|null,
   "ocr_rotation_deg": int, "width_pt": float, "height_pt": float, "improper_redaction": [{"rect": [x0, y0, x1, y1],
-  "text": ...}], "ink": bool}`` for each page, in page order (``improper_redaction``: dark boxes over readable
-  text, see :mod:`matters.exhibits.ingest.redaction_check`; ``ink``: the page has marks that no usable text came from
-  before OCR: a dropped text layer or an image);
+  "text": ...}], "ink": bool, "text_key": hex}`` for each page, in page order (``improper_redaction``: dark boxes
+  over readable text, see :mod:`matters.exhibits.ingest.redaction_check`; ``ink``: the page has marks that no
+  usable text came from before OCR: a dropped text layer or an image; ``text_key``: for text read from the text
+  layer, the key of what it was read from, :func:`matters.productions.bates.page_key.page_keys`, else "");
 - ``{"event": "done", "notes": [...]}`` at the end; or ``{"event": "error", "status": "failed"|"needs_password",
   "reason": ...}`` and exit status 2 when the file cannot be processed.
 
@@ -38,6 +39,8 @@ from pathlib import Path
 
 import numpy
 import pymupdf
+
+from matters.productions.bates.page_key import page_keys
 
 from .assemble import assemble_images, read_stamps
 from .document import display_source, open_document
@@ -184,6 +187,12 @@ def extract(spec: Spec, emit: Emit) -> None:
 
     # Pages are emitted in order; OCR runs on a pool of Tesseract processes (one per core) while the next pages
     # are read and rendered. At most ocr_workers + 1 page images wait on disk at once.
+    # The key of what each text-layer page is read from, so that a production's leak scan knows the page unchanged
+    # without reading it again (matters.productions.bates.page_key); keyed from this very document.
+    try:
+        keys = page_keys(doc)
+    except Exception:  # a document whose objects cannot be digested: its pages have no key and are read
+        keys = [None] * page_count
     pending: list[tuple[dict, Future | None, Path | None]] = []
     with ExitStack() as stack:
         ocr_tools: list = []  # work folder and Tesseract threads, made for the first page that needs OCR
@@ -208,6 +217,7 @@ def extract(spec: Spec, emit: Emit) -> None:
                             "to fix this, then reprocess.") from exc
                     record.update(
                         text=result.text,
+                        text_key="",
                         source="ocr" if result.text.strip() else "none",
                         ocr_confidence=result.mean_confidence,
                         ocr_rotation_deg=result.rotation_deg,
@@ -245,6 +255,7 @@ def extract(spec: Spec, emit: Emit) -> None:
                 # Marks on the page that no text came from: a dropped text layer, or an image OCR is run on.
                 "ink": not text and garbled_layer(raw_text),
                 "short_layer": "" if text else short_layer(raw_text),
+                "text_key": keys[index].hex() if index < len(keys) and keys[index] else "",
             }
             future = image_path = None
             if not text and _page_needs_ocr(page):

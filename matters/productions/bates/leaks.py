@@ -25,12 +25,12 @@ its bytes as Latin-1 and as UTF-16LE); page images through OCR where the caller 
 A page the production did not change is not extracted again (:class:`IngestedPages`): when its own content (the
 stamp's form, :mod:`.isolate`), the resources that content draws with (fonts, images, forms, each object compared
 by its bytes and those of every object it refers to) and its MediaBox are those of an exhibit page whose text was
-read from its text layer at ingest, the text a viewer extracts from it is that stored text, which is what is
-looked in (:meth:`Secrets.find`); of its content stream only the marked-content property lists (``/ActualText``,
-``/Alt``, ``/E`` of ``BDC``/``DP``) are read, the strings it shows being that text. Everything else is read as
-above: the page object, the stamp's stream, annotations, every object and stream that is not that content, every
-page that differs in any byte (a redacted page, a placeholder, a slip sheet, a page annotations were baked into)
-and every other file.
+read from its text layer at ingest (compared by their key, :mod:`.page_key`, which ingest stores with the text),
+the text a viewer extracts from it is that stored text, which is what is looked in (:meth:`Secrets.find`); of its
+content stream only the marked-content property lists (``/ActualText``, ``/Alt``, ``/E`` of ``BDC``/``DP``) are
+read, the strings it shows being that text. Everything else is read as above: the page object, the stamp's
+stream, annotations, every object and stream that is not that content, every page that differs in any byte (a
+redacted page, a placeholder, a slip sheet, a page annotations were baked into) and every other file.
 """
 
 import hashlib
@@ -43,8 +43,13 @@ from dataclasses import dataclass, field
 import ahocorasick
 import pymupdf
 
+from .page_key import Digests, page_keys, produced_key, raw, streams
+
 WORD = re.compile(r"[^\W_]+")
-NOT_WORD = re.compile(r"[\W_]+")
+# Text reduced to its words without the regex engine: in its UTF-8 bytes, every ASCII byte but a letter or digit
+# made a space (the bytes of other characters kept: those that are not letters or digits are replaced before).
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
+_NOT_WORD_BYTES = bytes(c if c >= 0x80 or chr(c).isalnum() else 32 for c in range(256))
 SHINGLE_WORDS = 6
 MIN_SECRET_CHARS = 4
 # The bytes of a stream that is text (content streams, XMP, JavaScript) are nearly all printable.
@@ -72,6 +77,22 @@ _ESCAPE = re.compile(rb"\\([0-7]{1,3}|\r\n|[\r\n]|.)", re.S)
 def words(text: str) -> list[str]:
     """The words of ``text`` as the scan compares them: runs of letters, digits and ``_``, case folded."""
     return WORD.findall(text.casefold())
+
+
+def word_line(text: str) -> str:
+    """``text`` reduced to its words (as :func:`words` reads them: runs of what ``str.isalnum`` calls letters and
+    digits, case folded) with one space between them: what :meth:`Secrets.find` matches runs against. The regular
+    expression's work done by C string methods (twice as fast on court filings' text, four times on ASCII): each
+    character other than ASCII that is not a letter or digit replaced by a space, then a byte table over the
+    UTF-8."""
+    if text.isascii():
+        data = text.encode("ascii").lower()
+    else:
+        text = text.casefold()
+        for char in {char for char in set(_ASCII_RUNS.sub("", text)) if not char.isalnum()}:
+            text = text.replace(char, " ")
+        data = text.encode("utf-8")
+    return b" ".join(data.translate(_NOT_WORD_BYTES).split()).decode("utf-8")
 
 
 def _grams(tokens: list[str], length: int):
@@ -145,7 +166,7 @@ class Secrets:
             return []
         spaced = self._built()
         first: dict[int, tuple[str, ...]] = {}
-        for _end, (length, run) in spaced.iter(f" {NOT_WORD.sub(' ', text.casefold())} "):
+        for _end, (length, run) in spaced.iter(f" {word_line(text)} "):
             first.setdefault(length, run)
         return [(" ".join(run), self.runs[length][run]) for length, run in sorted(first.items(), reverse=True)]
 
@@ -267,177 +288,33 @@ _CONTENT = re.compile(rb"(?:^|\s)BT\s.*?\sET(?:\s|$)", re.S)
 _THUMB = re.compile(r"/Thumb\s*(\d+\s+\d+\s+R|<<)")
 
 
-class _Unprovable(Exception):
-    """An object graph that cannot be digested (a cycle, too deep, an object MuPDF cannot read)."""
-
-
-_M = pymupdf.mupdf
-_REF = re.compile(r"\b(\d+) 0 R\b")
-_MAX_DEPTH = 64
-# What the stamp's page content starts with (bates/isolate.py): the page's own content drawn as one form.
-_FORM_LEAD = b"q /LDPage Do Q\n"
-
-
-def _tight(obj) -> str:
-    """A direct object's syntax as :meth:`pymupdf.Document.xref_object` prints it (``compressed=True``)."""
-    return pymupdf.JM_EscapeStrFromBuffer(pymupdf.JM_object_to_buffer(_M.pdf_resolve_indirect(obj), 1, 0))
-
-
-def _decoded(stream) -> bytes:
-    return bytes(_M.pdf_load_stream(stream).fz_buffer_extract())
-
-
-def _raw(stream) -> bytes:
-    return bytes(_M.pdf_load_raw_stream(stream).fz_buffer_extract())
-
-
-_MAX_XOBJECTS = 10_000
-
-
-class _Digests:
-    """Digests of one document's objects by content: an object's tight syntax with each reference replaced by the
-    digest of what it refers to, and a stream's raw bytes; so one font copied into another file (renumbered,
-    merged with its duplicates) digests the same, and a font that differs in any byte of it or of anything it
-    refers to does not."""
-
-    def __init__(self, doc: pymupdf.Document):
-        self.doc = doc
-        self.pdf = pymupdf._as_pdf_document(doc)
-        self._done: dict[int, str] = {}
-        self._open: set[int] = set()
-        self._texts: dict[int, str] = {}  # objects' syntax read for a digest, for the scan to read once
-        self._resources: dict[str, str] = {}
-
-    def text(self, xref: int) -> str:
-        """Object ``xref``'s tight syntax (kept from its digest, or read now)."""
-        text = self._texts.pop(xref, None)
-        return self.doc.xref_object(xref, compressed=True) if text is None else text
-
-    def of_xref(self, xref: int) -> str:
-        if xref in self._done:
-            return self._done[xref]
-        if xref in self._open or len(self._open) > _MAX_DEPTH:
-            raise _Unprovable(xref)
-        self._open.add(xref)
-        try:
-            self._texts[xref] = text = self.doc.xref_object(xref, compressed=True)
-            digest = hashlib.sha1(self.of_text(text).encode())
-            if _M.pdf_obj_num_is_stream(self.pdf, xref):
-                digest.update(hashlib.sha1(bytes(_M.pdf_load_raw_stream_number(self.pdf, xref)
-                                                 .fz_buffer_extract())).digest())
-        except _Unprovable:
-            raise
-        except Exception as exc:  # a damaged object cannot be shown identical to anything
-            raise _Unprovable(xref) from exc
-        finally:
-            self._open.discard(xref)
-        self._done[xref] = digest.hexdigest()
-        return self._done[xref]
-
-    def of_text(self, text: str) -> str:
-        return _REF.sub(lambda match: self.of_xref(int(match.group(1))), text)
-
-    def of_resources(self, obj) -> str:
-        """A resource dictionary's digest, the same whether it is an object of its own or written inline."""
-        if not _M.pdf_is_dict(obj):
-            return ""
-        text = _tight(obj)
-        if text not in self._resources:  # the pages of a document often share one
-            self._resources[text] = hashlib.sha1(self.of_text(text).encode()).hexdigest()
-        return self._resources[text]
-
-
-def _streams(page) -> list:
-    contents = _M.pdf_dict_get(page, _M.PDF_ENUM_NAME_Contents)
-    if _M.pdf_is_array(contents):
-        return [item for item in (_M.pdf_array_get(contents, i) for i in range(_M.pdf_array_len(contents)))
-                if _M.pdf_is_stream(item)]
-    return [contents] if _M.pdf_is_stream(contents) else []
-
-
-def _box(rect_obj) -> tuple[float, ...]:
-    rect = _M.pdf_to_rect(rect_obj)
-    return tuple(round(v, 2) for v in (rect.x0, rect.y0, rect.x1, rect.y1))
-
-
-def _annotations_other_than_links(page) -> bool:
-    annots = _M.pdf_dict_get(page, _M.PDF_ENUM_NAME_Annots)
-    if _M.pdf_is_null(annots):
-        return False
-    if not _M.pdf_is_array(annots):
-        return True
-    return any(not _M.pdf_name_eq(_M.pdf_dict_get(_M.pdf_array_get(annots, i), _M.PDF_ENUM_NAME_Subtype),
-                                  _M.PDF_ENUM_NAME_Link) for i in range(_M.pdf_array_len(annots)))
-
-
-def _page_key(content: bytes, resources: str, box: tuple[float, ...]) -> bytes:
-    return hashlib.sha1(hashlib.sha1(content).digest() + f"|{resources}|{box}".encode()).digest()
-
-
-def ingested_key(digests: _Digests, index: int) -> bytes | None:
-    """The key of page ``index`` (from 0) of an exhibit's PDF as ingest read it: its content decoded (several
-    streams joined by a newline, as :mod:`.isolate` joins them into one form), its effective resources by content
-    (:class:`_Digests`) and its MediaBox; None when it cannot be worked out, or the page has annotations other
-    than links (ingest's text may hold theirs)."""
-    try:
-        page = _M.pdf_lookup_page_obj(digests.pdf, index)
-        streams = _streams(page)
-        if not streams or _annotations_other_than_links(page):
-            return None
-        content = b"\n".join(map(_decoded, streams))
-        resources = digests.of_resources(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Resources))
-        return _page_key(content, resources, _box(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_MediaBox)))
-    except Exception:  # a page that cannot be digested is not shown identical: it is read
-        return None
-
-
-def produced_key(digests: _Digests, index: int) -> tuple[bytes, int, bytes] | None:
-    """The key (as :func:`ingested_key`) of the own content of stamped page ``index``, the form XObject holding
-    it and that content; None unless the page draws exactly ``q /LDPage Do Q`` and a stamp drawing no other
-    XObject, the form has no matrix, its box is the page's MediaBox, and the page has no annotation but links."""
-    try:
-        page = _M.pdf_lookup_page_obj(digests.pdf, index)
-        streams = _streams(page)
-        if len(streams) != 1 or _annotations_other_than_links(page):
-            return None
-        wrapper = _decoded(streams[0])
-        if not wrapper.startswith(_FORM_LEAD) or wrapper.count(b"Do") != 1:
-            return None
-        resources = _M.pdf_dict_get(page, _M.PDF_ENUM_NAME_Resources)
-        form = _M.pdf_dict_gets(_M.pdf_dict_get(resources, _M.PDF_ENUM_NAME_XObject), "LDPage")
-        if not (_M.pdf_is_indirect(form) and _M.pdf_is_stream(form)):
-            return None
-        box = _box(_M.pdf_dict_get(form, _M.PDF_ENUM_NAME_BBox))
-        if (not _M.pdf_is_null(_M.pdf_dict_get(form, _M.PDF_ENUM_NAME_Matrix))
-                or box != _box(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_MediaBox))):
-            return None
-        content = _decoded(form)
-        key = _page_key(content, digests.of_resources(_M.pdf_dict_get(form, _M.PDF_ENUM_NAME_Resources)), box)
-        return key, _M.pdf_to_num(form), content
-    except Exception:  # read the page
-        return None
-
-
 class IngestedPages:
-    """The exhibit pages whose text ingest read from their text layer and stored, by :func:`ingested_key`: the
-    text a viewer extracts from a produced page with that key is the stored text. Fed with the exhibits' display
-    PDFs as ingest read them (not as the production changed them)."""
+    """The exhibit pages whose text ingest read from their text layer and stored, by their key
+    (:mod:`.page_key`): the text a viewer extracts from a produced page with that key is the stored text."""
 
     def __init__(self):
         self.texts: dict[bytes, str] = {}
 
+    def add_key(self, key: bytes, text: str) -> None:
+        """A page ingest stored with its key (``Page.text_key``, worked out by ingest from the very document whose
+        text it read)."""
+        self.texts[key] = text
+
     def add(self, doc: pymupdf.Document, texts: dict[int, str]) -> None:
-        """``texts``: page index (from 0) to the text stored for it, for the pages read from their text layer."""
-        digests = _Digests(doc)
+        """Pages stored without a key (ingested before keys were stored): their keys worked out now from ``doc``,
+        the exhibit's display PDF as ingest read it (not as the production changed it). ``texts``: page index
+        (from 0) to the text stored for it, for the pages read from their text layer."""
+        keys = page_keys(doc)
         for index, text in texts.items():
-            key = ingested_key(digests, index)
-            if key is not None:
-                self.texts[key] = text
+            if 0 <= index < len(keys) and keys[index] is not None:
+                self.texts[keys[index]] = text
 
     def __len__(self) -> int:
         return len(self.texts)
 
 
+_M = pymupdf.mupdf
+_MAX_XOBJECTS = 10_000
 # A marked-content property list in a content stream (ISO 32000-1, 14.6.2), ``/Tag <<...>> BDC`` or ``DP``: from
 # the dictionary's start to the operator.
 _PROPERTY_LIST = re.compile(rb"<<.*?(?:BDC|DP)(?![A-Za-z])", re.S)
@@ -488,7 +365,7 @@ class Scanner:
 
     def _scan_doc(self, doc: pymupdf.Document, name: str) -> None:
         looking = bool(self.secrets)
-        digests = _Digests(doc) if self.ingested and looking else None
+        digests = Digests(doc) if self.ingested and looking else None
         unchanged_content: set[int] = set()  # the form XObjects holding an unchanged page's own content
         pdf = pymupdf._as_pdf_document(doc)  # once: each high-level call makes its own
         for index in range(doc.page_count) if looking else ():
@@ -502,7 +379,7 @@ class Scanner:
         for xref in range(1, doc.xref_length()):
             self._scan_object(doc, pdf, xref, name, looking, xref in unchanged_content, digests)
 
-    def _ingested_page(self, doc: pymupdf.Document, index: int, digests: _Digests, where: str, name: str,
+    def _ingested_page(self, doc: pymupdf.Document, index: int, digests: Digests, where: str, name: str,
                        unchanged_content: set[int]) -> bool:
         """Whether page ``index`` is an ingested page unchanged: then its stored text is looked in for what it
         shows, and its content's property lists once (a page of the same key read before, in this file or
@@ -527,7 +404,7 @@ class Scanner:
         by their encoded bytes) had its text read."""
         try:
             page = _M.pdf_lookup_page_obj(pdf, index)
-            raw = [_raw(stream) for stream in _streams(page)]
+            found = [raw(stream) for stream in streams(page)]
             pending, done = [_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Resources)], set()
             while pending and len(done) < _MAX_XOBJECTS:
                 xobjects = _M.pdf_dict_get(pending.pop(), _M.PDF_ENUM_NAME_XObject)
@@ -537,9 +414,11 @@ class Scanner:
                     if not _M.pdf_is_stream(xobject) or number in done:
                         continue
                     done.add(number)
-                    raw.append(_raw(xobject))
+                    found.append(raw(xobject))
                     pending.append(_M.pdf_dict_get(xobject, _M.PDF_ENUM_NAME_Resources))
-            key = tuple(sorted(hashlib.sha1(data).digest() for data in raw))
+            if pending:  # more forms than are listed: not shown the same as any page read
+                return False
+            key = tuple(sorted(hashlib.sha1(data).digest() for data in found))
         except Exception:  # a page whose streams cannot be listed is read
             return False
         if key in self._pages:
@@ -548,7 +427,7 @@ class Scanner:
         return False
 
     def _scan_object(self, doc: pymupdf.Document, pdf, xref: int, name: str, looking: bool,
-                     unchanged_content: bool = False, digests: _Digests | None = None) -> None:
+                     unchanged_content: bool = False, digests: Digests | None = None) -> None:
         """Scan object ``xref``: its syntax, and its stream (decoded) unless it is not text, or it is an unchanged
         page's own content (``unchanged_content``: read by :meth:`_ingested_page`)."""
         where = f"{name}, object {xref}"

@@ -5,8 +5,10 @@ import random
 
 import pymupdf
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from matters.productions.bates.leaks import SHINGLE_WORDS, Secrets, _grams, words
+from matters.productions.bates.leaks import SHINGLE_WORDS, Secrets, _grams, word_line, words
 
 
 def runs_compared_one_length_at_a_time(secrets: Secrets, text: str) -> list[tuple[str, str]]:
@@ -43,3 +45,21 @@ def test_the_automaton_finds_what_the_runs_compared_one_length_at_a_time_find(co
     for text in texts:
         assert secrets.find(text) == runs_compared_one_length_at_a_time(secrets, text)
     assert secrets.find(withheld)  # the withheld filing's own text is found
+
+
+@given(st.text(alphabet=st.characters(codec="ascii")) | st.text()
+       | st.lists(st.sampled_from(["Straße", "İstanbul", "ﬁle", "“Holloway”", "§ 12", "DX‑44127", "Ⅻ", "٣", "é",
+                                   "e\u0301", "\ud800", "_", "\x00", "—", "½", "ǅ"])).map("".join))
+def test_a_texts_word_line_is_its_words_with_one_space_between(text):
+    # The C string methods read the same words as the regular expression does, case folded the same way.
+    assert word_line(text) == " ".join(words(text))
+
+
+@given(st.lists(st.sampled_from(["Margaret", "HOLLOWAY", "4417", "_", "-", " ", "\t\n", "é", "ß", "\x00", "\x7f"]),
+                max_size=12))
+def test_a_redacted_name_is_found_whatever_ascii_separates_its_words(pieces):
+    secrets = Secrets()
+    secrets.add("Margaret Holloway", "redacted")
+    text = "".join(pieces)
+    expected = ["margaret", "holloway"] in [words(text)[i:i + 2] for i in range(len(words(text)))]
+    assert bool(secrets.find(text)) == expected

@@ -7,9 +7,10 @@ import zipfile
 import pymupdf
 import pytest
 
-from matters.models import Production
+from matters.models import Page, Production
 from matters.privilege.services import redaction_add
 from matters.productions.bates.leaks import IngestedPages, Scanner, Secrets
+from matters.productions.bates.page_key import page_keys
 from matters.productions.bates.stamp import StampSpec, stamp_and_append
 from matters.productions.delivery import production_files
 from matters.productions.leak_scan import ingested_pages, production_secrets
@@ -110,3 +111,68 @@ def test_a_production_reads_its_unchanged_pages_from_ingest_and_extracts_the_red
         for member in volume.namelist():
             scanner.scan_file(volume.read(member), member)
     assert (scanner.pages_ingested, scanner.pages_extracted, scanner.findings) == (1, 1, [])
+
+
+@pytest.mark.django_db
+def test_ingest_stores_each_text_layer_pages_key_and_a_production_reads_the_page_by_it(
+        matter, attorney, ingest, tmp_path):
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 200), "Closing paragraph with nothing privileged in it.", fontsize=11)
+    doc.save(tmp_path / "plain.pdf")
+    plain = ingest(matter, tmp_path / "plain.pdf")
+    page = plain.pages.get(number=1)
+    with pymupdf.open(tmp_path / "plain.pdf") as original:
+        assert page.source == page.Source.PDF and page.text_key == page_keys(original)[0].hex()
+    production = production_run(production_id=production_create(
+        matter=matter, exhibits=[plain], prefix="SMITH", created_by=attorney, enqueue=False).pk)
+    assert production.status == Production.Status.DONE, production.reason
+    # The stored text is what the scan looks in for an unchanged page: a name put into it is found there.
+    Page.objects.filter(pk=page.pk).update(text=f"{page.text} {NAME}")
+    secrets = Secrets()
+    secrets.add(NAME, "redacted")
+    assert scan_volume(production, secrets) == (1, 0, 1)
+
+
+@pytest.mark.django_db
+def test_a_page_whose_stored_key_is_not_its_contents_is_extracted(matter, attorney, ingest, tmp_path):
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 200), f"Beneficiary {NAME} under the policy.", fontsize=11)
+    doc.save(tmp_path / "letter.pdf")
+    letter = ingest(matter, tmp_path / "letter.pdf")
+    production = production_run(production_id=production_create(
+        matter=matter, exhibits=[letter], prefix="SMITH", created_by=attorney, enqueue=False).pk)
+    assert production.status == Production.Status.DONE, production.reason
+    # Ingest's key stood for other content (as a page changed since it was read): its stored text, without the
+    # name, must not stand for the page, which is extracted and the name found.
+    other = source()
+    Page.objects.filter(exhibit=letter).update(text=SHOWN, text_key=page_keys(other)[0].hex())
+    secrets = Secrets()
+    secrets.add(NAME, "redacted")
+    ingested, extracted, findings = scan_volume(production, secrets)
+    assert (ingested, extracted) == (0, 1) and findings
+
+
+@pytest.mark.django_db
+def test_a_page_stored_without_a_key_is_keyed_from_the_display_pdf(matter, attorney, ingest, tmp_path):
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 200), "Closing paragraph with nothing privileged in it.", fontsize=11)
+    doc.save(tmp_path / "plain.pdf")
+    plain = ingest(matter, tmp_path / "plain.pdf")
+    Page.objects.filter(exhibit=plain).update(text_key="")  # as ingested before keys were stored
+    production = production_run(production_id=production_create(
+        matter=matter, exhibits=[plain], prefix="SMITH", created_by=attorney, enqueue=False).pk)
+    assert production.status == Production.Status.DONE, production.reason
+    assert len(ingested_pages(production)) == 1
+    secrets = Secrets()
+    secrets.add(NAME, "redacted")
+    assert scan_volume(production, secrets) == (1, 0, 0)
+
+
+def scan_volume(production: Production, secrets: Secrets) -> tuple[int, int, int]:
+    """The production's volume scanned as the production scans it: (pages read from ingest's text, pages
+    extracted, findings)."""
+    scanner = Scanner(secrets, ingested=ingested_pages(production))
+    with zipfile.ZipFile(production_files(production)["zip"]) as volume:
+        for member in volume.namelist():
+            scanner.scan_file(volume.read(member), member)
+    return scanner.pages_ingested, scanner.pages_extracted, len(scanner.findings)
