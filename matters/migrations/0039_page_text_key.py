@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matters', '0037_finding_pin_unchecked_version_verified_under'),
+        ('matters', '0038_message_inclusive_near_duplicates'),
     ]
 
     operations = [
