@@ -7,7 +7,8 @@ program that writes neither header) joins the messages of the same normalised su
 share ``EmailMessage.thread_key``; thread order is the sent date in UTC, undated messages last.
 
 A message just read updates only the threads it touches (:func:`message_threads_update`): those of the messages
-it names or that name it, that name what it names, or that share its normalised subject. Threads only change
+it names or that name it, that carry its Message-ID, that name what it names, or that share its normalised
+subject. Threads only change
 where such a link is, so grouping those threads' messages again gives what grouping the whole matter would.
 Each thread whose messages changed has its inclusive messages marked again (:mod:`matters.email.inclusive`).
 """
@@ -90,7 +91,9 @@ def message_threads_update(record: EmailMessage) -> set[str]:
         for ref in named:  # References is a JSON list; a text search finds it, thread_keys checks it exactly
             linked |= Q(references__icontains=ref)
     if record.message_id:
-        linked |= Q(in_reply_to=record.message_id) | Q(references__icontains=record.message_id)
+        # Another copy carrying the same Message-ID (two collections that differ in body) is the same node
+        linked |= (Q(message_id=record.message_id) | Q(in_reply_to=record.message_id)
+                   | Q(references__icontains=record.message_id))
     if record.subject_normalised:
         linked |= Q(subject_normalised=record.subject_normalised)
     messages = _messages(matter_id)
