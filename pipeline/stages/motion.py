@@ -233,3 +233,33 @@ def rewrap(*, text: str, body: list[int], revised: str) -> tuple[str, list[int]]
     head, tail = text[:start], text[end:]
     revised = revised.strip()
     return head + revised + tail, [start, start + len(revised)]
+
+
+def split_by_headings(body: str, headings: list[str]) -> list[str] | None:
+    """``body`` (a revision of an assembled body) cut at ``headings`` (the drafted sections' headings, in outline
+    order), each found at the start of a line in that order (Markdown ``#``/``*`` marks and a trailing colon
+    allowed): the text under each, without its heading. None when a heading is missing or out of order, so no text
+    is given to a section it may not belong to."""
+    lines = body.splitlines(keepends=True)
+    starts, at = [], 0
+    for heading in headings:
+        wanted = " ".join(heading.split()).casefold()
+        while at < len(lines) and " ".join(lines[at].strip().strip("#*_: ").split()).casefold() != wanted:
+            at += 1
+        if at == len(lines):
+            return None
+        starts.append(at)
+        at += 1
+    ends = [*starts[1:], len(lines)]
+    return ["".join(lines[start + 1:end]).strip() for start, end in zip(starts, ends)]
+
+
+def body_text(sections: list[dict]) -> tuple[str, list[dict]]:
+    """The body of :func:`assemble` for ``sections`` (``key``, ``heading``, ``text``): the text and each section's
+    span in it (``{"key", "start", "end"}``, from the body's first character)."""
+    text, spans = "", []
+    for section in sections:
+        start = len(text)
+        text += f"{section['heading']}\n\n{section['text'].strip()}\n\n"
+        spans.append({"key": section["key"], "start": start, "end": len(text) - 2})
+    return text[:-2], spans

@@ -106,7 +106,7 @@ STAGES: dict[str, StageSpec] = {
                          authorities=True),
     "draft": StageSpec("draft", Role.DRAFTER, "draft.v2.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
                        authorities=True),
-    "revise": StageSpec("revise", Role.REASONER, "revise.v2.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
+    "revise": StageSpec("revise", Role.REASONER, "revise.v3.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
                         authorities=True),
     "verify": StageSpec("verify", None, packet=False),
     "review": StageSpec("review", Role.REVIEWER, "review.v2.txt", REVIEW_SCHEMA,
