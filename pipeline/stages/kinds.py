@@ -59,6 +59,9 @@ class Stage:
     stopped_label: str = ""
     #: The job page shows the stage's parsed ``items`` as a table of checked records.
     shows_records: bool = False
+    #: A retry after a loop or an echo halves the answer budget (pipeline.stages.degenerate.retry_change): the
+    #: stage writes a part that may be shorter, not a whole sized to what it reads.
+    retry_shortens: bool = False
 
     @property
     def spec(self) -> specs.StageSpec:
@@ -205,6 +208,8 @@ class Gate(Stage):
 
 class _Writer(Stage):
     """A stage whose free-text answer becomes the job's draft, after the degenerate-answer checks."""
+
+    retry_shortens = True
 
     def apply(self, run, generation, prepared):
         job = run.job

@@ -62,6 +62,7 @@ class Section(Stage):
     signature block, certificate of service) as the job's draft."""
 
     name = "section"
+    retry_shortens = True
 
     def _entry(self, run: StageRun) -> tuple[StageRun, dict, dict]:
         plan, outline = job_outline(run.job)
