@@ -153,6 +153,18 @@ def _quotable(page_text: str) -> list[tuple[int, str]]:
     return found
 
 
+def with_pin(cites_as: str, pin: str) -> str:
+    """``cites_as`` with ``pin`` after the cited page and before a closing parenthetical of court and year
+    (``569 U.S. 614, 620 (2013)``, ``2022-NCSC-1, ¶ 12``), as the Bluebook places it."""
+    cites_as = cites_as.strip().rstrip(" .,")
+    if not pin:
+        return cites_as
+    match = re.match(r"(?s)(.*?)(\s*\([^()]*\d{4}\))$", cites_as)
+    if match and match.group(1).strip():
+        return f"{match.group(1).rstrip(' ,')}, {pin}{match.group(2)}"
+    return f"{cites_as}, {pin}"
+
+
 def cites_law(text: str, law: list[Excerpt]) -> bool:
     """Whether ``text`` cites one of the authorities of ``law``: its citation's reporter cite or statute section,
     or the citation as written."""
@@ -184,7 +196,7 @@ def quote_authorities(text: str, law: list[Excerpt], wanted: str) -> tuple[str, 
     quoted, added = [], []
     for _, _, excerpt, at, sentence in sorted(chosen, key=lambda b: b[1]):
         pin = _pin(excerpt.text, at)
-        citation = excerpt.cites_as.rstrip(" .,") + (f", {pin}" if pin else "")
+        citation = with_pin(excerpt.cites_as, pin)
         added.append(f"“{sentence}” {citation}.")
         quoted.append({"cites_as": excerpt.cites_as, "page": excerpt.page, "pin": pin, "quote": sentence})
     if not added:

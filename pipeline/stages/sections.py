@@ -113,7 +113,7 @@ class Section(Stage):
             text, removed = motion.section_body(answer, entry["heading"])
             if not text:
                 raise unusable_answer(run.role, "it wrote nothing for the section besides a caption or a closing.")
-            text, attributed, quoted = self._cited(run, entry, text)
+            text, attributed, quoted = self._cited(run, outline, entry, text)
             generation.parsed = {"section": run.section, "heading": entry["heading"], "missing": False,
                                  "text": text, "removed": removed, "prompt_echo_share": echo,
                                  "attributed": attributed, "quoted_authorities": quoted}
@@ -133,16 +133,20 @@ class Section(Stage):
         return StageStatus.DONE, reason
 
     @staticmethod
-    def _cited(run: StageRun, entry: dict, text: str) -> tuple[str, list[dict], list[dict]]:
+    def _cited(run: StageRun, outline: dict, entry: dict, text: str) -> tuple[str, list[dict], list[dict]]:
         """``text`` with the cites it carries by construction (:mod:`pipeline.stages.attribution`): a record cite
-        on each sentence drawn from one excerpt of the packet the section was sent, and, in a legal-standard
-        section citing none of its law, quotations of the stored authorities. Returns the text, the cites
+        on each sentence drawn from one excerpt of the packet the section was sent, and, in the section that
+        states the law (the legal standard, or the first argument of an outline that has none) when it cites none
+        of its law, quotations of the stored authorities. Returns the text, the cites
         attached and the quotations added."""
         prompt = "\n".join(m.get("content", "") for m in run.prompt or [] if m.get("role") == "user")
         evidence, law = attribution.prompt_excerpts(prompt)
         text, attributed = attribution.attach_record_cites(text, evidence)
         quoted = []
-        if entry["kind"] == "legal_standard":
+        kinds = [s["kind"] for s in outline["sections"]]
+        states_law = next((s["key"] for s in outline["sections"] if s["kind"] == (
+            "legal_standard" if "legal_standard" in kinds else "argument")), None)
+        if entry["key"] == states_law:
             wanted = " ".join([entry["heading"], *entry["questions"], *entry["queries"], run.job.instructions])
             text, quoted = attribution.quote_authorities(text, law, wanted)
         return text, attributed, quoted

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 FACTS = "The lease was signed on March 3, 2021 (SMITH000001). The monthly rent is $1,250.00 (SMITH000001)."
 ARGUMENT = ("The tenant wrote that “we will not pay the rent for April, because the roof leaks” (SMITH000002). "
-            "See Tarrant v. Ponte, 751 F.2d 459, 461 (1st Cir. 1984).")
+            "See Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614 (2013).")
 PLAN = json.dumps({"title": "Motion to compel repairs", "sections": [
     {"kind": "statement_of_facts", "heading": "Statement of facts", "questions": ["When was the lease signed?"],
      "queries": ["lease signed"]},
@@ -48,9 +48,9 @@ def test_a_section_whose_revision_drops_its_cites_keeps_its_drafted_text(matter,
     assert ARGUMENT in text and ARGUMENT_REVISED not in text  # it dropped the argument's: the draft stands
     kept = revised.provenance["kept_as_drafted"]
     assert [(k["key"], k["whole"]) for k in kept] == [("03-argument", False)]
-    assert kept[0]["dropped"] == ["SMITH000002", "751 F.2d 459",
+    assert kept[0]["dropped"] == ["SMITH000002", "569 U.S. 614",
                                   "“we will not pay the rent for April, because the roof leaks”"]
-    assert ("The revision dropped SMITH000002, 751 F.2d 459, “we will not pay the rent for April, because the roof "
+    assert ("The revision dropped SMITH000002, 569 U.S. 614, “we will not pay the rent for April, because the roof "
             "leaks” from “The landlord must repair the roof”, so that section keeps its text as drafted."
             ) in revise.reason
     sections = {s["key"]: s for s in revised.provenance["sections"]}
@@ -65,7 +65,8 @@ def test_a_section_whose_revision_drops_its_cites_keeps_its_drafted_text(matter,
 
 def test_a_revision_keeping_every_mark_is_used_section_by_section(matter, record, server, attorney):
     argument = ("The landlord must act: the tenant wrote that “we will not pay the rent for April, because the roof "
-                "leaks” (SMITH000002). Tarrant v. Ponte, 751 F.2d 459, 461 (1st Cir. 1984), requires no more.")
+                "leaks” (SMITH000002). Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614 (2013), "
+                "requires no more.")
     answer = f"Statement of facts\n\n{FACTS_REVISED}\n\nThe landlord must repair the roof\n\n{argument}"
     revise, _, revised = _job(server, attorney, matter, answer)
     assert FACTS_REVISED in revised.text and argument in revised.text and ARGUMENT not in revised.text

@@ -108,3 +108,13 @@ def test_a_cite_is_attached_only_to_a_sentence_whose_words_are_on_its_page(said,
         assert len(words & content_words(page.text)) >= 4
         assert len(words & content_words(page.text)) / len(words) >= 0.7
     assert re.sub(r" \(SMITH\d+\)", "", out) == text  # nothing else of the text changed
+
+
+def test_the_pin_goes_before_the_year_parenthetical():
+    from pipeline.stages.attribution import with_pin
+
+    assert with_pin("Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614 (2013)", "620") == (
+        "Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614, 620 (2013)")
+    assert with_pin("Gift Surplus, LLC v. State ex rel. Cooper, 2022-NCSC-1", "¶ 12") == (
+        "Gift Surplus, LLC v. State ex rel. Cooper, 2022-NCSC-1, ¶ 12")
+    assert with_pin("18 U.S.C. § 1028A.", "") == "18 U.S.C. § 1028A"
