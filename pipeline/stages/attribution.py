@@ -36,6 +36,9 @@ _LAW = re.compile(re.escape(LAW_OPEN) + r' cites_as="(?P<cites_as>[^"]*)" exhibi
                   r'page=(?P<page>\d+)[^\n]*>>>\n(?P<text>.*?)\n' + re.escape(LAW_CLOSE) + ">>>", re.DOTALL)
 _STAR = re.compile(r"(?<![\w*])\*(\d{1,5})\b")
 _PARAGRAPH = re.compile(r"(?m)^\s*(?:¶\s*|\[)(\d{1,4})\]?(?=\s)")
+# A word in capitals or a part number opening it: a running head, a caption or a heading the page prints over its
+# text, run into the court's sentence by the text layer.
+_RUNNING_HEAD = re.compile(r"\b[A-Z]{4,}\b|^[IVX]+\s+[A-Z]\s")
 _CLEAN_QUOTE = re.compile(r"^[A-Z][^\"“”<>‹*\[\]{}|_§¶]*[a-z)]\.$")
 
 
@@ -139,11 +142,12 @@ def _pin(page_text: str, at: int) -> str:
 
 def _quotable(page_text: str) -> list[tuple[int, str]]:
     """Whole sentences of an authority page that can be quoted exactly: (position, sentence), within
-    :data:`QUOTE_WORDS`, with no line-end hyphenation, footnote marks or quotation marks of their own."""
+    :data:`QUOTE_WORDS`, with no line-end hyphenation (a hyphen or a soft hyphen at a line's end: the page's words
+    would not match the quotation's), no running head, footnote marks or quotation marks of their own."""
     found = []
     for match in re.finditer(r"[A-Z][^.!?]*[.]", page_text):
         raw = match.group(0)
-        if "-\n" in raw or "\n\n" in raw:
+        if "-\n" in raw or "\xad" in raw or "\n\n" in raw or _RUNNING_HEAD.search(raw):
             continue
         sentence = " ".join(raw.split())
         count = len(sentence.split())
