@@ -1,0 +1,103 @@
+"""A whole motion on the embedded model (SmolLM2-135M on the CPU, a 2,048-token context): a matter of ten court
+filings and two authorities, the plan, one section at a time, and a draft whose sections carry record cites and
+whose legal standard cites a stored authority the verifier finds (grounded, or a pin it cannot check; never "not
+a stored authority")."""
+
+import time
+from dataclasses import replace
+
+import pytest
+
+from matters.models import Origin
+from pipeline.embedded import start_embedded_server
+from pipeline.job_models import StageStatus
+from pipeline.servers import register_embedded
+from pipeline.stages import specs
+from pipeline.stages.control import job_continue, job_start
+from pipeline.stages.grounding import grounding_marks
+from tests.support.jobs import run_all
+
+from .test_jobs_embedded import capped
+
+pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+
+CONTEXT = 2048
+FILINGS = ["ca1_00117684624.pdf", "ca10_010110462922.pdf", "ca2_1-1.pdf", "ca3_003112692106.pdf",
+           "ca5_00516242060.pdf", "ca6_1-3.pdf", "ca7_3.pdf", "ca8_.pdf", "ca9_19.pdf", "cafc_3.pdf"]
+# The citations an attorney gives them on the exhibit page: the slip opinion's first page names the case but not
+# its reporter cite, and the North Carolina opinion's public-domain cite is not on its first page.
+AUTHORITIES = {"scotus-slip-2012.pdf": "Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614 (2013)",
+               "nc-gift-surplus.pdf": "Gift Surplus, LLC v. State ex rel. Cooper, 2022-NCSC-1"}
+REQUEST = ("Prepare our response to the Seventh Circuit's order, made on its own, asking whether the FedEx Ground "
+           "drivers' appeal should be consolidated with the earlier appeal.")
+
+
+@pytest.fixture(scope="module")
+def small_chat(tmp_path_factory):
+    server = start_embedded_server(context_tokens=CONTEXT, log_path=tmp_path_factory.mktemp("llama") / "chat.log")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def short_sections(monkeypatch):
+    """Sections of at most 96 tokens, and JSON answers capped to two short items, so each stage takes seconds on
+    the CPU; the revision of the whole does not fit 2,048 tokens and says so."""
+    from pipeline.stages import runner
+
+    stages = dict(specs.STAGES)
+    stages.update({name: replace(stages[name], max_tokens=96) for name in ("section", "revise")})
+    stages.update({name: replace(stages[name], schema=capped(stages[name].schema, 2, 60), max_tokens=160)
+                   for name in ("gate", "review", "extract")})
+    stages["plan"] = replace(stages["plan"], schema=capped(stages["plan"].schema, 2, 60), max_tokens=300)
+    monkeypatch.setattr(specs, "STAGES", stages)
+    monkeypatch.setattr(runner, "STAGES", stages)
+
+
+def test_a_motion_on_ten_filings_is_written_section_by_section_with_record_and_authority_cites(
+        matter, attorney, ingest, corpus, small_chat, short_sections):
+    started = time.monotonic()
+    for name in FILINGS:
+        ingest(matter, corpus(f"court/{name}"), origin="court")
+    for name, cites_as in AUTHORITIES.items():
+        law = ingest(matter, corpus(f"court/{name}"), origin=Origin.AUTHORITY)
+        law.cites_as = cites_as
+        law.save(update_fields=["cites_as"])
+    print(f"ingested in {time.monotonic() - started:.0f} s")
+    register_embedded(small_chat, context_tokens=CONTEXT)
+    job = job_start(matter=matter, kind="motion", user=attorney, enqueue=False, instructions=REQUEST)
+    runs = run_all(job)
+    if job.status == StageStatus.STOPPED:
+        job_continue(job=job, user=attorney, reason="The court asked; we must answer.", enqueue=False)
+        runs = run_all(job)
+    for run in runs:
+        print(f"{run.stage} {run.section} {run.status} {run.prompt_tokens} prompt + {run.completion_tokens} tokens, "
+              f"{(run.duration_ms or 0) / 1000:.1f} s: {(run.error or run.reason)[:200]}")
+    print(f"job done at {time.monotonic() - started:.0f} s")
+    assert job.status == StageStatus.DONE, [(r.stage, r.section, r.error) for r in runs]
+
+    plan = next(r for r in runs if r.stage == "plan")
+    drafted = [s for s in plan.parsed["sections"] if s["writer"] == "drafter"]
+    sections = [r for r in runs if r.stage == "section"]
+    assert [r.section for r in sections] == [s["key"] for s in drafted]
+    assert all(r.status == StageStatus.DONE and r.server_name == "embedded" for r in sections)
+    cited = [r for r in sections if any(key.startswith(("bates:", "exhibit:"))
+                                        for key in grounding_marks((r.parsed or {}).get("text", "")))]
+    assert cited, [(r.section, (r.parsed or {}).get("text")) for r in sections]
+
+    version = job.draft.latest_version
+    print(version.text)
+    findings = list(version.findings.all())
+    records = [f for f in findings if f.kind in ("exhibit_cite", "bates_cite")]
+    assert any(f.status == "grounded" for f in records), [(f.text, f.status, f.message) for f in records]
+    # The law the section stating it cites, from its AUTHORITY section: found, never "not a stored authority".
+    sent = {a["cites_as"] for r in sections for a in r.retrieval.get("authorities") or []}
+    assert sent, "no authority reached a section's packet"
+    law = [f for f in findings if f.kind in ("case_citation", "statute_citation")
+           and any(marks_of(f.text) & marks_of(cites_as) for cites_as in sent)]
+    assert law, [(f.kind, f.text, f.status) for f in findings]
+    assert all(f.status in ("grounded", "pin_unchecked") for f in law), [(f.text, f.status, f.message) for f in law]
+
+
+def marks_of(text: str) -> set[str]:
+    return {key for key in grounding_marks(text) if key.startswith(("case:", "statute:"))}
