@@ -101,3 +101,39 @@ def test_a_motion_on_ten_filings_is_written_section_by_section_with_record_and_a
 
 def marks_of(text: str) -> set[str]:
     return {key for key in grounding_marks(text) if key.startswith(("case:", "statute:"))}
+
+
+@pytest.fixture
+def short_digests(monkeypatch):
+    """Digests and a summary short enough for the CPU model to write in seconds each."""
+    from pipeline.digests import services
+    from pipeline.stages import runner
+
+    schema = services.digest_schema
+    monkeypatch.setattr(services, "DIGEST_MAX_TOKENS", 200)
+    monkeypatch.setattr(services, "digest_schema", lambda pages: capped(schema(pages), 2, 80))
+    stages = {**specs.STAGES, "summarize": replace(specs.STAGES["summarize"], max_tokens=96)}
+    monkeypatch.setattr(specs, "STAGES", stages)
+    monkeypatch.setattr(runner, "STAGES", stages)
+
+
+def test_a_summary_of_a_matter_larger_than_the_context_reduces_over_digests(matter, attorney, ingest, corpus,
+                                                                          small_chat, short_digests):
+    from matters.models import Page
+
+    started = time.monotonic()
+    for name in ("ca7_3.pdf", "ca10_010110462922.pdf", "ca2_1-1.pdf", "ca6_1-3.pdf"):
+        ingest(matter, corpus(f"court/{name}"), origin="court")
+    chars = sum(len(text) for text in Page.objects.filter(exhibit__matter=matter).values_list("text", flat=True))
+    assert chars > CONTEXT * 3  # more than the whole context holds at the client's 3 characters a token
+    register_embedded(small_chat, context_tokens=CONTEXT)
+    job = job_start(matter=matter, kind="summary", user=attorney, enqueue=False,
+                    instructions="Summarize the matter.")
+    runs = run_all(job)
+    print(f"summary done at {time.monotonic() - started:.0f} s: {[(r.stage, r.status, r.error) for r in runs]}")
+    assert job.status == StageStatus.DONE, [(r.stage, r.error) for r in runs]
+    summarize = runs[0]
+    digests = summarize.retrieval["digests"]
+    assert "<<<DIGEST" in summarize.prompt[1]["content"] and len(digests["exhibits"]) >= 2, digests
+    assert digests["digested_now"] == 4  # every exhibit digested in the stage, on the summarizer it holds
+    print(job.draft.latest_version.text)
