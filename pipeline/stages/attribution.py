@@ -34,6 +34,7 @@ _EVIDENCE = re.compile(re.escape(DATA_OPEN) + r' exhibit="(?P<label>[^"]*)" page
                        r"[^\n]*>>>\n(?P<text>.*?)\n" + re.escape(DATA_CLOSE) + ">>>", re.DOTALL)
 _LAW = re.compile(re.escape(LAW_OPEN) + r' cites_as="(?P<cites_as>[^"]*)" exhibit="(?P<label>[^"]*)" '
                   r'page=(?P<page>\d+)[^\n]*>>>\n(?P<text>.*?)\n' + re.escape(LAW_CLOSE) + ">>>", re.DOTALL)
+_SOFT_BREAK = re.compile(r"(?<![.!?:;\"”’)\]])[ \t]*\n[ \t]*(?=[a-z(])")
 _STAR = re.compile(r"(?<![\w*])\*(\d{1,5})\b")
 _PARAGRAPH = re.compile(r"(?m)^\s*(?:¶\s*|\[)(\d{1,4})\]?(?=\s)")
 # A word in capitals or a part number opening it: a running head, a caption or a heading the page prints over its
@@ -108,13 +109,15 @@ def attribute(sentence: str, evidence: list[Excerpt]) -> tuple[Excerpt, float] |
 
 def attach_record_cites(text: str, evidence: list[Excerpt]) -> tuple[str, list[dict]]:
     """``text`` with a record cite attached to each sentence that has none and was drawn from one excerpt of
-    ``evidence`` (:func:`attribute`), each paragraph kept a paragraph. Returns the text and what was attached
+    ``evidence`` (:func:`attribute`), each paragraph kept a paragraph (a line break inside a sentence, before a
+    lower-case word, read as the space it stands for). Returns the text and what was attached
     (``[{"sentence": its first 80 characters, "cite", "share": of its content words on that page}]``)."""
     attached: list[dict] = []
     paragraphs = []
     for paragraph in re.split(r"\n\s*\n", text):
         lines = []
-        for line in paragraph.splitlines():
+        # A line break inside a sentence is the model wrapping its text: the sentence is read whole.
+        for line in _SOFT_BREAK.sub(" ", paragraph).splitlines():
             parts = []
             for sentence in sentences(line):
                 source = None if _has_record_cite(sentence) else attribute(sentence, evidence)

@@ -51,7 +51,8 @@ def outline_from(parsed: dict | None, *, queries: list[str] | None = None) -> di
     kind (``03-argument``), unique in the outline. ``notes`` says what was added or moved. Raises OutlineError for
     a plan with no sections. A plan naming only sections LawDesk writes (the caption and the like) gets the
     drafted sections of :data:`STANDARD_SECTIONS`, each searched for ``queries`` (the request's words), and a note
-    saying so."""
+    saying so; a plan naming neither a legal standard nor an argument gets a legal standard (before the conclusion,
+    searched for ``queries``), and a note saying so."""
     sections = (parsed or {}).get("sections")
     if not isinstance(sections, list) or not sections:
         raise OutlineError("The reasoner's plan has no sections, so there is nothing to write. Retry the plan "
@@ -75,6 +76,14 @@ def outline_from(parsed: dict | None, *, queries: list[str] | None = None) -> di
         notes.append(f"The reasoner's plan named no section for the drafter to write (it named {named}); LawDesk "
                      "used the standard outline of introduction, statement of facts, legal standard, argument and "
                      "conclusion, each searched for the request's words.")
+    elif not any(entry["kind"] in ("legal_standard", "argument") for entry in drafted):
+        # A motion states the law it rests on; a small model's plan of an introduction and facts alone does not.
+        place = next((i for i, entry in enumerate(drafted) if entry["kind"] == "conclusion"), len(drafted))
+        drafted.insert(place, {"kind": "legal_standard", "heading": LABELS["legal_standard"],
+                               "questions": ["What law governs the request?"],
+                               "queries": [q for q in (queries or []) if q.strip()][:2]})
+        notes.append("The reasoner's plan named no legal standard and no argument; LawDesk added a legal standard, "
+                     "searched for the request's words, so the filing states the law it rests on.")
     for kind in RECORD_KINDS:
         if kind not in seen:
             notes.append(f"The plan left out the {LABELS[kind].lower()}; LawDesk adds it from the matter record.")

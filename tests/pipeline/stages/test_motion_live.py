@@ -49,7 +49,7 @@ def short_sections(monkeypatch):
     stages.update({name: replace(stages[name], max_tokens=96) for name in ("section", "revise")})
     stages.update({name: replace(stages[name], schema=capped(stages[name].schema, 2, 60), max_tokens=160)
                    for name in ("gate", "review", "extract")})
-    stages["plan"] = replace(stages["plan"], schema=capped(stages["plan"].schema, 2, 60), max_tokens=300)
+    stages["plan"] = replace(stages["plan"], schema=capped(stages["plan"].schema, 2, 40), max_tokens=200)
     monkeypatch.setattr(specs, "STAGES", stages)
     monkeypatch.setattr(runner, "STAGES", stages)
 

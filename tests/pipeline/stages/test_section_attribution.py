@@ -118,3 +118,28 @@ def test_the_pin_goes_before_the_year_parenthetical():
     assert with_pin("Gift Surplus, LLC v. State ex rel. Cooper, 2022-NCSC-1", "¶ 12") == (
         "Gift Surplus, LLC v. State ex rel. Cooper, 2022-NCSC-1, ¶ 12")
     assert with_pin("18 U.S.C. § 1028A.", "") == "18 U.S.C. § 1028A"
+
+
+def test_a_plan_stating_no_law_gets_a_legal_standard_before_its_conclusion():
+    from pipeline.stages.motion import outline_from
+
+    outline = outline_from({"title": "Motion", "sections": [
+        {"kind": "introduction", "heading": "Introduction", "questions": [], "queries": []},
+        {"kind": "conclusion", "heading": "Conclusion", "questions": [], "queries": []}]}, queries=["consolidate"])
+    assert [s["key"] for s in outline["sections"]] == [
+        "01-caption", "02-introduction", "03-legal_standard", "04-conclusion", "05-signature_block",
+        "06-certificate_of_service"]
+    assert outline["sections"][2]["queries"] == ["consolidate"] and "added a legal standard" in outline["notes"][0]
+    argued = outline_from({"title": "Motion", "sections": [
+        {"kind": "argument", "heading": "The appeals share one order", "questions": [], "queries": []}]})
+    assert [s["kind"] for s in argued["sections"] if s["writer"] == "drafter"] == ["argument"]
+
+
+def test_a_sentence_the_model_wrapped_over_two_lines_is_read_whole():
+    pages = [Excerpt("7", 1, "The court asks whether this appeal should be consolidated with the earlier appeal.",
+                     cite="Ex. 7 at 1")]
+    text, attached = attach_record_cites("The court asks whether this appeal should be\nconsolidated with the "
+                                         "earlier appeal.\nA second line.", pages)
+    assert text == ("The court asks whether this appeal should be consolidated with the earlier appeal (Ex. 7 at 1)."
+                    "\nA second line.")
+    assert [a["cite"] for a in attached] == ["Ex. 7 at 1"]
