@@ -32,11 +32,10 @@ def _strings(value, limit: int) -> list[str]:
 
 
 # The outline a filing gets when the plan names only what LawDesk writes itself (a small model's plan that lists
-# the caption and stops): each section searched for the request's own words; the legal standard is where the
-# stored authorities are quoted (pipeline.stages.attribution).
+# the caption and stops): each section searched for the request's own words; its argument, the first, is where
+# the stored authorities are quoted (pipeline.stages.attribution).
 STANDARD_SECTIONS = [("introduction", "What does the request ask the court to do, and why?"),
                      ("statement_of_facts", "What facts in the record bear on the request?"),
-                     ("legal_standard", "What law governs the request?"),
                      ("argument", "Why does the law support the request?"),
                      ("conclusion", "What relief is asked for?")]
 
@@ -74,8 +73,8 @@ def outline_from(parsed: dict | None, *, queries: list[str] | None = None) -> di
         drafted = [{"kind": kind, "heading": LABELS[kind], "questions": [question], "queries": searches}
                    for kind, question in STANDARD_SECTIONS]
         notes.append(f"The reasoner's plan named no section for the drafter to write (it named {named}); LawDesk "
-                     "used the standard outline of introduction, statement of facts, legal standard, argument and "
-                     "conclusion, each searched for the request's words.")
+                     "used the standard outline of introduction, statement of facts, argument and conclusion, "
+                     "each searched for the request's words.")
     elif not any(entry["kind"] in ("legal_standard", "argument") for entry in drafted):
         # A motion states the law it rests on; a small model's plan of an introduction and facts alone does not.
         place = next((i for i, entry in enumerate(drafted) if entry["kind"] == "conclusion"), len(drafted))

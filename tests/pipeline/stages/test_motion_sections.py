@@ -109,11 +109,11 @@ def test_a_plan_naming_only_what_the_record_writes_gets_the_standard_outline_and
     assert plan.status == "done" and job.status == "done"
     assert "named no section for the drafter to write (it named caption, signature block)" in plan.reason
     assert [s["key"] for s in plan.parsed["sections"]] == ["01-caption", *SECTIONS[:1], "03-statement_of_facts",
-                                                           "04-legal_standard", "05-argument", "06-conclusion",
-                                                           "07-signature_block", "08-certificate_of_service"]
+                                                           "04-argument", "05-conclusion", "06-signature_block",
+                                                           "07-certificate_of_service"]
     # Each standard section is searched for the request's own words.
     assert plan.parsed["sections"][2]["queries"][0] == "Move to compel repairs of the roof."
-    assert calls.count("section") == 5
+    assert calls.count("section") == 4
 
 
 def test_a_broken_outline_fails_after_one_repair_request(matter, record, server, attorney):
