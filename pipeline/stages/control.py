@@ -165,7 +165,8 @@ def retry_plan(last: StageRun) -> dict:
     any other end (a server down, a cancel, a lost worker), what ``last`` itself had changed, so a retry that was
     interrupted keeps its settings. {} when nothing changes."""
     if last.status == StageStatus.FAILED and answer_unusable(last.error):
-        return retry_change(last.error, last.sampling or {})
+        stage = REGISTRY.get(last.stage)
+        return retry_change(last.error, last.sampling or {}, shorten=stage is not None and stage.retry_shortens)
     return last.retry_change or {}
 
 

@@ -153,24 +153,34 @@ def extraction_verdict(items: list[dict], *, finish_reason: str, max_tokens: int
 # rises by RETRY_REPEAT_PENALTY_STEP at each further retry, to RETRY_REPEAT_PENALTY_MAX (past it, prose loses its
 # own common words). A seed counts only when the sampler may choose among tokens, so the retry samples at
 # RETRY_TEMPERATURE over the RETRY_TOP_K likeliest tokens: low enough to keep to the evidence, and recorded.
+# A model that looped or echoed its prompt did so once its answer ran long (the embedded model loops after a few
+# hundred tokens of a long section), so the retry of a part of a document (a section, a draft, a summary) asks for
+# half the answer, never under RETRY_LEAST_TOKENS: a shorter part written whole, not the same loop cut sooner.
 RETRY_REPEAT_PENALTY = 1.15
 RETRY_REPEAT_PENALTY_STEP = 0.1
 RETRY_REPEAT_PENALTY_MAX = 1.5
 RETRY_TEMPERATURE = 0.3
 RETRY_TOP_K = 40
+RETRY_LEAST_TOKENS = 128
 _DEFAULT_SEED = 1234  # pipeline.llm.types.Sampling's; this module imports nothing of the client
 _CAUSES = (("prompt coming back", "the last answer repeated the prompt"),
            ("placeholder", "the last answer held placeholders, not values"),
            ("is empty", "the last answer was empty"),
            ("repeat", "the last answer repeated itself"))
+# The causes a shorter answer helps: a loop and an echo grow with the answer; an empty one does not.
+_SHORTENED = ("the last answer repeated the prompt", "the last answer repeated itself")
 
 
-def retry_change(error: str, sampling: dict) -> dict:
+def retry_change(error: str, sampling: dict, *, shorten: bool = False) -> dict:
     """What a new attempt changes after an attempt that failed with an unusable answer (``error``, its reason) under
     ``sampling`` (that attempt's recorded settings, :class:`pipeline.llm.types.Sampling` as a dict):
-    ``{"sampling": {"seed", "temperature", "top_k", "repeat_penalty"}, "because": str, "note": str}``, the note
-    written for the job page ("Run again with a new seed at temperature 0.3 and repeat penalty 1.15 (the last
-    answer repeated itself)")."""
+    ``{"sampling": {"seed", "temperature", "top_k", "repeat_penalty"[, "max_tokens"]}, "because": str,
+    "note": str, "offer": str}``: the note kept on the new attempt's record and shown on its row of the job page
+    ("Retried with a new seed at temperature 0.3, repeat penalty 1.15 and an answer budget of 256 tokens (half of
+    512), because the last answer repeated itself"), and the offer shown beside "Run the stage again" before it
+    ("A new attempt runs with ..."). ``shorten``: the stage writes a part whose answer may be shorter (a section, a
+    draft, a summary; not a revision sized to what it revises): after a loop or an echo its budget is halved
+    (``max_tokens``, at least :data:`RETRY_LEAST_TOKENS`)."""
     lowered = error.lower()
     because = next((cause for marker, cause in _CAUSES if marker in lowered), "the last answer could not be used")
     before = sampling.get("repeat_penalty")
@@ -179,9 +189,15 @@ def retry_change(error: str, sampling: dict) -> dict:
     change = {"seed": int(sampling.get("seed") or _DEFAULT_SEED) + 1,
               "temperature": max(float(sampling.get("temperature") or 0.0), RETRY_TEMPERATURE),
               "top_k": max(int(sampling.get("top_k") or 1), RETRY_TOP_K), "repeat_penalty": penalty}
-    note = (f"Run again with a new seed at temperature {change['temperature']:g} and repeat penalty {penalty:g} "
-            f"({because})")
+    settings = [f"a new seed at temperature {change['temperature']:g}"]
     if before and penalty <= before:
-        note = f"Run again with a new seed at temperature {change['temperature']:g} ({because}; the repeat penalty " \
-               f"is already {before:g}, the most a retry sets)"
-    return {"sampling": change, "because": because, "note": note}
+        because += f"; the repeat penalty is already {before:g}, the most a retry sets"
+    else:
+        settings.append(f"repeat penalty {penalty:g}")
+    budget = int(sampling.get("max_tokens") or 0)
+    if shorten and because in _SHORTENED and budget > RETRY_LEAST_TOKENS:
+        change["max_tokens"] = max(RETRY_LEAST_TOKENS, budget // 2)
+        settings.append(f"an answer budget of {change['max_tokens']} tokens (half of {budget})")
+    listed = settings[0] if len(settings) == 1 else ", ".join(settings[:-1]) + " and " + settings[-1]
+    return {"sampling": change, "because": because, "note": f"Retried with {listed}, because {because}",
+            "offer": f"A new attempt runs with {listed}, because {because}"}

@@ -27,6 +27,7 @@ from ..llm.types import Generation
 from ..packet import EvidencePacket
 from . import motion, specs
 from .degenerate import extraction_verdict
+from .grounding import dropped_marks
 from .record_fields import extraction_check
 from .results import StageFailed, checked_text, job_draft, job_title, run_provenance, unusable_answer
 from .summary import digest_packet
@@ -58,6 +59,9 @@ class Stage:
     stopped_label: str = ""
     #: The job page shows the stage's parsed ``items`` as a table of checked records.
     shows_records: bool = False
+    #: A retry after a loop or an echo halves the answer budget (pipeline.stages.degenerate.retry_change): the
+    #: stage writes a part that may be shorter, not a whole sized to what it reads.
+    retry_shortens: bool = False
 
     @property
     def spec(self) -> specs.StageSpec:
@@ -205,6 +209,8 @@ class Gate(Stage):
 class _Writer(Stage):
     """A stage whose free-text answer becomes the job's draft, after the degenerate-answer checks."""
 
+    retry_shortens = True
+
     def apply(self, run, generation, prepared):
         job = run.job
         text, warning, echo = checked_text(run, generation)
@@ -234,11 +240,22 @@ class Summarize(_Writer):
         return digest_packet(run, packet, budget_chars)
 
 
+def _kept_note(kept: dict) -> str:
+    """What the revise stage's record says of a section kept as drafted (``kept``: one entry of
+    ``kept_as_drafted``)."""
+    dropped = kept["dropped"]
+    more = f" and {len(dropped) - 4} more" if len(dropped) > 4 else ""
+    return (f"The revision dropped {', '.join(dropped[:4])}{more} from “{kept['heading']}”, so that section keeps "
+            "its text as drafted.")
+
+
 @register
 class Revise(Stage):
     """The reasoner's revision of the whole draft: its next version. A draft assembled from sections is revised
     whole, its body only (the caption, signature block and certificate stay LawDesk's), with an answer budget
-    sized to the body; when body and answer would not fit the reasoner's context it is not revised, and says so."""
+    sized to the body; when body and answer would not fit the reasoner's context it is not revised, and says so.
+    The revision keeps what the sections grounded (:meth:`_keep_grounded`): a section whose revised text drops
+    one of its cites, quotations or amounts keeps its drafted text, and the stage's reason says which."""
 
     name = "revise"
     reads_draft = True
@@ -266,6 +283,62 @@ class Revise(Stage):
             return None
         return wanted
 
+    @staticmethod
+    def _keep_grounded(version, body: list[int], revised: str) -> tuple[str, list[int], list[dict], list[dict]]:
+        """The revised version of ``version`` (an assembled draft with body span ``body``) from the reasoner's
+        ``revised`` body, keeping what its sections grounded: the revision is cut at the sections' headings
+        (:func:`pipeline.stages.motion.split_by_headings`) and each section takes its revised text unless that
+        drops one of its marks (:func:`pipeline.stages.grounding.dropped_marks`: a record or authority cite, a
+        quotation, an amount), when it keeps its drafted text. A section written as missing keeps its notice.
+        A revision whose headings cannot be found is taken whole only when it drops no mark of the body; else
+        every section keeps its drafted text. Returns the text, its body span, the sections' records (with
+        their new spans and ``revised``: whether the revision's text was used) and what was kept as drafted
+        (``[{"key", "heading", "dropped": [mark as written], "whole": bool}]``)."""
+        records = [dict(s) for s in version.provenance.get("sections", [])]
+        drafted = [s for s in records if s.get("writer") == "drafter" and "start" in s]
+        originals = {}
+        for section in drafted:
+            block = version.text[section["start"]:section["end"]]
+            originals[section["key"]] = block[len(section["heading"]):].strip()
+        parts = motion.split_by_headings(revised, [s["heading"] for s in drafted])
+        kept, chosen = [], {}
+        if parts is None:
+            whole = "\n\n".join(originals.values())
+            dropped = dropped_marks(whole, revised)
+            if not dropped:
+                text, new_body = motion.rewrap(text=version.text, body=body, revised=revised)
+                for record in records:
+                    record.pop("start", None), record.pop("end", None)
+                    if record.get("writer") == "drafter":
+                        record["revised"] = True
+                return text, new_body, records, []
+            for section in drafted:
+                chosen[section["key"]] = originals[section["key"]]
+                kept.append({"key": section["key"], "heading": section["heading"], "whole": True,
+                             "dropped": dropped_marks(originals[section["key"]], revised)})
+        else:
+            for section, part in zip(drafted, parts):
+                original = originals[section["key"]]
+                dropped = dropped_marks(original, part) if part else ["the whole section"]
+                if section.get("missing") or dropped:
+                    chosen[section["key"]] = original
+                    if not section.get("missing"):
+                        kept.append({"key": section["key"], "heading": section["heading"], "whole": False,
+                                     "dropped": dropped})
+                else:
+                    chosen[section["key"]] = part
+        new, spans = motion.body_text([{"key": s["key"], "heading": s["heading"], "text": chosen[s["key"]]}
+                                       for s in drafted])
+        text, new_body = motion.rewrap(text=version.text, body=body, revised=new)
+        where = {span["key"]: span for span in spans}
+        for record in records:
+            record.pop("start", None), record.pop("end", None)
+            if record["key"] in where:
+                record.update(start=new_body[0] + where[record["key"]]["start"],
+                              end=new_body[0] + where[record["key"]]["end"],
+                              revised=chosen[record["key"]] != originals[record["key"]])
+        return text, new_body, records, kept
+
     def apply(self, run, generation, prepared):
         job = run.job
         version, body = self._body(job)
@@ -278,14 +351,17 @@ class Revise(Stage):
         provenance = run_provenance(run) | {"prompt_echo_share": echo}
         if body:
             revised, removed = motion.section_body(text, "")
-            text, new_body = motion.rewrap(text=version.text, body=body, revised=revised or text)
-            sections = [{k: v for k, v in s.items() if k not in ("start", "end")}
-                        for s in version.provenance.get("sections", [])]
+            text, new_body, sections, kept = self._keep_grounded(version, body, revised or text)
             provenance |= {"body": new_body, "sections": sections, "plan_run": version.provenance.get("plan_run"),
-                           "record_spans": motion.record_spans(text, new_body)}
+                           "record_spans": motion.record_spans(text, new_body), "kept_as_drafted": kept}
+            notes = [warning]
             if "caption" in removed:
-                warning = " ".join(w for w in (warning, "The caption the reasoner wrote was removed: the caption "
-                                               "comes from the matter record.") if w)
+                notes.append("The caption the reasoner wrote was removed: the caption comes from the matter record.")
+            notes.extend(_kept_note(k) for k in kept if k["dropped"])
+            if any(k["whole"] for k in kept):
+                notes.append("The revision did not keep the sections' headings, so its text could not be placed "
+                             "section by section.")
+            warning = " ".join(n for n in notes if n)
         draft_version_create(draft=job_draft(job), text=text, author_kind="model", model_name=run.model,
                              server_name=run.server_name, provenance=provenance)
         return StageStatus.DONE, warning

@@ -32,7 +32,8 @@ def _strings(value, limit: int) -> list[str]:
 
 
 # The outline a filing gets when the plan names only what LawDesk writes itself (a small model's plan that lists
-# the caption and stops): each section searched for the request's own words.
+# the caption and stops): each section searched for the request's own words; its argument, the first, is where
+# the stored authorities are quoted (pipeline.stages.attribution).
 STANDARD_SECTIONS = [("introduction", "What does the request ask the court to do, and why?"),
                      ("statement_of_facts", "What facts in the record bear on the request?"),
                      ("argument", "Why does the law support the request?"),
@@ -49,7 +50,8 @@ def outline_from(parsed: dict | None, *, queries: list[str] | None = None) -> di
     kind (``03-argument``), unique in the outline. ``notes`` says what was added or moved. Raises OutlineError for
     a plan with no sections. A plan naming only sections LawDesk writes (the caption and the like) gets the
     drafted sections of :data:`STANDARD_SECTIONS`, each searched for ``queries`` (the request's words), and a note
-    saying so."""
+    saying so; a plan naming neither a legal standard nor an argument gets a legal standard (before the conclusion,
+    searched for ``queries``), and a note saying so."""
     sections = (parsed or {}).get("sections")
     if not isinstance(sections, list) or not sections:
         raise OutlineError("The reasoner's plan has no sections, so there is nothing to write. Retry the plan "
@@ -73,6 +75,14 @@ def outline_from(parsed: dict | None, *, queries: list[str] | None = None) -> di
         notes.append(f"The reasoner's plan named no section for the drafter to write (it named {named}); LawDesk "
                      "used the standard outline of introduction, statement of facts, argument and conclusion, "
                      "each searched for the request's words.")
+    elif not any(entry["kind"] in ("legal_standard", "argument") for entry in drafted):
+        # A motion states the law it rests on; a small model's plan of an introduction and facts alone does not.
+        place = next((i for i, entry in enumerate(drafted) if entry["kind"] == "conclusion"), len(drafted))
+        drafted.insert(place, {"kind": "legal_standard", "heading": LABELS["legal_standard"],
+                               "questions": ["What law governs the request?"],
+                               "queries": [q for q in (queries or []) if q.strip()][:2]})
+        notes.append("The reasoner's plan named no legal standard and no argument; LawDesk added a legal standard, "
+                     "searched for the request's words, so the filing states the law it rests on.")
     for kind in RECORD_KINDS:
         if kind not in seen:
             notes.append(f"The plan left out the {LABELS[kind].lower()}; LawDesk adds it from the matter record.")
@@ -233,3 +243,33 @@ def rewrap(*, text: str, body: list[int], revised: str) -> tuple[str, list[int]]
     head, tail = text[:start], text[end:]
     revised = revised.strip()
     return head + revised + tail, [start, start + len(revised)]
+
+
+def split_by_headings(body: str, headings: list[str]) -> list[str] | None:
+    """``body`` (a revision of an assembled body) cut at ``headings`` (the drafted sections' headings, in outline
+    order), each found at the start of a line in that order (Markdown ``#``/``*`` marks and a trailing colon
+    allowed): the text under each, without its heading. None when a heading is missing or out of order, so no text
+    is given to a section it may not belong to."""
+    lines = body.splitlines(keepends=True)
+    starts, at = [], 0
+    for heading in headings:
+        wanted = " ".join(heading.split()).casefold()
+        while at < len(lines) and " ".join(lines[at].strip().strip("#*_: ").split()).casefold() != wanted:
+            at += 1
+        if at == len(lines):
+            return None
+        starts.append(at)
+        at += 1
+    ends = [*starts[1:], len(lines)]
+    return ["".join(lines[start + 1:end]).strip() for start, end in zip(starts, ends)]
+
+
+def body_text(sections: list[dict]) -> tuple[str, list[dict]]:
+    """The body of :func:`assemble` for ``sections`` (``key``, ``heading``, ``text``): the text and each section's
+    span in it (``{"key", "start", "end"}``, from the body's first character)."""
+    text, spans = "", []
+    for section in sections:
+        start = len(text)
+        text += f"{section['heading']}\n\n{section['text'].strip()}\n\n"
+        spans.append({"key": section["key"], "start": start, "end": len(text) - 2})
+    return text[:-2], spans

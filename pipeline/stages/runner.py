@@ -188,10 +188,15 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
         max_tokens = stage.answer_tokens(run, context_tokens)
         if max_tokens is None:
             return None
+        change = dict((run.retry_change or {}).get("sampling") or {})
+        if change.get("max_tokens"):
+            # A retry's shorter answer, never longer than what the stage allows this attempt.
+            max_tokens = min(max_tokens, int(change.pop("max_tokens")))
+        change.pop("max_tokens", None)
         sampling = server.sampling_for(max_tokens)
-        if run.retry_change:
+        if change:
             # A retry of an unusable answer: the same request again would bring the same answer back.
-            sampling = replace(sampling, **run.retry_change["sampling"])
+            sampling = replace(sampling, **change)
         budget = None
         if context_tokens:
             # Characters of evidence per token of context left for it: the client's own conservative estimate.

@@ -10,7 +10,7 @@ from matters.selectors import evidence_exhibits
 from ..digests.selectors import matter_digests
 from ..job_models import Job, StageRun, StageStatus
 from ..retrieval.embedding import retrievable_exhibits
-from . import motion
+from . import attribution, motion
 from .kinds import Stage, gate_queries, register
 from .results import StageFailed, checked_text, job_title, run_provenance, unusable_answer
 
@@ -62,6 +62,7 @@ class Section(Stage):
     signature block, certificate of service) as the job's draft."""
 
     name = "section"
+    retry_shortens = True
 
     def _entry(self, run: StageRun) -> tuple[StageRun, dict, dict]:
         plan, outline = job_outline(run.job)
@@ -112,13 +113,43 @@ class Section(Stage):
             text, removed = motion.section_body(answer, entry["heading"])
             if not text:
                 raise unusable_answer(run.role, "it wrote nothing for the section besides a caption or a closing.")
+            text, attributed, quoted = self._cited(run, outline, entry, text)
             generation.parsed = {"section": run.section, "heading": entry["heading"], "missing": False,
-                                 "text": text, "removed": removed, "prompt_echo_share": echo}
-            reason = " ".join(r for r in (warning, "The caption the model wrote was removed: the caption comes "
-                                          "from the matter record." if "caption" in removed else "") if r)
+                                 "text": text, "removed": removed, "prompt_echo_share": echo,
+                                 "attributed": attributed, "quoted_authorities": quoted}
+            notes = [warning, "The caption the model wrote was removed: the caption comes from the matter record."
+                     if "caption" in removed else ""]
+            if attributed:
+                cites = ", ".join(dict.fromkeys(a["cite"] for a in attributed))
+                notes.append(f"LawDesk attached a record cite to {len(attributed)} sentence"
+                             f"{'' if len(attributed) == 1 else 's'} the model drew from one excerpt without citing "
+                             f"it ({cites}), by the words each shares with that page.")
+            if quoted:
+                notes.append("The section cited none of the stored authorities it was sent, so LawDesk quoted "
+                             f"{' and '.join(q['cites_as'] for q in quoted)} under their own citation.")
+            reason = " ".join(r for r in notes if r)
         if run.section == motion.drafted_keys(outline)[-1]:
             self._assemble(run, plan, outline, text)
         return StageStatus.DONE, reason
+
+    @staticmethod
+    def _cited(run: StageRun, outline: dict, entry: dict, text: str) -> tuple[str, list[dict], list[dict]]:
+        """``text`` with the cites it carries by construction (:mod:`pipeline.stages.attribution`): a record cite
+        on each sentence drawn from one excerpt of the packet the section was sent, and, in the section that
+        states the law (the legal standard, or the first argument of an outline that has none) when it cites none
+        of its law, quotations of the stored authorities. Returns the text, the cites
+        attached and the quotations added."""
+        prompt = "\n".join(m.get("content", "") for m in run.prompt or [] if m.get("role") == "user")
+        evidence, law = attribution.prompt_excerpts(prompt)
+        text, attributed = attribution.attach_record_cites(text, evidence)
+        quoted = []
+        kinds = [s["kind"] for s in outline["sections"]]
+        states_law = next((s["key"] for s in outline["sections"] if s["kind"] == (
+            "legal_standard" if "legal_standard" in kinds else "argument")), None)
+        if entry["key"] == states_law:
+            wanted = " ".join([entry["heading"], *entry["questions"], *entry["queries"], run.job.instructions])
+            text, quoted = attribution.quote_authorities(text, law, wanted)
+        return text, attributed, quoted
 
     def _assemble(self, run: StageRun, plan: StageRun, outline: dict, last_text: str) -> None:
         job = run.job

@@ -102,11 +102,11 @@ STAGES: dict[str, StageSpec] = {
     "gate": StageSpec("gate", Role.GATE, "gate.v2.txt", GATE_SCHEMA, settings.LAWDESK_GATE_MAX_TOKENS),
     "plan": StageSpec("plan", Role.REASONER, "plan.v1.txt", PLAN_SCHEMA, PLAN_MAX_TOKENS, packet=False),
     # One section's answer budget: a section, not the whole document.
-    "section": StageSpec("section", Role.DRAFTER, "section.v1.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
+    "section": StageSpec("section", Role.DRAFTER, "section.v2.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
                          authorities=True),
     "draft": StageSpec("draft", Role.DRAFTER, "draft.v2.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
                        authorities=True),
-    "revise": StageSpec("revise", Role.REASONER, "revise.v2.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
+    "revise": StageSpec("revise", Role.REASONER, "revise.v3.txt", None, settings.LAWDESK_DRAFT_MAX_TOKENS,
                         authorities=True),
     "verify": StageSpec("verify", None, packet=False),
     "review": StageSpec("review", Role.REVIEWER, "review.v2.txt", REVIEW_SCHEMA,

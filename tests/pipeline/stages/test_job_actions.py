@@ -54,7 +54,7 @@ def test_a_failure_reaches_the_open_page_with_the_retry_and_without_cancel(matte
     first, after = async_to_sync(session)()
     assert 'hx-swap-oob="true"' in first and "Cancel</button>" in first and "Run the stage again" not in first
     assert 'hx-swap-oob="true"' in after and "Cancel</button>" not in after and "Move to the front" not in after
-    assert "Run the stage again" in after and "repeat penalty 1.15 (the last answer repeated itself)" in after
+    assert "Run the stage again" in after and "because the last answer repeated itself" in after
     # The forms sent over the socket carry the browser's CSRF secret, which Django accepts as the form's token.
     assert f'name="csrfmiddlewaretoken" value="{SECRET}"' in after
 

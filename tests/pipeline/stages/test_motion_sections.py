@@ -36,7 +36,9 @@ def test_the_plan_is_recorded_and_each_section_is_drafted_from_its_own_packet_in
     attorney.save()
     matter.client, matter.opposing_party = "Jane Roe", "Acme Holdings LLC"
     matter.save()
-    calls = stage_server(server)
+    # Each section cites the stored opinion, so none is given a quotation of it; the revision keeps every mark.
+    law = " Tarrant Regional Water Dist. v. Herrmann, 569 U.S. 614 (2013)."
+    calls = stage_server(server, {"section": DEFAULT["section"] + law, "revise": DEFAULT["revise"] + law})
     register(server.url)
     job = _motion(matter, attorney)
     runs = run_all(job)
@@ -73,7 +75,7 @@ def test_the_plan_is_recorded_and_each_section_is_drafted_from_its_own_packet_in
     assert text[span["start"]:span["end"]].startswith("Statement of facts\n\nThe lease was signed")
     # The reasoner revised the body whole; the caption and closing stay LawDesk's.
     assert revised.provenance["stage"] == "revise" and revised.text.startswith(text[:assembled.provenance["body"][0]])
-    assert DEFAULT["revise"] in revised.text and revised.text.endswith(text[assembled.provenance["body"][1]:])
+    assert DEFAULT["revise"] + law in revised.text and revised.text.endswith(text[assembled.provenance["body"][1]:])
     revise = next(r for r in runs if r.stage == "revise")
     assert "Statement of facts" in revise.prompt[1]["content"] and "Case No." not in revise.prompt[1]["content"]
     # The caption's case number and court are the record's, not a model's assertion needing a cite.

@@ -31,19 +31,21 @@ def test_a_retry_of_a_looping_answer_sends_a_new_seed_and_a_higher_repeat_penalt
     register(server.url)
     assert run_all(job)[0].status == "failed"
 
+    budget = StageRun.objects.get(job=job).sampling["max_tokens"]
     retry = stage_retry(job=job, user=attorney, enqueue=False)
-    change = {"seed": 1235, "temperature": 0.3, "top_k": 40, "repeat_penalty": 1.15}
+    change = {"seed": 1235, "temperature": 0.3, "top_k": 40, "repeat_penalty": 1.15, "max_tokens": budget // 2}
     assert retry.retry_change["sampling"] == change
     assert retry.retry_change["because"] == "the last answer repeated itself"
     client.force_login(attorney)
     page = client.get(reverse("pipeline:job", args=[job.pk])).content.decode()
-    assert ("Run again with a new seed at temperature 0.3 and repeat penalty 1.15 (the last answer repeated "
-            "itself).") in page  # on the new attempt's row, before it has run
+    assert (f"Retried with a new seed at temperature 0.3, repeat penalty 1.15 and an answer budget of {budget // 2} "
+            f"tokens (half of {budget}), because the last answer repeated itself.") in page  # on the new row
     run_all(job)
 
     first, second = completions(server)[:2]
     assert (first["seed"], first["temperature"], first["top_k"], "repeat_penalty" in first) == (1234, 0.0, 1, False)
-    assert {key: second.get(key) for key in change} == change
+    assert first["max_tokens"] == budget
+    assert {key: second.get(key) for key in change} == change  # sent: a new seed, the penalty, half the answer
     assert second["messages"] == first["messages"]  # the same prompt: only the sampling changed
     attempts = list(StageRun.objects.filter(job=job, stage="summarize").order_by("attempt"))
     assert [(a.attempt, a.status) for a in attempts] == [(1, "failed"), (2, "done")]
@@ -65,9 +67,12 @@ def test_a_second_degenerate_retry_raises_the_penalty_again_and_takes_the_next_s
     stage_retry(job=job, user=attorney, enqueue=False)
     run_all(job)
     third = stage_retry(job=job, user=attorney, enqueue=False)
-    assert third.retry_change["sampling"] == {"seed": 1236, "temperature": 0.3, "top_k": 40, "repeat_penalty": 1.25}
+    assert third.retry_change["sampling"] == {"seed": 1236, "temperature": 0.3, "top_k": 40, "repeat_penalty": 1.25,
+                                              "max_tokens": 256}
     run_all(job)
-    assert [body.get("repeat_penalty") for body in completions(server)] == [None, 1.15, 1.25]
+    sent = completions(server)
+    assert [body.get("repeat_penalty") for body in sent] == [None, 1.15, 1.25]
+    assert [body["max_tokens"] for body in sent] == [1024, 512, 256]
 
 
 def test_a_retry_after_a_server_error_sends_the_same_request(matter, record, server, attorney):
@@ -82,3 +87,18 @@ def test_a_retry_after_a_server_error_sends_the_same_request(matter, record, ser
     run_all(job)
     first, second = completions(server)[:2]
     assert {k: v for k, v in first.items() if k != "messages"} == {k: v for k, v in second.items() if k != "messages"}
+
+
+def test_only_a_looping_part_is_shortened_never_a_revision_or_an_empty_answer():
+    from pipeline.stages.degenerate import retry_change
+    from pipeline.stages.registry import REGISTRY
+
+    looping = "The answer is degenerate: one line is repeated 5 times out of 6."
+    assert retry_change(looping, {"max_tokens": 300}, shorten=True)["sampling"]["max_tokens"] == 150
+    assert retry_change(looping, {"max_tokens": 200}, shorten=True)["sampling"]["max_tokens"] == 128  # the floor
+    assert "max_tokens" not in retry_change(looping, {"max_tokens": 100}, shorten=True)["sampling"]
+    assert "max_tokens" not in retry_change(looping, {"max_tokens": 1024}, shorten=False)["sampling"]
+    assert "max_tokens" not in retry_change("The answer is empty (finish reason: stop).", {"max_tokens": 1024},
+                                            shorten=True)["sampling"]
+    assert [REGISTRY[name].retry_shortens for name in ("section", "draft", "summarize", "revise", "plan")] == [
+        True, True, True, False, False]

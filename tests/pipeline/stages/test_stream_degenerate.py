@@ -76,8 +76,8 @@ def test_the_job_page_says_what_a_retry_of_an_unusable_answer_changes(matter, re
     client.force_login(attorney)
     page = client.get(reverse("pipeline:job", args=[job.pk])).content.decode()
     assert "Run the stage again" in page and 'id="retry-change"' in page
-    assert ("Run again with a new seed at temperature 0.3 and repeat penalty 1.15 (the last answer repeated "
-            "itself)") in page
+    assert ("A new attempt runs with a new seed at temperature 0.3, repeat penalty 1.15 and an answer budget of 512 "
+            "tokens (half of 1024), because the last answer repeated itself.") in page
 
 
 def test_the_job_page_offers_a_plain_retry_after_another_failure(matter, record, server, attorney, client):
