@@ -2,6 +2,17 @@
 
 from django.db import migrations, models
 
+from matters.exhibits.search_index import reinstall_page_fts
+
+
+def drop_page_fts_triggers(apps, schema_editor) -> None:
+    """SQLite adds a column with a default by rebuilding matters_page, which drops the search index's triggers on
+    it (matters.exhibits.search_index): they go first and come back, the index rebuilt, at the end."""
+    if schema_editor.connection.vendor != "sqlite":
+        return
+    for name in ("matters_page_fts_insert", "matters_page_fts_delete", "matters_page_fts_update"):
+        schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
+
 
 class Migration(migrations.Migration):
 
@@ -10,9 +21,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.RunPython(drop_page_fts_triggers, reinstall_page_fts),
         migrations.AddField(
             model_name='page',
             name='text_key',
             field=models.CharField(blank=True, default='', editable=False, max_length=40),
         ),
+        migrations.RunPython(reinstall_page_fts, drop_page_fts_triggers),
     ]
