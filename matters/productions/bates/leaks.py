@@ -33,11 +33,9 @@ stream, annotations, every object and stream that is not that content, every pag
 redacted page, a placeholder, a slip sheet, a page annotations were baked into) and every other file.
 """
 
-import bisect
 import hashlib
 import html
 import io
-import mmap
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -288,9 +286,6 @@ _KEY = re.compile(r"/(Type|Subtype)\s*/(\w+)")
 _FONT_PROGRAM = re.compile(r"/Length[123]\b")
 _CONTENT = re.compile(rb"(?:^|\s)BT\s.*?\sET(?:\s|$)", re.S)
 _THUMB = re.compile(r"/Thumb\s*(\d+\s+\d+\s+R|<<)")
-# An indirect object's start (ISO 32000-1, 7.3.10), and a name with a ``#`` escape (7.3.5).
-_OBJECT_HEAD = re.compile(rb"(\d+)\s+\d+\s+obj\b")
-_ESCAPED_NAME = re.compile(rb"/[^\s/\[\]()<>{}%#]*#")
 
 
 class IngestedPages:
@@ -342,8 +337,6 @@ class Scanner:
         self._pages: set[bytes] = set()
         self.pages_extracted = 0
         self.pages_ingested = 0
-        self.objects_in_bulk = 0
-        self._bulk_streams: set[int] = set()  # of the file being read: its objects read in bulk that are streams
 
     def _find(self, where: str, text: str | None, carrier: str = "") -> None:
         if carrier:
@@ -361,23 +354,15 @@ class Scanner:
     def scan_pdf(self, data: bytes, name: str) -> None:
         """Scan the PDF ``data`` (the file ``name``); see the module docstring."""
         with pymupdf.open("pdf", data) as doc:
-            self._scan_doc(doc, name, data)
+            self._scan_doc(doc, name)
 
     def scan_pdf_file(self, path, name: str) -> None:
         """Scan the PDF at ``path`` as :meth:`scan_pdf` does, read from disk as MuPDF needs it rather than whole
-        into memory (a combined PDF of 100,000 pages runs to gigabytes; its bytes are mapped, not read)."""
-        with open(path, "rb") as file, pymupdf.open(path, filetype="pdf") as doc:
-            try:
-                data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError):  # an empty file, or one that cannot be mapped: read object by object
-                data = None
-            try:
-                self._scan_doc(doc, name, data)
-            finally:
-                if data is not None:
-                    data.close()
+        into memory (a combined PDF of 100,000 pages runs to gigabytes)."""
+        with pymupdf.open(path, filetype="pdf") as doc:
+            self._scan_doc(doc, name)
 
-    def _scan_doc(self, doc: pymupdf.Document, name: str, data=None) -> None:
+    def _scan_doc(self, doc: pymupdf.Document, name: str) -> None:
         looking = bool(self.secrets)
         digests = Digests(doc) if looking else None
         unchanged_content: set[int] = set()  # the form XObjects holding an unchanged page's own content
@@ -391,59 +376,8 @@ class Scanner:
                 continue
             self.pages_extracted += 1
             self._find(where, doc[index].get_text())
-        in_bulk = self._syntax_in_bulk(doc, pdf, data, name) if looking and data is not None else set()
         for xref in range(1, doc.xref_length()):
-            self._scan_object(doc, pdf, xref, name, looking, xref in unchanged_content, digests, xref in in_bulk)
-
-    def _syntax_in_bulk(self, doc: pymupdf.Document, pdf, data, name: str) -> set[int]:
-        """Read the syntax of every object the file holds outside an object stream in one pass over its bytes
-        (``data``), rather than object by object through MuPDF: the file with each stream's data cut out (from
-        where MuPDF found the stream's data to start, to the first ``endstream`` after it, never past the next
-        object), which holds every such object's dictionary or value as the file writes it, and the trailer.
-        Returns the objects whose syntax was read (their own strings and names need not be read again), or an
-        empty set when the file is to be read object by object instead: encrypted (its strings are ciphertext),
-        an object not where MuPDF's cross-reference says (``N G obj`` at its offset), a page thumbnail or a name
-        written with ``#`` escapes (the precise checks read each object), or something found (so that each
-        finding names its object)."""
-        try:
-            if doc.xref_get_key(-1, "Encrypt")[0] != "null":
-                return set()
-            document = pdf.m_internal
-            read, offsets, stream_starts, self._bulk_streams = set(), [], [], set()
-            for xref in range(1, doc.xref_length()):
-                # Loading the object (to know it is a stream) sets where its stream's data starts.
-                is_stream = _M.pdf_obj_num_is_stream(pdf, xref)
-                entry = _M.ll_pdf_get_xref_entry_no_null(document, xref)
-                if entry.type != "n":  # free, or in an object stream: read object by object
-                    continue
-                head = _OBJECT_HEAD.match(data, entry.ofs)
-                if head is None or int(head.group(1)) != xref:
-                    return set()
-                if is_stream:
-                    if entry.stm_ofs <= entry.ofs:
-                        return set()
-                    stream_starts.append(entry.stm_ofs)
-                    self._bulk_streams.add(xref)
-                offsets.append(entry.ofs)
-                read.add(xref)
-        except Exception:  # an object MuPDF cannot load: read object by object
-            return set()
-        offsets.sort()
-        pieces, start = [], 0
-        for stream_start in sorted(stream_starts):
-            following = bisect.bisect_right(offsets, stream_start)
-            bound = offsets[following] if following < len(offsets) else len(data)
-            end = data.find(b"endstream", stream_start, bound)
-            pieces.append(data[start:stream_start])
-            start = bound if end < 0 else end
-        pieces.append(data[start:])
-        syntax = b"\n".join(pieces)
-        if b"/Thumb" in syntax or _ESCAPED_NAME.search(syntax):
-            return set()
-        if self.secrets.find("\n".join(syntax_texts(syntax))):
-            return set()
-        self.objects_in_bulk += len(read)
-        return read
+            self._scan_object(doc, pdf, xref, name, looking, xref in unchanged_content, digests)
 
     def _ingested_page(self, doc: pymupdf.Document, index: int, digests: Digests, where: str, name: str,
                        unchanged_content: set[int]) -> bool:
@@ -490,19 +424,15 @@ class Scanner:
         return False
 
     def _scan_object(self, doc: pymupdf.Document, pdf, xref: int, name: str, looking: bool,
-                     unchanged_content: bool = False, digests: Digests | None = None,
-                     syntax_read: bool = False) -> None:
-        """Scan object ``xref``: its syntax (unless ``syntax_read``: read with the file's, and then an object
-        that is not a stream holds nothing more), and its stream (decoded) unless it is not text, or it is an
-        unchanged page's own content (``unchanged_content``: read by :meth:`_ingested_page`)."""
+                     unchanged_content: bool = False, digests: Digests | None = None) -> None:
+        """Scan object ``xref``: its syntax, and its stream (decoded) unless it is not text, or it is an unchanged
+        page's own content (``unchanged_content``: read by :meth:`_ingested_page`)."""
         where = f"{name}, object {xref}"
-        if syntax_read and xref not in self._bulk_streams:
-            return
         try:
             source = digests.text(xref) if digests is not None else doc.xref_object(xref, compressed=True)
         except Exception:  # a damaged or free object holds nothing readable
             return
-        if looking and not syntax_read and not self._seen(source.encode("latin-1", "replace"), self._objects):
+        if looking and not self._seen(source.encode("latin-1", "replace"), self._objects):
             self._find(where, "\n".join(syntax_texts(source.encode("latin-1", "replace"))))
         keys = dict(_KEY.findall(source))
         if keys.get("Type") == "Page" and _THUMB.search(source):
