@@ -322,7 +322,8 @@ _PROPERTY_LIST = re.compile(rb"<<.*?(?:BDC|DP)(?![A-Za-z])", re.S)
 class Scanner:
     """Scans the files of one production for ``secrets``, keeping what it has read: an object or a stream whose
     bytes it has read in another file (the combined PDF repeats every native's pages) is not read again, nor the
-    extracted text of a page whose content streams are all ones it has extracted before. ``ocr``: a function of a
+    text of a page that extracts to the text of a page read before (the same content streams, resources by
+    content, boxes and rotation: :meth:`_page_seen`). ``ocr``: a function of a
     page image's bytes returning its text, for the page images to read (others are not read: see
     :meth:`scan_file`). ``ingested``: the exhibit pages ingest read (:class:`IngestedPages`), whose stored text
     stands for the text of a produced page that is one of them unchanged."""
