@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import ahocorasick
 import pymupdf
 
-from .page_key import Digests, page_keys, produced_key, raw, streams
+from .page_key import Digests, annotations_other_than_links, page_box, page_keys, produced_key, streams
 
 WORD = re.compile(r"[^\W_]+")
 # Text reduced to its words without the regex engine: in its UTF-8 bytes, every ASCII byte but a letter or digit
@@ -314,7 +314,6 @@ class IngestedPages:
 
 
 _M = pymupdf.mupdf
-_MAX_XOBJECTS = 10_000
 # A marked-content property list in a content stream (ISO 32000-1, 14.6.2), ``/Tag <<...>> BDC`` or ``DP``: from
 # the dictionary's start to the operator.
 _PROPERTY_LIST = re.compile(rb"<<.*?(?:BDC|DP)(?![A-Za-z])", re.S)
@@ -323,7 +322,8 @@ _PROPERTY_LIST = re.compile(rb"<<.*?(?:BDC|DP)(?![A-Za-z])", re.S)
 class Scanner:
     """Scans the files of one production for ``secrets``, keeping what it has read: an object or a stream whose
     bytes it has read in another file (the combined PDF repeats every native's pages) is not read again, nor the
-    extracted text of a page whose content streams are all ones it has extracted before. ``ocr``: a function of a
+    text of a page that extracts to the text of a page read before (the same content streams, resources by
+    content, boxes and rotation: :meth:`_page_seen`). ``ocr``: a function of a
     page image's bytes returning its text, for the page images to read (others are not read: see
     :meth:`scan_file`). ``ingested``: the exhibit pages ingest read (:class:`IngestedPages`), whose stored text
     stands for the text of a produced page that is one of them unchanged."""
@@ -335,7 +335,7 @@ class Scanner:
         self.findings: list[Finding] = []
         self._streams: set[bytes] = set()
         self._objects: set[bytes] = set()
-        self._pages: set[tuple[bytes, ...]] = set()
+        self._pages: set[bytes] = set()
         self.pages_extracted = 0
         self.pages_ingested = 0
 
@@ -365,14 +365,15 @@ class Scanner:
 
     def _scan_doc(self, doc: pymupdf.Document, name: str) -> None:
         looking = bool(self.secrets)
-        digests = Digests(doc) if self.ingested and looking else None
+        digests = Digests(doc) if looking else None
         unchanged_content: set[int] = set()  # the form XObjects holding an unchanged page's own content
         pdf = pymupdf._as_pdf_document(doc)  # once: each high-level call makes its own
         for index in range(doc.page_count) if looking else ():
             where = f"{name}, page {index + 1}"
-            # A page read in another file (the combined PDF repeats the natives' pages), or an unchanged one.
-            if self._page_seen(pdf, index) or (digests is not None and self._ingested_page(
-                    doc, index, digests, where, name, unchanged_content)):
+            # An unchanged page (its stored text looked in once for every file that repeats it), or a page read
+            # in another file (the combined PDF repeats the natives' pages).
+            if (self.ingested and self._ingested_page(doc, index, digests, where, name, unchanged_content)
+                    or self._page_seen(digests, index)):
                 continue
             self.pages_extracted += 1
             self._find(where, doc[index].get_text())
@@ -399,27 +400,24 @@ class Scanner:
                        "\n".join(syntax_texts(b"\n".join(_PROPERTY_LIST.findall(data)), stream=True)))
         return True
 
-    def _page_seen(self, pdf, index: int) -> bool:
-        """Whether a page with the same content streams (its own and its XObjects', forms' within forms included,
-        by their encoded bytes) had its text read."""
+    def _page_seen(self, digests: Digests, index: int) -> bool:
+        """Whether a page that extracts to the same text had its text read (the combined PDF repeats the natives'
+        pages): one whose content streams (each by its dictionary and encoded bytes, so a stream of the same bytes
+        under another filter differs), resources by content (:class:`.page_key.Digests`: the forms it draws, the
+        fonts, encodings and ToUnicode maps that decide what its glyph codes read as, everything they refer to),
+        MediaBox, CropBox and rotation are those of a page read before. A page with annotations other than links
+        (whose appearances extraction reads too), or one that cannot be digested, is read."""
         try:
-            page = _M.pdf_lookup_page_obj(pdf, index)
-            found = [raw(stream) for stream in streams(page)]
-            pending, done = [_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Resources)], set()
-            while pending and len(done) < _MAX_XOBJECTS:
-                xobjects = _M.pdf_dict_get(pending.pop(), _M.PDF_ENUM_NAME_XObject)
-                for i in range(_M.pdf_dict_len(xobjects) if _M.pdf_is_dict(xobjects) else 0):
-                    xobject = _M.pdf_dict_get_val(xobjects, i)
-                    number = _M.pdf_to_num(xobject)
-                    if not _M.pdf_is_stream(xobject) or number in done:
-                        continue
-                    done.add(number)
-                    found.append(raw(xobject))
-                    pending.append(_M.pdf_dict_get(xobject, _M.PDF_ENUM_NAME_Resources))
-            if pending:  # more forms than are listed: not shown the same as any page read
+            page = _M.pdf_lookup_page_obj(digests.pdf, index)
+            if annotations_other_than_links(page):
                 return False
-            key = tuple(sorted(hashlib.sha1(data).digest() for data in found))
-        except Exception:  # a page whose streams cannot be listed is read
+            key = hashlib.sha1(b"".join(digests.of_xref(_M.pdf_to_num(stream)) for stream in streams(page)))
+            key.update(b"|" + digests.of_resources(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Resources)))
+            boxes = (_M.PDF_ENUM_NAME_MediaBox, _M.PDF_ENUM_NAME_CropBox)
+            key.update(repr([page_box(_M.pdf_dict_get_inheritable(page, box)) for box in boxes]).encode())
+            key.update(b"|%d" % _M.pdf_to_int(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Rotate)))
+            key = key.digest()
+        except Exception:  # a page whose content or resources cannot be digested is read
             return False
         if key in self._pages:
             return True

@@ -111,12 +111,12 @@ def streams(page) -> list:
     return [contents] if _M.pdf_is_stream(contents) else []
 
 
-def _box(rect_obj) -> tuple[float, ...]:
+def page_box(rect_obj) -> tuple[float, ...]:
     rect = _M.pdf_to_rect(rect_obj)
     return tuple(round(v, 2) for v in (rect.x0, rect.y0, rect.x1, rect.y1))
 
 
-def _annotations_other_than_links(page) -> bool:
+def annotations_other_than_links(page) -> bool:
     annots = _M.pdf_dict_get(page, _M.PDF_ENUM_NAME_Annots)
     if _M.pdf_is_null(annots):
         return False
@@ -138,11 +138,11 @@ def ingested_key(digests: Digests, index: int) -> bytes | None:
     try:
         page = _M.pdf_lookup_page_obj(digests.pdf, index)
         page_streams = streams(page)
-        if not page_streams or _annotations_other_than_links(page):
+        if not page_streams or annotations_other_than_links(page):
             return None
         content = b"\n".join(map(decoded, page_streams))
         resources = digests.of_resources(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Resources))
-        return _page_key(content, resources, _box(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_MediaBox)))
+        return _page_key(content, resources, page_box(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_MediaBox)))
     except Exception:  # a page that cannot be digested is not shown identical: it is read
         return None
 
@@ -160,7 +160,7 @@ def produced_key(digests: Digests, index: int) -> tuple[bytes, int, bytes] | Non
     try:
         page = _M.pdf_lookup_page_obj(digests.pdf, index)
         page_streams = streams(page)
-        if len(page_streams) != 1 or _annotations_other_than_links(page):
+        if len(page_streams) != 1 or annotations_other_than_links(page):
             return None
         wrapper = decoded(page_streams[0])
         if not wrapper.startswith(_FORM_LEAD) or wrapper.count(b"Do") != 1:
@@ -169,9 +169,9 @@ def produced_key(digests: Digests, index: int) -> tuple[bytes, int, bytes] | Non
         form = _M.pdf_dict_gets(_M.pdf_dict_get(resources, _M.PDF_ENUM_NAME_XObject), "LDPage")
         if not (_M.pdf_is_indirect(form) and _M.pdf_is_stream(form)):
             return None
-        box = _box(_M.pdf_dict_get(form, _M.PDF_ENUM_NAME_BBox))
+        box = page_box(_M.pdf_dict_get(form, _M.PDF_ENUM_NAME_BBox))
         if (not _M.pdf_is_null(_M.pdf_dict_get(form, _M.PDF_ENUM_NAME_Matrix))
-                or box != _box(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_MediaBox))):
+                or box != page_box(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_MediaBox))):
             return None
         content = decoded(form)
         key = _page_key(content, digests.of_resources(_M.pdf_dict_get(form, _M.PDF_ENUM_NAME_Resources)), box)
