@@ -104,6 +104,43 @@ def test_an_encrypted_member_is_named_and_left():
     assert any("secret.pdf" in p and "encrypted" in p for p in problems)
 
 
+@pytest.mark.parametrize("compression", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA], ids=["bzip2", "lzma"])
+def test_a_bzip2_or_lzma_bomb_never_inflates_past_the_limit_in_memory(compression):
+    # zipfile hands a bzip2 or LZMA member's compressed bytes to a decompressor without a limit: 64 MiB of zeros
+    # (a few hundred bytes of bzip2) would all be inflated in one read before the budget saw any of it.
+    import tracemalloc
+
+    bomb = zip_bytes({"first.txt": b"Read me first.", "zeros.bin": bytes(64 << 20)}, compression)
+    assert len(bomb) < 64 << 10
+    limits = ArchiveLimits(max_depth=3, max_members=100, max_total_bytes=1 << 20)
+    tracemalloc.start()
+    try:
+        out, problems = unpacked_attachments([Attachment("bomb.zip", "application/zip", bomb),
+                                              Attachment("after.txt", "text/plain", b"after")], limits)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20  # the 1 MiB limit and a read's worth of room, never the 64 MiB the member claims
+    assert [(a.name, a.data) for a in out] == [("bomb.zip/first.txt", b"Read me first."), ("after.txt", b"after")]
+    assert any("bomb.zip/zeros.bin" in p and "LAWDESK_ARCHIVE_MAX_MB" in p for p in problems)
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA], ids=["bzip2", "lzma"])
+def test_bzip2_and_lzma_members_inflate_whole_and_a_bad_crc_is_named(compression):
+    text = b"Lease of suite 400 at a monthly rent of $12,500. " * 2000
+    archive = zip_bytes({"lease.txt": text, "note.txt": b"note"}, compression)
+    out, problems = unpacked_attachments([Attachment("a.zip", "application/zip", archive)],
+                                         ArchiveLimits(3, 10, 1 << 20))
+    assert [(a.name, a.data) for a in out] == [("a.zip/lease.txt", text), ("a.zip/note.txt", b"note")]
+    damaged = bytearray(archive)
+    central = damaged.find(b"PK\x01\x02")
+    damaged[central + 16] ^= 0xFF  # the first member's CRC-32 in the central directory (APPNOTE 4.3.12)
+    out, problems = unpacked_attachments([Attachment("a.zip", "application/zip", bytes(damaged))],
+                                         ArchiveLimits(3, 10, 1 << 20))
+    assert [a.name for a in out] == ["a.zip/note.txt"]
+    assert any("a.zip/lease.txt" in p and "CRC" in p for p in problems)
+
+
 def invitation_ics() -> bytes:
     calendar = icalendar.Calendar()
     calendar.add("prodid", "-//Tests//EN")
