@@ -53,6 +53,11 @@ _ALT = re.compile(r'(?:^|\s)alt="([^"]*)"')
 # time that grows with the square of the depth (20,000 nested elements: 2.3 s; 50,000: 16 s) and MuPDF refuses
 # markup nested a few thousand deep anyway, so a body past this is shown as text (which reads it in one pass).
 MAX_NESTING = 1000
+# How many table rows a body may hold and still be laid out as HTML: MuPDF's Story lays a table out in time that
+# grows with the square of its rows (2,000 rows: 0.2 s; 4,000: 0.5 s; 8,000: 1.9 s; 300,000, a 10 MB table, ran past
+# 300 s), so a body with more is shown as text. Counted over the whole body, as rows of nested tables add up.
+MAX_TABLE_ROWS = 2000
+_ROW = re.compile(r"<tr[\s/>]", re.IGNORECASE)
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*?(/?)>")
 # Elements that never hold others (void, HTML section 13.1.2) and those a parser closes when the next one opens
 # (section 13.1.2.4: optional end tags), so that "<p>one<p>two" is not counted as nesting.
@@ -74,6 +79,11 @@ def nesting_depth(markup: str) -> int:
             depth += 1
             deepest = max(deepest, depth)
     return deepest
+
+
+def table_rows(markup: str) -> int:
+    """How many ``<tr>`` tags ``markup`` opens (an upper bound of the rows a browser's parser builds), in one pass."""
+    return len(_ROW.findall(markup))
 
 
 def _attribute(tag: str, name: str, value: str) -> str | None:

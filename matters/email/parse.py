@@ -17,7 +17,7 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import parsedate_to_datetime
 
-from .html_body import MAX_NESTING, html_to_text, nesting_depth, sanitised_html
+from .html_body import MAX_NESTING, MAX_TABLE_ROWS, html_to_text, nesting_depth, sanitised_html, table_rows
 from .smime import read_opaque
 
 # Parts that carry a message's own security wrapping rather than content (RFC 8551 section 3.2): an opaque one
@@ -247,6 +247,9 @@ def _read_parts(message: EmailMessage, parsed: ParsedMessage, depth: int = 0) ->
         if (nesting := nesting_depth(markup)) > MAX_NESTING:
             parsed.problems.append(f"The body's HTML nests its elements {nesting} deep, more than the {MAX_NESTING} "
                                    "laid out as HTML; its text is shown instead.")
+        elif (rows := table_rows(markup)) > MAX_TABLE_ROWS:
+            parsed.problems.append(f"The body's HTML holds {rows:,} table rows, more than the {MAX_TABLE_ROWS:,} laid "
+                                   "out as HTML; its text is shown instead.")
         else:
             parsed.body_html = sanitised_html(markup)
             parsed.body_after_html = _joined(texts[html_index + 1:])

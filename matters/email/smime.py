@@ -26,9 +26,14 @@ _AUTH_ENVELOPED_DATA = bytes.fromhex("2a864886f70d0109100117")
 _COMPRESSED_DATA = bytes.fromhex("2a864886f70d0109100109")
 _OID, _OCTET_STRING, _SEQUENCE, _SET, _CONTEXT_0 = 0x06, 0x04, 0x10, 0x11, 0xA0
 _MAX_NESTING = 64  # BER nesting a CMS structure never needs; a deeper one is refused, not recursed into
+# Elements one structure may hold. Each is a Node in memory (about 100 bytes), and an element takes as little as two
+# bytes of input (an empty OCTET STRING piece, 04 00): 10 MB of them made 5 million Nodes, 930 MiB. A signed message
+# needs a few hundred for its certificates and one per piece of its content (mail programs cut it into pieces of 1 to
+# 4 KiB: 150 MiB, the largest message read, is under 160,000 pieces of 1 KiB).
+MAX_ELEMENTS = 200_000
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """A BER element: ``tag`` its identifier octet (class, constructed bit and a low tag number), ``value`` the
     content octets of a primitive element, ``children`` those of a constructed one."""
@@ -56,14 +61,18 @@ class Opaque:
 
 def read_ber(data: bytes) -> Node:
     """The single BER element ``data`` holds (trailing bytes after it are ignored, as a mail program may pad);
-    raises ValueError for anything malformed: a length past the end, a high tag number, nesting past 64."""
-    node, _ = _element(data, 0, 0)
+    raises ValueError for anything malformed: a length past the end, a high tag number, nesting past 64, more than
+    :data:`MAX_ELEMENTS` elements."""
+    node, _ = _element(data, 0, 0, [0])
     return node
 
 
-def _element(data: bytes, pos: int, depth: int) -> tuple[Node, int]:
+def _element(data: bytes, pos: int, depth: int, elements: list[int]) -> tuple[Node, int]:
     if depth > _MAX_NESTING:
         raise ValueError("nested too deep")
+    elements[0] += 1
+    if elements[0] > MAX_ELEMENTS:
+        raise ValueError(f"it holds more than {MAX_ELEMENTS:,} elements, more than an S/MIME message needs")
     if pos + 2 > len(data):
         raise ValueError("truncated element")
     tag = data[pos]
@@ -81,7 +90,7 @@ def _element(data: bytes, pos: int, depth: int) -> tuple[Node, int]:
                 raise ValueError("no end-of-contents")
             if data[pos] == 0 and data[pos + 1] == 0:
                 return Node(tag, children=children), pos + 2
-            child, pos = _element(data, pos, depth + 1)
+            child, pos = _element(data, pos, depth + 1, elements)
             children.append(child)
     if first & 0x80:
         count = first & 0x7F
@@ -98,7 +107,7 @@ def _element(data: bytes, pos: int, depth: int) -> tuple[Node, int]:
         return Node(tag, value=data[pos:end]), end
     children = []
     while pos < end:
-        child, pos = _element(data, pos, depth + 1)
+        child, pos = _element(data, pos, depth + 1, elements)
         children.append(child)
     if pos != end:
         raise ValueError("children overrun their parent")

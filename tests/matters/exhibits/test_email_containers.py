@@ -104,6 +104,43 @@ def test_an_encrypted_member_is_named_and_left():
     assert any("secret.pdf" in p and "encrypted" in p for p in problems)
 
 
+@pytest.mark.parametrize("compression", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA], ids=["bzip2", "lzma"])
+def test_a_bzip2_or_lzma_bomb_never_inflates_past_the_limit_in_memory(compression):
+    # zipfile hands a bzip2 or LZMA member's compressed bytes to a decompressor without a limit: 64 MiB of zeros
+    # (a few hundred bytes of bzip2) would all be inflated in one read before the budget saw any of it.
+    import tracemalloc
+
+    bomb = zip_bytes({"first.txt": b"Read me first.", "zeros.bin": bytes(64 << 20)}, compression)
+    assert len(bomb) < 64 << 10
+    limits = ArchiveLimits(max_depth=3, max_members=100, max_total_bytes=1 << 20)
+    tracemalloc.start()
+    try:
+        out, problems = unpacked_attachments([Attachment("bomb.zip", "application/zip", bomb),
+                                              Attachment("after.txt", "text/plain", b"after")], limits)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20  # the 1 MiB limit and a read's worth of room, never the 64 MiB the member claims
+    assert [(a.name, a.data) for a in out] == [("bomb.zip/first.txt", b"Read me first."), ("after.txt", b"after")]
+    assert any("bomb.zip/zeros.bin" in p and "LAWDESK_ARCHIVE_MAX_MB" in p for p in problems)
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA], ids=["bzip2", "lzma"])
+def test_bzip2_and_lzma_members_inflate_whole_and_a_bad_crc_is_named(compression):
+    text = b"Lease of suite 400 at a monthly rent of $12,500. " * 2000
+    archive = zip_bytes({"lease.txt": text, "note.txt": b"note"}, compression)
+    out, problems = unpacked_attachments([Attachment("a.zip", "application/zip", archive)],
+                                         ArchiveLimits(3, 10, 1 << 20))
+    assert [(a.name, a.data) for a in out] == [("a.zip/lease.txt", text), ("a.zip/note.txt", b"note")]
+    damaged = bytearray(archive)
+    central = damaged.find(b"PK\x01\x02")
+    damaged[central + 16] ^= 0xFF  # the first member's CRC-32 in the central directory (APPNOTE 4.3.12)
+    out, problems = unpacked_attachments([Attachment("a.zip", "application/zip", bytes(damaged))],
+                                         ArchiveLimits(3, 10, 1 << 20))
+    assert [a.name for a in out] == ["a.zip/note.txt"]
+    assert any("a.zip/lease.txt" in p and "CRC" in p for p in problems)
+
+
 def invitation_ics() -> bytes:
     calendar = icalendar.Calendar()
     calendar.add("prodid", "-//Tests//EN")
@@ -169,12 +206,75 @@ def test_all_day_floating_and_utc_times_say_which_they_are():
     assert calendar.items[1].end == "2026-04-02 16:00 UTC (UTC: 2026-04-02 16:00:00)"
 
 
+def calendar_with_zone(tzid: str, observances: str, start: str = "20260701T100000") -> bytes:
+    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VTIMEZONE\r\nTZID:" + tzid + "\r\n" + observances
+            + "END:VTIMEZONE\r\nBEGIN:VEVENT\r\nUID:z@x.example\r\nSUMMARY:Deposition\r\n"
+            + f"DTSTART;TZID=\"{tzid}\":{start}\r\nDURATION:PT1H\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n").encode()
+
+
+def observance(kind: str, start: str, offset_from: str, offset_to: str, rule: str) -> str:
+    return (f"BEGIN:{kind}\r\nDTSTART:{start}\r\nTZOFFSETFROM:{offset_from}\r\nTZOFFSETTO:{offset_to}\r\n"
+            f"RRULE:{rule}\r\nEND:{kind}\r\n")
+
+
+# Outlook names a zone it defines itself like this, and defines it from 1601.
+OUTLOOK_PACIFIC = "(UTC-08:00) Pacific Time (US & Canada)"
+PACIFIC_RULES = (observance("STANDARD", "16011104T020000", "-0700", "-0800", "FREQ=YEARLY;BYDAY=1SU;BYMONTH=11")
+                 + observance("DAYLIGHT", "16010311T020000", "-0800", "-0700",
+                              "FREQ=YEARLY;BYDAY=2SU;BYMONTH=3;UNTIL=20991231T000000Z"))
+
+
+def test_a_calendars_own_timezone_converts_its_times_to_utc():
+    summer = read_calendar(calendar_with_zone(OUTLOOK_PACIFIC, PACIFIC_RULES))
+    winter = read_calendar(calendar_with_zone(OUTLOOK_PACIFIC, PACIFIC_RULES, "20260110T100000"))
+    assert summer.items[0].start == f"2026-07-01 10:00 {OUTLOOK_PACIFIC} (UTC: 2026-07-01 17:00:00)"
+    assert summer.items[0].end == f"2026-07-01 11:00 {OUTLOOK_PACIFIC} (UTC: 2026-07-01 18:00:00)"
+    assert winter.items[0].start == f"2026-01-10 10:00 {OUTLOOK_PACIFIC} (UTC: 2026-01-10 18:00:00)"
+    assert summer.problems == [] and winter.problems == []
+
+
+def test_a_calendar_cannot_change_how_a_later_calendar_reads_a_zone_of_the_same_name():
+    # icalendar keeps the first definition of a zone name it does not know for the whole process: a hostile file
+    # read first would shift every later calendar's times in that zone.
+    hostile = observance("STANDARD", "16010101T000000", "+0500", "+0500", "FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=1")
+    assert read_calendar(calendar_with_zone(OUTLOOK_PACIFIC, hostile)).items[0].start.endswith(
+        "(UTC: 2026-07-01 05:00:00)")
+    honest = read_calendar(calendar_with_zone(OUTLOOK_PACIFIC, PACIFIC_RULES))
+    assert honest.items[0].start == f"2026-07-01 10:00 {OUTLOOK_PACIFIC} (UTC: 2026-07-01 17:00:00)"
+
+
+@pytest.mark.parametrize("rule", ["FREQ=SECONDLY", "FREQ=YEARLY;BYHOUR=0,6,12,18",
+                                  "FREQ=YEARLY;BYMONTH=1,2,3,4,5,6,7,8,9,10,11,12;BYMONTHDAY=1"])
+def test_a_timezone_that_changes_more_than_yearly_is_not_expanded_and_its_times_are_shown_as_written(rule):
+    # Expanding FREQ=SECONDLY from 1970 to the event would take billions of onsets (and keep them cached).
+    rules = (observance("STANDARD", "19700101T000000", "+0100", "+0000", rule)
+             + observance("DAYLIGHT", "19700101T000001", "+0000", "+0100", rule))
+    calendar = read_calendar(calendar_with_zone("Evil/Zone", rules))
+    item = calendar.items[0]
+    assert item.summary == "Deposition"
+    assert item.start.startswith("2026-07-01 10:00 Evil/Zone (not converted to UTC: the calendar's own definition")
+    assert item.end.startswith("2026-07-01 11:00 Evil/Zone (not converted to UTC")
+    assert len(calendar.problems) == 1 and "“Evil/Zone”" in calendar.problems[0]
+
+
+def test_a_zone_neither_defined_nor_known_is_said_not_called_floating():
+    data = (b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nSUMMARY:Call\r\n"
+            b"DTSTART;TZID=Nowhere/Zone:20260402T150000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+    calendar = read_calendar(data)
+    assert calendar.items[0].start == ("2026-04-02 15:00 Nowhere/Zone (not converted to UTC: the calendar does not "
+                                       "define it and it is not a timezone LawDesk knows)")
+    assert any("Nowhere/Zone" in problem for problem in calendar.problems)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(["BEGIN:VCALENDAR", "END:VCALENDAR", "BEGIN:VEVENT", "END:VEVENT", "SUMMARY:x",
                                  "DTSTART:20260101T000000Z", "DTSTART;TZID=Nowhere/Zone:20260101T000000",
                                  "DTEND;VALUE=DATE:2026", "ATTENDEE;CN=\"A\":mailto:a@b", "RRULE:FREQ=WEEKLY",
-                                 "DURATION:PT1H", "ORGANIZER:", " folded", "\u00e9", "X:\\n\\,"]),
-                max_size=12).map("\r\n".join), st.binary(max_size=20))
+                                 "DURATION:PT1H", "ORGANIZER:", " folded", "\u00e9", "X:\\n\\,",
+                                 "BEGIN:VTIMEZONE", "END:VTIMEZONE", "TZID:Nowhere/Zone", "BEGIN:STANDARD",
+                                 "END:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:+0100",
+                                 "TZOFFSETTO:+0000", "RRULE:FREQ=SECONDLY", "RRULE:FREQ=YEARLY;BYMONTH=3"]),
+                max_size=16).map("\r\n".join), st.binary(max_size=20))
 def test_no_calendar_text_makes_the_reader_raise(text, noise):
     data = text.encode() + noise
     calendar = read_calendar(data)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matters import storage
-from matters.email.html_body import MAX_NESTING, nesting_depth, sanitised_html
+from matters.email.html_body import MAX_NESTING, MAX_TABLE_ROWS, nesting_depth, sanitised_html, table_rows
 from matters.models import Exhibit
 
 from .email_messages import as_bytes, ingest_bytes, message, page_text
@@ -161,6 +161,17 @@ def test_a_body_nested_past_the_limit_is_shown_as_text_with_a_note(matter, attor
     assert parent.status == Exhibit.Status.READY
     assert "Payment is due on April 1." in page_text(parent)
     assert any(f"nests its elements {depth} deep" in note for note in parent.notes)
+
+
+def test_a_body_with_more_table_rows_than_the_limit_is_shown_as_text_with_a_note(matter, attorney):
+    # MuPDF lays a table out in time that grows with the square of its rows: a 10 MB table would hold the worker.
+    rows = MAX_TABLE_ROWS + 1
+    markup = "<table>" + "".join(f"<tr><td>Invoice {n}</td><td>${n},00</td></tr>" for n in range(rows)) + "</table>"
+    parent = ingest_bytes(matter, attorney, as_bytes(html_message(markup, message_id="<rows@x.example>")))
+    assert parent.status == Exhibit.Status.READY, parent.reason
+    assert "Invoice 2000" in page_text(parent)
+    assert any(f"holds {rows:,} table rows" in note for note in parent.notes)
+    assert table_rows("<TR><tr/><tr class=x><track><trx>") == 3
 
 
 @settings(max_examples=200, deadline=None)

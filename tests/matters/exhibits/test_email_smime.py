@@ -137,3 +137,53 @@ def test_signatures_wrapped_past_the_limit_are_said_and_not_opened(matter, attor
     assert parent.status == Exhibit.Status.READY
     assert "Innermost text." not in page_text(parent)
     assert any("wrapped more than 3 times" in note for note in parent.notes)
+
+
+def signed_in_pieces(pieces: list[bytes]) -> bytes:
+    """An opaque SignedData whose content is a constructed OCTET STRING of ``pieces`` (each a primitive piece)."""
+    content = ber(0x24, *(der(0x04, piece) for piece in pieces))
+    signed_data = ber(0x30, der(0x02, b"\x01"), der(0x31, b""),
+                      ber(0x30, der(0x06, bytes.fromhex("2a864886f70d010701")), ber(0xA0, content)), der(0x31, b""))
+    return ber(0x30, der(0x06, bytes.fromhex("2a864886f70d010702")), ber(0xA0, signed_data))
+
+
+def test_millions_of_empty_pieces_are_refused_before_they_fill_memory(monkeypatch):
+    # Each element read is an object in memory: 10 MB of empty pieces (04 00) held 5 million of them, 930 MiB.
+    import tracemalloc
+
+    from matters.email import smime
+
+    monkeypatch.setattr(smime, "MAX_ELEMENTS", 1_000)
+    part = signed_in_pieces([b""] * 100_000)
+    tracemalloc.start()
+    try:
+        found = read_opaque(part)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found.kind == "unknown" and "more than 1,000 elements" in found.problem
+    assert peak < 1 << 20  # a thousand elements' worth, never the 100,000 the part holds
+
+
+def test_content_in_many_pieces_under_the_limit_is_read_whole():
+    content = b"Content-Type: text/plain\r\n\r\n" + b"Signed in many pieces. " * 2_000
+    pieces = [content[start:start + 16] for start in range(0, len(content), 16)]  # about 2,900 pieces
+    assert read_opaque(signed_in_pieces(pieces)).content == content
+
+
+def test_a_part_past_the_element_limit_is_said_and_the_family_goes_on(matter, attorney, monkeypatch):
+    from matters.email import smime
+
+    monkeypatch.setattr(smime, "MAX_ELEMENTS", 1_000)
+    mail = message(subject="Pieces", message_id="<pieces@x.example>")
+    mail.add_attachment(signed_in_pieces([b""] * 5_000), maintype="application", subtype="pkcs7-mime",
+                        filename="smime.p7m", params={"smime-type": "signed-data"})
+    mail.add_attachment(pdf_bytes("Schedule of payments."), maintype="application", subtype="pdf",
+                        filename="schedule.pdf")
+    data = as_bytes(mail)
+    parent = ingest_bytes(matter, attorney, data)
+    assert parent.status == Exhibit.Status.READY, parent.reason
+    assert any("S/MIME part could not be read" in note and "more than 1,000 elements" in note
+               for note in parent.notes)
+    assert [child.original_name for child in parent.children.all()] == ["schedule.pdf"]
+    assert storage.blob_path(parent.sha256).read_bytes() == data
