@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from matters.audit.services import audit_record, audit_verify
+from matters.html_pdf import LayoutLostText
 from matters.models import DraftVersion, Finding, GeneratedDocument, Origin
 from matters.permissions import require
 from matters.provenance import generated_record, sha256_bytes
@@ -143,13 +144,17 @@ def draft_export(*, version: DraftVersion, user: AbstractBaseUser, kind: str) ->
         else:
             content = docx_bytes(text=version.text, title=title, footer=footer)
         text = version.text
-    elif kind == "pdf":
-        content = draft_pdf_bytes(text=version.text, title=title, footer=footer)
-        text = version.text
     else:
-        content = report_pdf_bytes(context=report_context(version, chain.head_hash),
-                                   title=f"Verification report: {title}", footer=footer)
-        text = pdf_text(content)
+        try:
+            if kind == "pdf":
+                content = draft_pdf_bytes(text=version.text, title=title, footer=footer)
+                text = version.text
+            else:
+                content = report_pdf_bytes(context=report_context(version, chain.head_hash),
+                                           title=f"Verification report: {title}", footer=footer)
+                text = pdf_text(content)
+        except LayoutLostText as exc:
+            raise ValidationError(f"Not exported as {label}: {exc} The DOCX export keeps every word.") from exc
     digest = sha256_bytes(content)
     with transaction.atomic():
         generated = generated_record(matter=matter, origin=Origin.EXPORT, title=f"{title} ({label})", text=text,

@@ -11,6 +11,7 @@ Django-free.
 
 import html
 import logging
+import re
 from datetime import UTC
 from pathlib import Path
 
@@ -47,6 +48,18 @@ div.html span.image { color: #555; }
 _FONT_FOLDERS = ("/usr/share/fonts/truetype/liberation2", "/usr/share/fonts/truetype/liberation")
 _FONT_FILES = {("normal", "normal"): "LiberationSans-Regular.ttf", ("bold", "normal"): "LiberationSans-Bold.ttf",
                ("normal", "italic"): "LiberationSans-Italic.ttf", ("bold", "italic"): "LiberationSans-BoldItalic.ttf"}
+# MuPDF's Story never breaks a line inside a word: a run of characters without a space wider than the line runs off
+# the page, and the text layer keeps only what fits on it (87 characters of a 20,000-character run), while laying
+# the run out takes time that grows with the square of its length (20,000 characters 0.8 s; 2 MB past 300 s). A
+# run is therefore broken every RUN_CHARACTERS characters, fewer than a line holds (88 in the monospaced 9.5 pt
+# face; an HTML body's 10 pt Liberation Sans fits 53 of its widest capital, W): every character of it is on the
+# page and in the text layer, on lines of its own, and the layout time grows with the length. (A table cell is
+# narrower than a line: a long run in one can still be cut at the cell's edge.)
+RUN_CHARACTERS = 48
+_LONG_RUN = re.compile(rf"\S{{{RUN_CHARACTERS}}}(?=\S)")
+# In markup, an entity or one character that is neither a space nor part of a tag is one character of a run.
+_LONG_MARKUP_RUN = re.compile(rf"(?:&#?\w+;|[^\s<>]){{{RUN_CHARACTERS}}}(?=[^\s<>])")
+_TAG = re.compile(r"(<[^>]*>)")
 _PAGE = pymupdf.paper_rect("letter")
 _MARGIN_PT = 54
 logger = logging.getLogger(__name__)
@@ -81,7 +94,7 @@ def header_lines(message: ParsedMessage) -> list[tuple[str, str]]:
 def message_pdf(message: ParsedMessage, notes: list[str] = ()) -> bytes:
     """The message's pages as PDF bytes: its header block, a rule, its body (or a line saying it has none), and
     ``notes`` (what could not be read, S/MIME) in small type at the end."""
-    parts = [f'<p class="head"><b>{html.escape(name)}:</b> {html.escape(value)}</p>'
+    parts = [f'<p class="head"><b>{html.escape(name)}:</b> {_escaped(value)}</p>'
              for name, value in header_lines(message)]
     parts.append('<p class="rule"></p>')
     tail = []
@@ -92,7 +105,8 @@ def message_pdf(message: ParsedMessage, notes: list[str] = ()) -> bytes:
         after = [_paragraph(line) for line in message.body_after_html.splitlines()]
         font_css, archive = _html_font()
         try:
-            return _pdf("".join(parts + [f'<div class="html">{message.body_html}</div>'] + after + tail),
+            return _pdf("".join(parts + [f'<div class="html">{broken_markup_runs(message.body_html)}</div>']
+                                + after + tail),
                         css=_CSS + _HTML_CSS + font_css, archive=archive)
         except Exception as exc:  # MuPDF's layout of markup it cannot place; the text rendering still reads
             logger.warning("HTML body could not be laid out: %s", exc)
@@ -123,7 +137,7 @@ def calendar_pdf(calendar: Calendar, notes: list[str] = ()) -> bytes:
                  ("Organizer", item.organizer), ("Start", item.start),
                  ("End" if item.kind == "event" else "Due", item.end), ("Location", item.location),
                  ("Recurs", item.recurrence), ("Status", item.status), ("UID", item.uid)]
-        parts += [f'<p class="head"><b>{html.escape(name)}:</b> {html.escape(value)}</p>'
+        parts += [f'<p class="head"><b>{html.escape(name)}:</b> {_escaped(value)}</p>'
                   for name, value in lines if value]
         if item.attendees:
             parts.append('<p class="head"><b>Attendees:</b></p>')
@@ -144,9 +158,28 @@ def listing_pdf(title: str, rows: list[str]) -> bytes:
     return _pdf("".join(parts))
 
 
+def broken_runs(text: str) -> str:
+    """``text`` with a line break after every :data:`RUN_CHARACTERS` characters of a run without white space
+    (nothing else changed), so that each piece fits on a line."""
+    return _LONG_RUN.sub(lambda match: match.group(0) + "\n", text)
+
+
+def broken_markup_runs(markup: str) -> str:
+    """``markup`` (sanitised HTML) with ``<br>`` after every :data:`RUN_CHARACTERS` characters (an entity counts
+    as one) of a run of text without white space; tags and their attributes are left as they are."""
+    return "".join(part if part.startswith("<") else _LONG_MARKUP_RUN.sub(lambda m: m.group(0) + "<br>", part)
+                   for part in _TAG.split(markup))
+
+
+def _escaped(value: str) -> str:
+    return html.escape(broken_runs(value)).replace("\n", "<br>")
+
+
 def _paragraph(line: str) -> str:
     # A blank line keeps its height.
-    return f"<p>{html.escape(line)}</p>" if line.strip() else "<p>&#160;</p>"
+    if not line.strip():
+        return "<p>&#160;</p>"
+    return "".join(f"<p>{html.escape(piece)}</p>" for piece in broken_runs(line).split("\n"))
 
 
 def _pdf(markup: str, css: str = _CSS, archive: pymupdf.Archive | None = None) -> bytes:

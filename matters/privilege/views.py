@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from matters.audit.services import audit_record
 from matters.forms import ButtonForm, ReasonForm
+from matters.html_pdf import LayoutLostText
 from matters.permissions import require
 from matters.privilege.log import EDITABLE, family_of_rows, log_csv_bytes, log_entries, log_entry_update, log_pdf_bytes
 from matters.privilege.services import improper_redact, improper_redaction_confirm, redaction_add, redaction_delete
@@ -122,7 +123,11 @@ def privilege_log_download(request: HttpRequest, matter_id: int, production_id: 
     matter, production = _production(request, matter_id, production_id)
     if kind not in ("csv", "pdf"):
         raise Http404("No such format.")
-    content = log_csv_bytes(production) if kind == "csv" else log_pdf_bytes(production)
+    try:
+        content = log_csv_bytes(production) if kind == "csv" else log_pdf_bytes(production)
+    except LayoutLostText as exc:
+        messages.error(request, f"The privilege log's PDF was not made: {exc} The CSV has every row.")
+        return redirect("matters:privilege_log", matter_id=matter.pk, production_id=production.pk)
     audit_record(action="privilege_log.download", actor=request.user, matter=matter, obj=production,
                  detail={"kind": kind})
     response = HttpResponse(content, content_type="text/csv; charset=utf-8" if kind == "csv" else "application/pdf")
