@@ -78,6 +78,17 @@ _MATTER_FILL = """INSERT INTO matters_page_fts(rowid, reading_text, matter)
     SELECT p.id, p.reading_text, e.matter_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id"""
 
 
+def drop_page_fts_triggers(apps, schema_editor) -> None:
+    """Drop the index's triggers before a migration makes SQLite rebuild a table they read by name
+    (``matters_page`` for a new column with a default, ``matters_exhibit`` for a new foreign key): the rebuild
+    drops them anyway, and :func:`reinstall_page_fts` at the migration's end brings them back with the index
+    rebuilt. Nothing to do on PostgreSQL."""
+    if schema_editor.connection.vendor != "sqlite":
+        return
+    for name in _NAMES:
+        schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
+
+
 def reinstall_page_fts(apps, schema_editor) -> None:
     """(Re)create the triggers and rebuild the index from the table; nothing to do on PostgreSQL."""
     if schema_editor.connection.vendor != "sqlite":

@@ -4,16 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from matters.exhibits.search_index import reinstall_page_fts
-
-
-def drop_page_fts_triggers(apps, schema_editor) -> None:
-    """SQLite rebuilds matters_exhibit to add its foreign keys, and the search index's triggers read that table
-    by name (matters.exhibits.search_index): they go first and come back, the index rebuilt, at the end."""
-    if schema_editor.connection.vendor != "sqlite":
-        return
-    for name in ("matters_page_fts_insert", "matters_page_fts_delete", "matters_page_fts_update"):
-        schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
+from matters.exhibits.search_index import drop_page_fts_triggers, reinstall_page_fts
 
 
 class Migration(migrations.Migration):

@@ -2,16 +2,7 @@
 
 from django.db import migrations, models
 
-from matters.exhibits.search_index import reinstall_page_fts
-
-
-def drop_page_fts_triggers(apps, schema_editor) -> None:
-    """SQLite adds a column with a default by rebuilding matters_page, which drops the search index's triggers on
-    it (matters.exhibits.search_index): they go first and come back, the index rebuilt, at the end."""
-    if schema_editor.connection.vendor != "sqlite":
-        return
-    for name in ("matters_page_fts_insert", "matters_page_fts_delete", "matters_page_fts_update"):
-        schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
+from matters.exhibits.search_index import drop_page_fts_triggers, reinstall_page_fts
 
 
 class Migration(migrations.Migration):
@@ -20,6 +11,7 @@ class Migration(migrations.Migration):
         ('matters', '0038_message_inclusive_near_duplicates'),
     ]
 
+    # SQLite adds a column with a default by rebuilding matters_page, which drops the page index's triggers.
     operations = [
         migrations.RunPython(drop_page_fts_triggers, reinstall_page_fts),
         migrations.AddField(
