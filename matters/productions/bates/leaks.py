@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import ahocorasick
 import pymupdf
 
-from .page_key import Digests, annotations_other_than_links, page_box, page_keys, produced_key, streams
+from .page_key import Digests, page_keys, produced_key, seen_key
 
 WORD = re.compile(r"[^\W_]+")
 # Text reduced to its words without the regex engine: in its UTF-8 bytes, every ASCII byte but a letter or digit
@@ -402,22 +402,11 @@ class Scanner:
 
     def _page_seen(self, digests: Digests, index: int) -> bool:
         """Whether a page that extracts to the same text had its text read (the combined PDF repeats the natives'
-        pages): one whose content streams (each by its dictionary and encoded bytes, so a stream of the same bytes
-        under another filter differs), resources by content (:class:`.page_key.Digests`: the forms it draws, the
-        fonts, encodings and ToUnicode maps that decide what its glyph codes read as, everything they refer to),
-        MediaBox, CropBox and rotation are those of a page read before. A page with annotations other than links
-        (whose appearances extraction reads too), or one that cannot be digested, is read."""
-        try:
-            page = _M.pdf_lookup_page_obj(digests.pdf, index)
-            if annotations_other_than_links(page):
-                return False
-            key = hashlib.sha1(b"".join(digests.of_xref(_M.pdf_to_num(stream)) for stream in streams(page)))
-            key.update(b"|" + digests.of_resources(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Resources)))
-            boxes = (_M.PDF_ENUM_NAME_MediaBox, _M.PDF_ENUM_NAME_CropBox)
-            key.update(repr([page_box(_M.pdf_dict_get_inheritable(page, box)) for box in boxes]).encode())
-            key.update(b"|%d" % _M.pdf_to_int(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Rotate)))
-            key = key.digest()
-        except Exception:  # a page whose content or resources cannot be digested is read
+        pages): one of the same :func:`.page_key.seen_key` as a page read before (its content streams, its fonts,
+        encodings and ToUnicode maps by content, its boxes and rotation). A page with annotations other than links,
+        or one that cannot be digested, has no key and is read."""
+        key = seen_key(digests, index)
+        if key is None:
             return False
         if key in self._pages:
             return True

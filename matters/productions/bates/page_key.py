@@ -147,6 +147,25 @@ def ingested_key(digests: Digests, index: int) -> bytes | None:
         return None
 
 
+def seen_key(digests: Digests, index: int) -> bytes | None:
+    """The key under which page ``index`` (from 0) extracts to the same text as another page of the same key: its
+    content streams (each by its dictionary and encoded bytes, so the same bytes under another filter differ), its
+    effective resources by content (:class:`Digests`), MediaBox, CropBox and rotation. None when the page has
+    annotations other than links (whose appearances extraction reads too) or cannot be digested."""
+    try:
+        page = _M.pdf_lookup_page_obj(digests.pdf, index)
+        if annotations_other_than_links(page):
+            return None
+        key = hashlib.sha1(b"".join(digests.of_xref(_M.pdf_to_num(stream)) for stream in streams(page)))
+        key.update(b"|" + digests.of_resources(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Resources)))
+        boxes = (_M.PDF_ENUM_NAME_MediaBox, _M.PDF_ENUM_NAME_CropBox)
+        key.update(repr([page_box(_M.pdf_dict_get_inheritable(page, box)) for box in boxes]).encode())
+        key.update(b"|%d" % _M.pdf_to_int(_M.pdf_dict_get_inheritable(page, _M.PDF_ENUM_NAME_Rotate)))
+        return key.digest()
+    except Exception:  # a page whose content or resources cannot be digested is read
+        return None
+
+
 def page_keys(doc: pymupdf.Document) -> list[bytes | None]:
     """The :func:`ingested_key` of every page of ``doc``, in page order (None where there is none)."""
     digests = Digests(doc)
