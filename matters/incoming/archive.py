@@ -12,6 +12,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from matters.zip_members import CHUNK_BYTES, bounded_member_stream
+
 
 class UnsafeArchive(ValueError):
     """The archive breaks a rule or cannot be read; the message names it for the user."""
@@ -78,8 +80,10 @@ def extract(archive_path: Path, target: Path, limits: Limits) -> list[Path]:
             path = target / _safe_name(member.filename)
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(member) as source, open(path, "wb") as out:
-                    while chunk := source.read(1 << 20):
+                # zipfile inflates a bzip2 or LZMA member's every compressed chunk whole, however far it expands
+                with bounded_member_stream(archive, member, limits.max_total_bytes - total) as source, \
+                        open(path, "wb") as out:
+                    while chunk := source.read(CHUNK_BYTES):
                         total += len(chunk)
                         if total > limits.max_total_bytes:
                             raise UnsafeArchive("The archive unpacks to more than its headers declare, past the "

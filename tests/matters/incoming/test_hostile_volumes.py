@@ -322,3 +322,31 @@ def test_a_member_under_a_file_of_the_same_name_is_still_a_conflict(matter, atto
     path.write_bytes(zip_bytes({"VOL001/DATA": b"a file", "VOL001/DATA/VOL001.dat": b"BEGBATES\r\n"}))
     with pytest.raises(UnsafeArchive, match="conflicts with another member"):
         import_production(matter=matter, paths=[path], origin="opposing_party", user=attorney)
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA], ids=["bzip2", "lzma"])
+def test_a_bzip2_or_lzma_member_that_lies_about_its_size_is_stopped_at_the_limit_in_memory(tmp_path, compression):
+    # The member declares 1,000 bytes, so neither the declared total nor the ratio refuses it, and inflates to
+    # 64 MiB: zipfile would inflate a bzip2 or LZMA chunk whole in one read, before the written total is counted.
+    import struct
+    import tracemalloc
+
+    from matters.incoming.archive import Limits, extract
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as archive:
+        archive.writestr("VOL001/NATIVES/zeros.bin", bytes(64 << 20))
+    data = bytearray(buffer.getvalue())
+    local, central = data.find(b"PK\x03\x04"), data.find(b"PK\x01\x02")
+    struct.pack_into("<I", data, local + 22, 1000)  # uncompressed size (APPNOTE 4.3.7)
+    struct.pack_into("<I", data, central + 24, 1000)  # and in the central directory (APPNOTE 4.3.12)
+    path = tmp_path / "bomb.zip"
+    path.write_bytes(bytes(data))
+    tracemalloc.start()
+    try:
+        with pytest.raises(UnsafeArchive, match="more than its headers declare"):
+            extract(path, tmp_path / "out", Limits(max_members=10, max_total_bytes=4 << 20, max_ratio=1000))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20  # the 4 MiB limit and a read's worth, never the 64 MiB the member holds
