@@ -4,13 +4,15 @@ fault a newcomer saw: stored values instead of words (a status's code name, an a
 off, controls out of line in their row, a tiny instructions box, and a model's long output widening the page."""
 
 import re
+import threading
 
 import pytest
+from django.db import connection
 from playwright.sync_api import expect
 
 from matters.drafts.services import draft_create, draft_verify
 from matters.models import Exhibit
-from pipeline.job_models import StageStatus
+from pipeline.job_models import StageRun, StageStatus
 from pipeline.stages.control import job_start
 from tests.factories import ExhibitFactory, ProductionFactory
 from tests.support.browser import logged_in_page
@@ -96,14 +98,48 @@ def test_job_pages_quote_once_cut_at_words_and_wrap_long_output(matter, attorney
         expect(stage).to_contain_text("3.0 tok/s")
         expect(stage).to_contain_text("1 min 51 s")
 
-        # Opened and measured in one step: a live update may put the section back as it came from the server.
-        sizes = page.locator(f"details[data-stream-stage='{run.stage}']").evaluate("""el => {
-            el.open = true;
-            const stream = el.querySelector('pre.stream');
+        # The finished stage's output wraps inside the page. Found, opened and measured in one step, since a live
+        # update may redraw the section meanwhile (the page's first update always does).
+        sizes = page.evaluate("""stage => {
+            const details = document.querySelector(`details[data-stream-stage='${stage}']`);
+            details.open = true;
+            const stream = details.querySelector('pre.stream');
             return {right: stream.getBoundingClientRect().right, height: stream.getBoundingClientRect().height,
                     page: document.documentElement.scrollWidth, viewport: window.innerWidth};
-        }""")
+        }""", run.stage)
         assert sizes["height"] > 0 and sizes["right"] <= WIDTH and sizes["page"] <= sizes["viewport"], sizes
+
+        # Each new stage redraws every stage's output, drawn open only while running; what the attorney opened or
+        # shut stays as the attorney left it.
+        outputs = {stage: page.locator(f"details[data-stream-stage='{stage}']") for stage in (run.stage, "extract",
+                                                                                             "review")}
+        begin_stage(run, "extract", 1)
+        expect(outputs["extract"]).to_have_count(1)
+        expect(outputs["extract"]).to_have_attribute("open", "")
+        expect(outputs[run.stage]).not_to_have_attribute("open", "")
+        outputs[run.stage].locator("summary").click()  # opened to read
+        outputs["extract"].locator("summary").click()  # shut
+        begin_stage(run, "review", 2)
+        expect(outputs["review"]).to_have_count(1)
+        expect(outputs["review"]).to_have_attribute("open", "")
+        expect(outputs[run.stage]).to_have_attribute("open", "")
+        expect(outputs["extract"]).not_to_have_attribute("open", "")
+
+
+def begin_stage(run, stage: str, after: int) -> None:
+    """Add a running stage to ``run``'s job, ``after`` places after it, from another thread: Playwright's sync API
+    runs an event loop in the test's own, where Django refuses database access."""
+
+    def add() -> None:
+        try:
+            StageRun.objects.create(job_id=run.job_id, stage=stage, role="extractor", order=run.order + after,
+                                    status=StageStatus.RUNNING)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=add)
+    thread.start()
+    thread.join()
 
 
 def test_form_controls_show_their_placeholders_and_line_up(matter, attorney, ingest, corpus, processes):
