@@ -152,9 +152,9 @@ _DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_seque
 
 
 def pytest_collection_modifyitems(config, items):
-    """With LAWDESK_TEST_DATABASE_ONLY=1, keep only the tests that reach the database (and the fault tests, which
-    run in no other pass). The second database's pass runs under it: a test that never opens a connection proves
-    the same thing on either database, and it already runs in the first pass."""
+    """With LAWDESK_TEST_DATABASE_ONLY=1, keep only the tests that reach the database (and the fault and live-model
+    tests, which run in no other pass). The second database's pass runs under it: a test that never opens a
+    connection proves the same thing on either database, and it already runs in the first pass."""
     if os.environ.get("LAWDESK_TEST_DATABASE_ONLY") != "1":
         return
     kept, dropped = [], []
@@ -162,7 +162,8 @@ def pytest_collection_modifyitems(config, items):
         uses_database = item.get_closest_marker("django_db") is not None or bool(
             _DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
         )
-        (kept if uses_database or item.get_closest_marker("faults") else dropped).append(item)
+        once_here = item.get_closest_marker("faults") or item.get_closest_marker("live")
+        (kept if uses_database or once_here else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
