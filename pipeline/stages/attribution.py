@@ -1,6 +1,7 @@
 """Cites a section's sentences carry by construction (docs/jobs.md, "Cites by attribution"): a record cite attached to
-each sentence drawn from one excerpt of the section's packet, and, in a legal-standard section that cites none of
-its law, quotations of the stored authorities under their own citation.
+each sentence drawn from one excerpt of the section's packet; in a legal-standard section that cites none of its
+law, quotations of the stored authorities under their own citation; and in a section stating facts that cites
+nothing in the record, quotations of its evidence pages under their record cites.
 
 A small drafter (the embedded 135M model) writes sentences copied or paraphrased from the excerpts it was given
 and drops the cites; asked for them, it invents them. Which excerpt a sentence came from is read here from the
@@ -23,6 +24,7 @@ ATTRIBUTION_SHARE = 0.7
 # A quotation of an authority: one whole sentence of the page, of this many words.
 QUOTE_WORDS = (10, 45)
 AUTHORITY_QUOTES = 2
+RECORD_QUOTES = 2
 _STOP = frozenset(
     "the and for that this with from was were are has have had not but his her its their they them which who "
     "whom whose what when where why how all any can could would should shall will may might must been being "
@@ -76,6 +78,11 @@ def sentences(text: str) -> list[str]:
 
 def _has_record_cite(sentence: str) -> bool:
     return any(key.startswith(("bates:", "exhibit:")) for key in grounding_marks(sentence))
+
+
+def cites_record(text: str) -> bool:
+    """Whether ``text`` carries a record cite (a Bates number or an exhibit and page) anywhere."""
+    return _has_record_cite(text)
 
 
 def _with_cite(sentence: str, cite: str) -> str:
@@ -184,6 +191,24 @@ def cites_law(text: str, law: list[Excerpt]) -> bool:
     return False
 
 
+def _best_quotes(excerpts: list[Excerpt], wanted: str, source, limit: int,
+                 least: int = 0) -> list[tuple[Excerpt, int, str]]:
+    """Up to ``limit`` quotable sentences (:func:`_quotable`) of ``excerpts``, at most one per ``source(excerpt)``
+    (an authority's citation, a page's record cite): for each source the sentence sharing most content words with
+    ``wanted`` (at least ``least``), the earlier excerpt on a tie; the sources sharing most first. Returns
+    ``(excerpt, position on its page, sentence)`` in the excerpts' order."""
+    words = content_words(wanted)
+    best: dict[str, tuple[int, int, Excerpt, int, str]] = {}
+    for order, excerpt in enumerate(excerpts):
+        for at, sentence in _quotable(excerpt.text):
+            score = len(words & content_words(sentence))
+            key = source(excerpt)
+            if score >= least and (key not in best or (score, -order) > (best[key][0], -best[key][1])):
+                best[key] = (score, order, excerpt, at, sentence)
+    chosen = sorted(best.values(), key=lambda b: (-b[0], b[1]))[:limit]
+    return [(excerpt, at, sentence) for _, _, excerpt, at, sentence in sorted(chosen, key=lambda b: b[1])]
+
+
 def quote_authorities(text: str, law: list[Excerpt], wanted: str) -> tuple[str, list[dict]]:
     """``text`` (a legal-standard section) followed by a quotation of each of up to :data:`AUTHORITY_QUOTES`
     stored authorities of ``law`` (one sentence of the page, the one sharing most words with ``wanted``: the
@@ -191,21 +216,29 @@ def quote_authorities(text: str, law: list[Excerpt], wanted: str) -> tuple[str, 
     none of them. Returns the text and the quotations (``[{"cites_as", "page", "pin", "quote"}]``)."""
     if not law or cites_law(text, law):
         return text, []
-    words = content_words(wanted)
-    best: dict[str, tuple[int, int, Excerpt, int, str]] = {}
-    for order, excerpt in enumerate(law):
-        for at, sentence in _quotable(excerpt.text):
-            score = len(words & content_words(sentence))
-            key = excerpt.cites_as
-            if key not in best or (score, -order) > (best[key][0], -best[key][1]):
-                best[key] = (score, order, excerpt, at, sentence)
-    chosen = sorted(best.values(), key=lambda b: (-b[0], b[1]))[:AUTHORITY_QUOTES]
     quoted, added = [], []
-    for _, _, excerpt, at, sentence in sorted(chosen, key=lambda b: b[1]):
+    for excerpt, at, sentence in _best_quotes(law, wanted, lambda e: e.cites_as, AUTHORITY_QUOTES):
         pin = _pin(excerpt.text, at)
         citation = with_pin(excerpt.cites_as, pin)
         added.append(f"“{sentence}” {citation}.")
         quoted.append({"cites_as": excerpt.cites_as, "page": excerpt.page, "pin": pin, "quote": sentence})
+    if not added:
+        return text, []
+    return (text.rstrip() + "\n\n" + "\n\n".join(added)).strip(), quoted
+
+
+def quote_record(text: str, evidence: list[Excerpt], wanted: str) -> tuple[str, list[dict]]:
+    """``text`` (a section stating facts) followed by a quotation of each of up to :data:`RECORD_QUOTES` pages of
+    ``evidence`` (one whole sentence of the page as sent, the one sharing most words with ``wanted``, and at least
+    one), each under the page's record cite, when ``text`` cites nothing in the record. A facts section the drafter
+    wrote without a cite stands on the record only through what it quotes. Returns the text and the quotations
+    (``[{"cite", "label", "page", "quote"}]``)."""
+    if not evidence or cites_record(text):
+        return text, []
+    quoted, added = [], []
+    for excerpt, _, sentence in _best_quotes(evidence, wanted, lambda e: e.cite, RECORD_QUOTES, least=1):
+        added.append(f"“{sentence}” ({excerpt.cite}).")
+        quoted.append({"cite": excerpt.cite, "label": excerpt.label, "page": excerpt.page, "quote": sentence})
     if not added:
         return text, []
     return (text.rstrip() + "\n\n" + "\n\n".join(added)).strip(), quoted

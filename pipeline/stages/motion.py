@@ -22,6 +22,15 @@ PLAN_EXHIBITS, PLAN_AUTHORITIES, PLAN_FACTS = 60, 30, 15
 _DIGEST_CHARS, _FACT_CHARS = 240, 200
 
 
+def states_facts(outline: dict) -> list[str]:
+    """The keys of the drafted sections of ``outline`` that state the facts and so must stand on the record: the
+    statement of facts and each argument; in an outline with neither, its first drafted section that is not the
+    legal standard (an introduction, most often); [] when there is none."""
+    drafted = [s for s in outline["sections"] if s["writer"] == "drafter"]
+    keys = [s["key"] for s in drafted if s["kind"] in ("statement_of_facts", "argument")]
+    return keys or [s["key"] for s in drafted if s["kind"] != "legal_standard"][:1]
+
+
 class OutlineError(ValueError):
     """The plan's outline cannot be used; the message says why, for an attorney."""
 

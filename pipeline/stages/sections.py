@@ -113,10 +113,10 @@ class Section(Stage):
             text, removed = motion.section_body(answer, entry["heading"])
             if not text:
                 raise unusable_answer(run.role, "it wrote nothing for the section besides a caption or a closing.")
-            text, attributed, quoted = self._cited(run, outline, entry, text)
+            text, attributed, quoted, record = self._cited(run, outline, entry, text)
             generation.parsed = {"section": run.section, "heading": entry["heading"], "missing": False,
                                  "text": text, "removed": removed, "prompt_echo_share": echo,
-                                 "attributed": attributed, "quoted_authorities": quoted}
+                                 "attributed": attributed, "quoted_authorities": quoted, "quoted_record": record}
             notes = [warning, "The caption the model wrote was removed: the caption comes from the matter record."
                      if "caption" in removed else ""]
             if attributed:
@@ -127,29 +127,37 @@ class Section(Stage):
             if quoted:
                 notes.append("The section cited none of the stored authorities it was sent, so LawDesk quoted "
                              f"{' and '.join(q['cites_as'] for q in quoted)} under their own citation.")
+            if record:
+                notes.append("The section cited nothing in the record, so LawDesk quoted "
+                             f"{' and '.join(q['cite'] for q in record)}, the evidence it was sent that shares most "
+                             "words with the section's questions.")
             reason = " ".join(r for r in notes if r)
         if run.section == motion.drafted_keys(outline)[-1]:
             self._assemble(run, plan, outline, text)
         return StageStatus.DONE, reason
 
     @staticmethod
-    def _cited(run: StageRun, outline: dict, entry: dict, text: str) -> tuple[str, list[dict], list[dict]]:
+    def _cited(run: StageRun, outline: dict, entry: dict, text: str) -> tuple[str, list[dict], list[dict],
+                                                                               list[dict]]:
         """``text`` with the cites it carries by construction (:mod:`pipeline.stages.attribution`): a record cite
-        on each sentence drawn from one excerpt of the packet the section was sent, and, in the section that
-        states the law (the legal standard, or the first argument of an outline that has none) when it cites none
-        of its law, quotations of the stored authorities. Returns the text, the cites
-        attached and the quotations added."""
+        on each sentence drawn from one excerpt of the packet the section was sent; in the section that states
+        the law (the legal standard, or the first argument of an outline that has none) when it cites none of its
+        law, quotations of the stored authorities; in a section stating facts (:func:`motion.states_facts`) when
+        it cites nothing in the record, quotations of its evidence pages. Returns the text, the cites attached,
+        the authorities quoted and the record quoted."""
         prompt = "\n".join(m.get("content", "") for m in run.prompt or [] if m.get("role") == "user")
         evidence, law = attribution.prompt_excerpts(prompt)
         text, attributed = attribution.attach_record_cites(text, evidence)
-        quoted = []
+        quoted = record = []
         kinds = [s["kind"] for s in outline["sections"]]
         states_law = next((s["key"] for s in outline["sections"] if s["kind"] == (
             "legal_standard" if "legal_standard" in kinds else "argument")), None)
+        wanted = " ".join([entry["heading"], *entry["questions"], *entry["queries"], run.job.instructions])
         if entry["key"] == states_law:
-            wanted = " ".join([entry["heading"], *entry["questions"], *entry["queries"], run.job.instructions])
             text, quoted = attribution.quote_authorities(text, law, wanted)
-        return text, attributed, quoted
+        if entry["key"] in motion.states_facts(outline):
+            text, record = attribution.quote_record(text, evidence, wanted)
+        return text, attributed, quoted, record
 
     def _assemble(self, run: StageRun, plan: StageRun, outline: dict, last_text: str) -> None:
         job = run.job

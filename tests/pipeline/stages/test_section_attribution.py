@@ -64,6 +64,58 @@ def test_sentences_drawn_from_an_excerpt_get_its_cite_and_the_legal_standard_quo
                 and f.start < version.text.index(INVENTED) + len(INVENTED) + 20]
 
 
+def test_a_facts_section_citing_nothing_in_the_record_quotes_its_evidence_under_their_cites(
+        matter, record, server, attorney):
+    stage_server(server, {"plan": PLAN, "section": lambda call: INVENTED if call == 1 else STANDARD})
+    register(server.url)
+    job = job_start(matter=matter, kind="motion", instructions="Move to compel the landlord to repair the roof.",
+                    user=attorney, enqueue=False)
+    runs = run_all(job)
+    assert job.status == "done", [(r.stage, r.error) for r in runs]
+    facts, standard = [r for r in runs if r.stage == "section"]
+    signed = "This lease was signed on March 3, 2021 by Acme Holdings LLC and Jane Roe."
+    wrote = ("On April 5, 2021 the tenant wrote to the landlord: We will not pay the rent for April, because the "
+             "roof leaks and nobody has come to repair it.")
+    assert facts.parsed["attributed"] == []
+    assert [(q["cite"], q["quote"]) for q in facts.parsed["quoted_record"]] == [
+        ("SMITH000001", signed), ("SMITH000002", wrote)]
+    assert facts.parsed["text"] == f"{INVENTED}\n\n“{signed}” (SMITH000001).\n\n“{wrote}” (SMITH000002)."
+    assert "cited nothing in the record, so LawDesk quoted SMITH000001 and SMITH000002" in facts.reason
+    # The legal standard is not a section of facts: it quotes its law, not the record.
+    assert standard.parsed["quoted_record"] == [] and standard.parsed["quoted_authorities"]
+    version = job.draft.latest_version
+    findings = list(version.findings.all())
+    for cite in ("SMITH000001", "SMITH000002"):
+        assert {f.status for f in findings if f.kind == "bates_cite" and f.text == cite} == {"grounded"}, cite
+    quotes = [f for f in findings if f.kind == "quotation" and (signed[:30] in f.text or wrote[:30] in f.text)]
+    assert len(quotes) == 2 and {f.status for f in quotes} == {"grounded"}, [(f.text, f.message) for f in quotes]
+
+
+def test_a_section_of_facts_that_cites_the_record_gets_no_quotation_and_the_quotes_share_the_questions_words():
+    from pipeline.stages.attribution import quote_record
+
+    pages = [Excerpt("1", 1, "The tenant paid the rent for every month of the year without fail.", cite="Ex. 1 at 1"),
+             Excerpt("2", 1, "The garden was planted with roses and tulips in the early spring.", cite="Ex. 2 at 1")]
+    cited = "The tenant paid (Ex. 1 at 1)."
+    assert quote_record(cited, pages, "rent paid") == (cited, [])
+    text, [quoted] = quote_record("The tenant was faithful.", pages, "Did the tenant pay the rent?")
+    assert quoted["cite"] == "Ex. 1 at 1" and text.endswith(f"“{pages[0].text}” (Ex. 1 at 1).")
+    assert quote_record("Nothing here.", pages, "zebra crossing") == ("Nothing here.", [])
+
+
+def test_the_sections_stating_facts_are_the_facts_and_arguments_else_the_first_that_states_no_law():
+    from pipeline.stages.motion import states_facts
+
+    def outline(*kinds):
+        return {"sections": [{"key": f"{i:02d}-{k}", "kind": k, "writer": "matter" if k == "caption" else "drafter"}
+                             for i, k in enumerate(kinds, start=1)]}
+
+    assert states_facts(outline("caption", "introduction", "statement_of_facts", "legal_standard", "argument",
+                                "conclusion")) == ["03-statement_of_facts", "05-argument"]
+    assert states_facts(outline("caption", "legal_standard", "introduction")) == ["03-introduction"]
+    assert states_facts(outline("caption", "legal_standard")) == []
+
+
 def test_a_sentence_two_pages_share_alike_or_too_short_gets_no_cite():
     pages = [Excerpt("1", 1, "The roof leaks in the bedroom every winter.", cite="SMITH000001"),
              Excerpt("2", 1, "The roof leaks in the bedroom every winter.", cite="SMITH000002")]
