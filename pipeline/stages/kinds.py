@@ -357,6 +357,8 @@ class Revise(Stage):
             notes = [warning]
             if "caption" in removed:
                 notes.append("The caption the reasoner wrote was removed: the caption comes from the matter record.")
+            if "markup" in removed:
+                notes.append("Markup the reasoner copied from its prompt (<<<...>>>) was removed.")
             notes.extend(_kept_note(k) for k in kept if k["dropped"])
             if any(k["whole"] for k in kept):
                 notes.append("The revision did not keep the sections' headings, so its text could not be placed "

@@ -35,6 +35,32 @@ class OutlineError(ValueError):
     """The plan's outline cannot be used; the message says why, for an attorney."""
 
 
+# A heading or title that is not words: markup or template braces a small model copied (``{MATTER}``,
+# ``<<<END ...>>>``), or a run of characters no heading has (``17-3984_0256DKLN 2/FBAC:SECTIONX``).
+_NOT_PROSE = re.compile(r"[{}<>_|\\^~=@#*]|[^\sA-Za-z]{6,}")
+_WORDLIKE = re.compile(r"[(\[\"“'‘]*[A-Za-z][A-Za-z'’.-]*[)\]\"”'’.,:;!?]*")
+# LawDesk's own fences (pipeline.packet) or any like them, copied from the prompt into a section's text.
+_FENCE = re.compile(r"<{2,3}/?[A-Z][^<>\n]{0,200}?>{1,3}")
+
+
+_CITELIKE = re.compile(r"[§¶]+|[\dA-Za-z().,]*\d[\dA-Za-z().,]*")
+
+
+def plain_words(text: str) -> bool:
+    """Whether ``text`` (a heading or a title a model wrote) reads as words: no markup characters, no long run of
+    characters that are not letters, and at least one word of letters and no fewer words than tokens that are
+    neither words nor parts of a cite (``§``, ``1028A``, ``12(b)(6)``, ``F.3d``)."""
+    if _NOT_PROSE.search(text):
+        return False
+    words = junk = 0
+    for token in text.split():
+        if _WORDLIKE.fullmatch(token):
+            words += 1
+        elif not _CITELIKE.fullmatch(token):
+            junk += 1
+    return words >= max(1, junk)
+
+
 def _strings(value, limit: int) -> list[str]:
     items = value if isinstance(value, list) else []
     return list(dict.fromkeys(" ".join(str(v).split()) for v in items if str(v).strip()))[:limit]
@@ -73,8 +99,12 @@ def outline_from(parsed: dict | None, *, queries: list[str] | None = None) -> di
         if kind in RECORD_KINDS:
             seen.append(kind)
             continue
-        drafted.append({"kind": kind, "heading": " ".join(str(entry.get("heading") or "").split())[:120]
-                        or LABELS[kind], "questions": _strings(entry.get("questions"), 2),
+        heading = " ".join(str(entry.get("heading") or "").split())[:120]
+        if heading and not plain_words(heading):
+            notes.append(f"The plan's heading “{heading}” is not words; LawDesk used “{LABELS[kind]}”.")
+            heading = ""
+        drafted.append({"kind": kind, "heading": heading or LABELS[kind],
+                        "questions": _strings(entry.get("questions"), 2),
                         "queries": _strings(entry.get("queries"), 2)})
     if not drafted:
         named = ", ".join(LABELS[k].lower() for k in dict.fromkeys(seen)) or "no section of a known kind"
@@ -101,6 +131,9 @@ def outline_from(parsed: dict | None, *, queries: list[str] | None = None) -> di
         entry["key"] = f"{number:02d}-{entry['kind']}"
         entry["writer"] = "matter" if entry["kind"] in RECORD_KINDS else "drafter"
     title = " ".join(str((parsed or {}).get("title") or "").split())[:150]
+    if title and not plain_words(title):
+        notes.append(f"The plan's title “{title}” is not words; the caption names the document by its kind.")
+        title = ""
     if not title or _looks_like_caption(title):
         title = ""
     return {"title": title, "sections": ordered, "notes": notes}
@@ -192,8 +225,13 @@ def section_body(text: str, heading: str) -> tuple[str, list[str]]:
     """``text`` (a drafter's answer for one section) without a caption, a repeated heading or a closing of its
     own: a leading block of caption lines (one naming a court or a case number among them) is dropped, and
     everything from a "Respectfully submitted", "/s/" or "Certificate of service" line on. Returns the text and
-    what was removed (``caption``, ``heading``, ``closing``)."""
+    what was removed (``caption``, ``heading``, ``closing``, ``markup``: fences like the packet's, ``<<<END
+    EVIDENCE>>>``, copied from the prompt)."""
     removed = []
+    unfenced = _FENCE.sub("", text)
+    if unfenced != text:
+        removed.append("markup")
+        text = unfenced
     lines = text.strip().splitlines()
     block = 0
     while block < len(lines) and block < 15 and (not lines[block].strip() or _CAPTION_LINE.match(lines[block])):

@@ -118,7 +118,8 @@ class Section(Stage):
                                  "text": text, "removed": removed, "prompt_echo_share": echo,
                                  "attributed": attributed, "quoted_authorities": quoted, "quoted_record": record}
             notes = [warning, "The caption the model wrote was removed: the caption comes from the matter record."
-                     if "caption" in removed else ""]
+                     if "caption" in removed else "", "Markup the model copied from its prompt (<<<...>>>) was "
+                     "removed." if "markup" in removed else ""]
             if attributed:
                 cites = ", ".join(dict.fromkeys(a["cite"] for a in attributed))
                 notes.append(f"LawDesk attached a record cite to {len(attributed)} sentence"

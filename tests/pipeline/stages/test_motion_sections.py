@@ -148,6 +148,41 @@ def test_a_model_writing_its_own_caption_never_changes_the_caption(matter, recor
             assert invented not in version.text
 
 
+def test_markup_and_noise_a_small_model_copies_never_reach_the_filing(matter, record, server, attorney):
+    # What the embedded model wrote, as measured (docs/jobs.md): a title with the prompt's braces, a heading of noise,
+    # and a fence copied from its packet at the head of the section.
+    stage_server(server, {
+        "plan": _plan(("statement_of_facts", "17-3984_0256DKLN 2/FBAC:SECTIONX;TALESY,", ["When was the lease signed?"],
+                       ["lease signed"]), title="{MATTER} SMITH V. JONES"),
+        "section": '<<<END EXAMPLICATION>>"The lease was signed on March 3, 2021 (SMITH000001).',
+    })
+    register(server.url)
+    job = _motion(matter, attorney)
+    runs = run_all(job)
+    assert job.status == "done", [(r.stage, r.error) for r in runs]
+    plan = next(r for r in runs if r.stage == "plan")
+    assert [s["heading"] for s in plan.parsed["sections"] if s["writer"] == "drafter"][0] == "Statement of facts"
+    assert plan.parsed["title"] == "" and any("is not words" in note for note in plan.parsed["notes"])
+    section = next(r for r in runs if r.stage == "section")
+    assert "markup" in section.parsed["removed"] and "copied from its prompt" in section.reason
+    text = job.draft.latest_version.text
+    assert text.startswith("D. MASS.\n\nSmith v. Jones\nCase No. 1:24-cv-01234\n\nMOTION\n")
+    for noise in ("{MATTER}", "<<<", ">>", "SECTIONX"):
+        assert noise not in text, noise
+    assert '"The lease was signed on March 3, 2021 (SMITH000001).' in text
+
+
+@pytest.mark.parametrize("heading, plain", [
+    ("I. The Court Should Consolidate the Appeals", True), ("§ 1028A applies", True),
+    ("Rule 12(b)(6) does not bar the claim", True), ("U.S. v. Smith, 123 F.3d 456", True),
+    ("17-3984 2/FBAC:SECTIONX;TALESY,", False), ("{MATTER} SMITH V. JONES", False), ("1234 5678", False),
+    ("<<<EVIDENCE>>> Facts", False)])
+def test_a_heading_is_words_or_parts_of_a_cite(heading, plain):
+    from pipeline.stages.motion import plain_words
+
+    assert plain_words(heading) is plain
+
+
 def test_a_section_whose_retrieval_finds_nothing_says_what_is_missing(matter, record, server, attorney):
     calls = stage_server(server, {"plan": _plan(
         ("statement_of_facts", "Statement of facts", ["When was the lease signed?"], ["lease signed"]),
