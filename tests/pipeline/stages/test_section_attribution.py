@@ -35,16 +35,22 @@ STANDARD = "The court applies the law of the lease."
 QUOTE = "A landlord who fails to repair the premises may not demand the full rent."
 
 
-def test_sentences_drawn_from_an_excerpt_get_its_cite_and_the_legal_standard_quotes_the_law(
-        matter, record, server, attorney):
-    stage_server(server, {"plan": PLAN,
-                          "section": lambda call: f"{SIGNED} {RENT}\n\n{INVENTED}" if call == 1 else STANDARD})
+def motion_of_two_sections(matter, server, attorney, facts_text: str):
+    """Run a motion of :data:`PLAN` whose drafter writes ``facts_text`` for the statement of facts and
+    :data:`STANDARD` for the legal standard; return the job and the two section runs."""
+    stage_server(server, {"plan": PLAN, "section": lambda call: facts_text if call == 1 else STANDARD})
     register(server.url)
     job = job_start(matter=matter, kind="motion", instructions="Move to compel the landlord to repair the roof.",
                     user=attorney, enqueue=False)
     runs = run_all(job)
     assert job.status == "done", [(r.stage, r.error) for r in runs]
     facts, standard = [r for r in runs if r.stage == "section"]
+    return job, facts, standard
+
+
+def test_sentences_drawn_from_an_excerpt_get_its_cite_and_the_legal_standard_quotes_the_law(
+        matter, record, server, attorney):
+    job, facts, standard = motion_of_two_sections(matter, server, attorney, f"{SIGNED} {RENT}\n\n{INVENTED}")
     assert facts.parsed["text"] == (
         "This lease was signed on March 3, 2021 by Acme Holdings LLC and Jane Roe (SMITH000001). The monthly rent is "
         f"due on the first day of each month (SMITH000001).\n\n{INVENTED}")
@@ -66,13 +72,7 @@ def test_sentences_drawn_from_an_excerpt_get_its_cite_and_the_legal_standard_quo
 
 def test_a_facts_section_citing_nothing_in_the_record_quotes_its_evidence_under_their_cites(
         matter, record, server, attorney):
-    stage_server(server, {"plan": PLAN, "section": lambda call: INVENTED if call == 1 else STANDARD})
-    register(server.url)
-    job = job_start(matter=matter, kind="motion", instructions="Move to compel the landlord to repair the roof.",
-                    user=attorney, enqueue=False)
-    runs = run_all(job)
-    assert job.status == "done", [(r.stage, r.error) for r in runs]
-    facts, standard = [r for r in runs if r.stage == "section"]
+    job, facts, standard = motion_of_two_sections(matter, server, attorney, INVENTED)
     signed = "This lease was signed on March 3, 2021 by Acme Holdings LLC and Jane Roe."
     wrote = ("On April 5, 2021 the tenant wrote to the landlord: We will not pay the rent for April, because the "
              "roof leaks and nobody has come to repair it.")
