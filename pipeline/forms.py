@@ -60,6 +60,14 @@ class JobContinueForm(forms.Form):
                              widget=forms.Textarea(attrs={"rows": 2}))
 
 
+class StageSkipForm(forms.Form):
+    """Let a job go on without its failed revision: the attorney's reason, as typed (judged by
+    :func:`pipeline.stages.control.stage_skip`, which records it)."""
+
+    reason = forms.CharField(required=False, strip=False, max_length=2000,
+                             widget=forms.Textarea(attrs={"rows": 2}))
+
+
 class DiscoverForm(forms.Form):
     """Record the GPUs this machine's NVML reports under ``host`` (blank: this machine's name)."""
 

@@ -20,5 +20,6 @@ urlpatterns = [
     path("jobs/<int:job_id>/cancel/", views_jobs.job_cancel_view, name="job_cancel"),
     path("jobs/<int:job_id>/retry/", views_jobs.stage_retry_view, name="stage_retry"),
     path("jobs/<int:job_id>/continue/", views_jobs.job_continue_view, name="job_continue"),
+    path("jobs/<int:job_id>/skip/", views_jobs.stage_skip_view, name="stage_skip"),
     path("jobs/<int:job_id>/front/", views_jobs.job_front_view, name="job_front"),
 ]

@@ -1,4 +1,5 @@
-"""Pages for jobs: start one from a matter, watch its stages live, cancel, retry, continue past the gate.
+"""Pages for jobs: start one from a matter, watch its stages live, cancel, retry, continue past the gate, go on
+without a failed revision.
 
 Thin: each view checks membership (the ethical wall: a non-member gets 404), calls a service in
 :mod:`pipeline.stages.control`, and renders. A stage never runs here; workers run them.
@@ -16,9 +17,17 @@ from matters.permissions import require
 from matters.selectors import evidence_exhibits, matter_for_user, matters_for_user
 from matters.validation import form_error_messages, form_refusal, form_submit
 
-from .forms import JobContinueForm, JobFrontForm, JobStartForm
+from .forms import JobContinueForm, JobFrontForm, JobStartForm, StageSkipForm
 from .job_models import Job, JobKind, StageRun, StageStatus
-from .stages.control import job_actions, job_cancel, job_continue, job_move_to_front, job_start, stage_retry
+from .stages.control import (
+    job_actions,
+    job_cancel,
+    job_continue,
+    job_move_to_front,
+    job_start,
+    stage_retry,
+    stage_skip,
+)
 from .stages.queue import queue_place
 from .stages.registry import stage_shows_records
 
@@ -108,6 +117,12 @@ def stage_retry_view(request: HttpRequest, job_id: int) -> HttpResponse:
 def job_continue_view(request: HttpRequest, job_id: int) -> HttpResponse:
     return _act(request, job_id, JobContinueForm(request.POST),
                 lambda job, data: job_continue(job=job, user=request.user, reason=data["reason"]))
+
+
+@require_POST
+def stage_skip_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    return _act(request, job_id, StageSkipForm(request.POST),
+                lambda job, data: stage_skip(job=job, user=request.user, reason=data["reason"]))
 
 
 @require_POST

@@ -127,23 +127,35 @@ def _stopped_by(job: Job, last: StageRun | None) -> Stage | None:
     return stage if stage is not None and stage.continuable and stage.following(job) is not None else None
 
 
+def _skippable(job: Job, last: StageRun | None) -> Stage | None:
+    """The stage object of ``last`` (the job's latest attempt) when it failed and an attorney may go on without
+    it (:attr:`Stage.skippable`: the job has a draft it would only have improved, and a stage after it); None
+    otherwise."""
+    stage = REGISTRY.get(last.stage) if last is not None and last.status == StageStatus.FAILED else None
+    if stage is None or not stage.skippable or job.draft_id is None or stage.following(job) is None:
+        return None
+    return stage
+
+
 @dataclass(frozen=True)
 class JobActions:
     """What a job offers a user now; the job page and its live updates show these and nothing else, and the
     services below refuse the same cases. ``retry``: run its last stage again (``retry_change``: what that retry
     changes, :func:`retry_plan`); ``cancel`` and ``front``: it has work queued, waiting or running;
     ``continue_label``: the stopping stage's words (:attr:`Stage.stopped_label`) when the user may continue the
-    job past it, '' otherwise."""
+    job past it, '' otherwise; ``skip_label``: the failed stage's offer (:attr:`Stage.skip_label`) when the user
+    may go on without it (:func:`stage_skip`), '' otherwise."""
 
     retry: bool = False
     retry_change: dict = field(default_factory=dict)
     cancel: bool = False
     front: bool = False
     continue_label: str = ""
+    skip_label: str = ""
 
     @property
     def any(self) -> bool:
-        return self.retry or self.cancel or self.front or bool(self.continue_label)
+        return self.retry or self.cancel or self.front or bool(self.continue_label) or bool(self.skip_label)
 
 
 def job_actions(job: Job, user) -> JobActions:
@@ -153,9 +165,12 @@ def job_actions(job: Job, user) -> JobActions:
     controls = may(user, "start_jobs", job.matter)
     working = controls and _has_work(job)
     retry = controls and last is not None and last.status in RETRYABLE
-    stopped = _stopped_by(job, last) if may(user, "approve_draft", job.matter) else None
+    approves = may(user, "approve_draft", job.matter)
+    stopped = _stopped_by(job, last) if approves else None
+    skippable = _skippable(job, last) if approves else None
     return JobActions(retry=retry, retry_change=retry_plan(last) if retry else {}, cancel=working, front=working,
-                      continue_label=stopped.stopped_label if stopped is not None else "")
+                      continue_label=stopped.stopped_label if stopped is not None else "",
+                      skip_label=skippable.skip_label if skippable is not None else "")
 
 
 def retry_plan(last: StageRun) -> dict:
@@ -202,6 +217,31 @@ def job_continue(*, job: Job, user, reason: str, enqueue: bool = True) -> StageR
         run = stage_queue(job, stopped.following(job), order=last.order + 1, enqueue=enqueue)
         audit_record(action="job.gate_override", actor=user, matter=job.matter, obj=job,
                      detail={"reason": reason, "gate_reasons": last.reason})
+    return run
+
+
+def stage_skip(*, job: Job, user, reason: str, enqueue: bool = True) -> StageRun:
+    """Go on without the job's failed last stage (:func:`_skippable`: a revision whose every attempt looped, the
+    draft before it standing), on an attorney's written reason: a new attempt of that stage is recorded ``done``
+    with no model request and the reason, the draft is left as it is, and the next stage is queued (the verifier
+    then checks the draft as it stands). Returns the queued stage run. Raises ValidationError when the last stage
+    cannot be gone on without or the reason is empty; PermissionDenied for a user who may not approve drafts."""
+    require(user, "approve_draft", job.matter)
+    reason = clean_reason(reason, what="why the job should go on without this stage")
+    with transaction.atomic():
+        last = _latest(job)
+        stage = _skippable(job, last)
+        if stage is None:
+            raise ValidationError("Only a failed revision of a job that has a draft can be gone on without.")
+        by = user.get_full_name().strip() or user.get_username()
+        StageRun.objects.create(
+            job=job, stage=last.stage, section=last.section, role=last.role, order=last.order,
+            attempt=last.attempt + 1, status=StageStatus.DONE, finished_at=timezone.now(),
+            reason=f"Not run: {by} went on without it after attempt {last.attempt} failed, because: {reason}")
+        run = stage_queue(job, stage.following(job), order=last.order + 1, enqueue=enqueue)
+        audit_record(action="job.skip_stage", actor=user, matter=job.matter, obj=job,
+                     detail={"stage": last.stage, "failed_attempt": last.attempt, "reason": reason,
+                             "error": last.error})
     return run
 
 

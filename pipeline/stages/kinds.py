@@ -59,6 +59,11 @@ class Stage:
     stopped_label: str = ""
     #: The job page shows the stage's parsed ``items`` as a table of checked records.
     shows_records: bool = False
+    #: An attorney may go on without this stage, with a reason, after it failed: it improves a draft that
+    #: already exists (a revision), so the job can end on the draft as it stands.
+    skippable: bool = False
+    #: What the job page offers for a failed stage it may go on without (skippable only).
+    skip_label: str = ""
     #: A retry after a loop or an echo halves the answer budget (pipeline.stages.degenerate.retry_change): the
     #: stage writes a part that may be shorter, not a whole sized to what it reads.
     retry_shortens: bool = False
@@ -259,6 +264,8 @@ class Revise(Stage):
 
     name = "revise"
     reads_draft = True
+    skippable = True
+    skip_label = "Go on without the revision: the draft stands as written before it, section by section."
 
     @staticmethod
     def _body(job: Job):

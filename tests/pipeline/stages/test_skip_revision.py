@@ -1,0 +1,87 @@
+"""A revision whose every attempt failed (the embedded model looped on it three times in a newcomer's motion) need not
+end the job: an attorney may go on without it, with a reason. The draft stays as the sections wrote it, the
+verifier, the reviewer and the extractor run on it, and the attempt, the reason and who gave it are recorded. No
+other stage, and no job without a draft, is offered it."""
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from matters.models import AuditEntry
+from matters.services import matter_add_member
+from pipeline.job_models import StageRun
+from pipeline.stages.control import job_actions, job_start, stage_retry, stage_skip
+from tests.support.jobs import register, run_all
+from tests.support.stage_server import stage_server
+
+from .test_stream_degenerate import LOOPING, streamed
+
+pytestmark = pytest.mark.django_db
+
+OFFER = "Go on without the revision: the draft stands as written before it, section by section."
+
+
+def test_a_motion_whose_revision_keeps_looping_goes_on_without_it_on_an_attorneys_reason(
+        matter, record, server, attorney, make_user, client):
+    stage_server(server, {"revise": lambda call: streamed(LOOPING)})
+    register(server.url)
+    job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs of the roof.", user=attorney,
+                    enqueue=False)
+    runs = run_all(job)
+    assert (runs[-1].stage, runs[-1].status, job.status) == ("revise", "failed", "failed")
+    drafted = job.draft.latest_version
+    assistant = make_user("bob", "assistant")
+    matter_add_member(matter=matter, user=assistant, added_by=attorney)
+    assert job_actions(job, attorney).skip_label == OFFER and job_actions(job, attorney).retry
+    assert job_actions(job, assistant).skip_label == ""  # an attorney's decision, as going past the gate is
+
+    client.force_login(attorney)
+    url = reverse("pipeline:job", args=[job.pk])
+    assert f"{OFFER} The verifier still checks it. Go on, because:" in client.get(url).content.decode()
+    refused = client.post(reverse("pipeline:stage_skip", args=[job.pk]), {"reason": "  "}, follow=True)
+    assert "why the job should go on without this stage" in refused.content.decode().lower()
+    assert StageRun.objects.filter(job=job).count() == len(runs)  # nothing recorded, nothing queued
+    client.force_login(assistant)
+    client.post(reverse("pipeline:stage_skip", args=[job.pk]), {"reason": "I want it done."})
+    assert StageRun.objects.filter(job=job).count() == len(runs)
+
+    client.force_login(attorney)
+    client.post(reverse("pipeline:stage_skip", args=[job.pk]),
+                {"reason": "The sections read well; I will edit them myself."})
+    runs = run_all(job)
+    job.refresh_from_db()
+    assert job.status == "done", [(r.stage, r.status, r.error) for r in runs]
+    revisions = list(StageRun.objects.filter(job=job, stage="revise").order_by("attempt"))
+    assert [(r.attempt, r.status) for r in revisions] == [(1, "failed"), (2, "done")]
+    assert revisions[1].reason == ("Not run: alice went on without it after attempt 1 failed, because: The sections "
+                                   "read well; I will edit them myself.")
+    assert revisions[1].prompt == [] and revisions[1].output == ""  # no model was asked
+    assert [r.status for r in StageRun.objects.filter(job=job, stage__in=("verify", "review", "extract"))] == [
+        "done", "done", "done"]
+    assert job.draft.latest_version.pk == drafted.pk  # the sections' document, as they wrote it
+    assert drafted.findings.exists()  # and checked by the verifier
+    entry = AuditEntry.objects.get(action="job.skip_stage")
+    assert entry.detail["stage"] == "revise" and entry.detail["failed_attempt"] == 1
+    assert "degenerate" in entry.detail["error"] and entry.actor == attorney.username
+    assert job_actions(job, attorney).skip_label == ""
+
+
+def test_only_a_failed_revision_of_a_job_with_a_draft_is_offered(matter, record, server, attorney):
+    stage_server(server, {"summarize": lambda call: streamed(LOOPING)})
+    register(server.url)
+    summary = job_start(matter=matter, kind="summary", instructions="Summarize the lease.", user=attorney,
+                        enqueue=False)
+    assert run_all(summary)[-1].status == "failed" and summary.draft_id is None
+    assert job_actions(summary, attorney).skip_label == ""
+    with pytest.raises(ValidationError, match="Only a failed revision"):
+        stage_skip(job=summary, user=attorney, reason="The draft is good enough as it stands.", enqueue=False)
+
+    stage_server(server, {"section": lambda call: streamed(LOOPING)})
+    motion = job_start(matter=matter, kind="motion", instructions="Move to compel repairs of the roof.",
+                       user=attorney, enqueue=False)
+    assert run_all(motion)[-1].stage == "section"  # a section is the draft itself: it is run again, not skipped
+    assert job_actions(motion, attorney).skip_label == ""
+    with pytest.raises(ValidationError, match="Only a failed revision"):
+        stage_skip(job=motion, user=attorney, reason="The draft is good enough as it stands.", enqueue=False)
+    stage_retry(job=motion, user=attorney, enqueue=False)
+    assert job_actions(motion, attorney).skip_label == ""  # queued again: nothing failed to go on without
