@@ -71,8 +71,10 @@ def margin_html(version: DraftVersion, items: list[MarginItem], *, filter_active
     """The ``<li>`` of every margin item (findings and attacks in reading order): the inside of
     ``<ol id="margin">``; one explanatory item when there are none."""
     if not items:
+        # An unverified version has no findings because nothing was checked yet, not because nothing is claimed.
         why = ("Nothing matches the filter." if filter_active else
-               "The verifier found no claim to check, and no reviewer attacked this version.")
+               "The verifier has not checked this version yet: approving it checks it first." if not version.verified_at
+               else "The verifier found no claim to check, and no reviewer attacked this version.")
         return mark_safe(f'<li class="muted">{why}</li>')
     page_url = escape(reverse("matters:draft_version",
                               args=[version.draft.matter_id, version.draft_id, version.number]))

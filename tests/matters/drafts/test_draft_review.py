@@ -314,3 +314,16 @@ def test_a_pin_that_cannot_be_checked_is_shown_counted_and_confirmed(logged_in, 
     logged_in.post(url, {"reason": "Pin 620 checked in the U.S. Reports."}, headers={"HX-Request": "true"})
     pin.refresh_from_db()
     assert pin.status == "confirmed" and pin.verdict == "pin_unchecked"
+
+
+def test_an_unverified_version_says_it_was_not_checked_rather_than_that_it_claims_nothing(logged_in, matter,
+                                                                                        attorney):
+    # A job that failed before its verifier leaves such a version; approving it verifies it first.
+    version = draft_create(matter=matter, title="Motion", text=TEXT, author_kind="model", kind="motion")
+    html = logged_in.get(review_url(version)).content.decode()
+    assert "Not verified yet" in html and "has not checked this version yet" in html
+    assert "found no claim to check" not in html
+    draft_verify(version=version)
+    version.findings.all().delete()  # a checked version with no claim in it
+    html = logged_in.get(review_url(version)).content.decode()
+    assert "Not verified yet" not in html and "The verifier found no claim to check" in html
