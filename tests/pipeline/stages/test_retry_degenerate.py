@@ -2,6 +2,8 @@
 repeat penalty), records it on the new attempt and says so on the job page; a retry after any other failure sends
 the request as it was."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -102,3 +104,16 @@ def test_only_a_looping_part_is_shortened_never_a_revision_or_an_empty_answer():
                                             shorten=True)["sampling"]
     assert [REGISTRY[name].retry_shortens for name in ("section", "draft", "summarize", "revise", "plan")] == [
         True, True, True, False, False]
+
+
+def test_a_stage_stopped_mid_answer_counts_what_it_streamed_as_ended(matter, record, server, attorney, client):
+    job = job_start(matter=matter, kind="summary", instructions="Summarize the lease.", user=attorney,
+                    enqueue=False)
+    stage_server(server, {"summarize": lambda call: streamed(LOOPING)})
+    register(server.url)
+    [run] = run_all(job)
+    assert run.status == "failed" and run.completion_tokens is None and run.streamed_pieces > 0
+    client.force_login(attorney)
+    row = re.search(r'<tr data-stage="summarize".*?</tr>', client.get(reverse("pipeline:job", args=[job.pk]))
+                    .content.decode(), re.S).group(0)
+    assert f"{run.streamed_pieces} before it stopped" in row and "so far" not in row
