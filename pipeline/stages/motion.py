@@ -35,9 +35,9 @@ class OutlineError(ValueError):
     """The plan's outline cannot be used; the message says why, for an attorney."""
 
 
-# A heading or title that is not words: markup or template braces a small model copied (``{MATTER}``,
-# ``<<<END ...>>>``), or a run of characters no heading has (``17-3984_0256DKLN 2/FBAC:SECTIONX``).
-_NOT_PROSE = re.compile(r"[{}<>_|\\^~=@#*]|[^\sA-Za-z]{6,}")
+# A heading or title that is not words: markup, template braces or brackets a small model copied (``{MATTER}``,
+# ``[Matter: ...``, ``<<<END ...>>>``), or a run of characters no heading has (``17-3984_0256DKLN 2/FBAC:SECTIONX``).
+_NOT_PROSE = re.compile(r"[{}<>\[\]_|\\^~=@#*]|[^\sA-Za-z]{6,}")
 _WORDLIKE = re.compile(r"[(\[\"“'‘]*[A-Za-z][A-Za-z'’.-]*[)\]\"”'’.,:;!?]*")
 # LawDesk's own fences (pipeline.packet) or any like them, copied from the prompt into a section's text.
 _FENCE = re.compile(r"<{2,3}/?[A-Z][^<>\n]{0,200}?>{1,3}")

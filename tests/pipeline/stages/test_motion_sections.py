@@ -176,7 +176,7 @@ def test_markup_and_noise_a_small_model_copies_never_reach_the_filing(matter, re
     ("I. The Court Should Consolidate the Appeals", True), ("§ 1028A applies", True),
     ("Rule 12(b)(6) does not bar the claim", True), ("U.S. v. Smith, 123 F.3d 456", True),
     ("17-3984 2/FBAC:SECTIONX;TALESY,", False), ("{MATTER} SMITH V. JONES", False), ("1234 5678", False),
-    ("<<<EVIDENCE>>> Facts", False)])
+    ("<<<EVIDENCE>>> Facts", False), ("[Matter: Tofaute v. Fed Ex Ground Package System, Inc.", False)])
 def test_a_heading_is_words_or_parts_of_a_cite(heading, plain):
     from pipeline.stages.motion import plain_words
 
