@@ -108,6 +108,7 @@ ROUTES: dict[str, dict[str, str]] = {
     "pipeline:job_cancel": {"POST": "start_jobs"},
     "pipeline:stage_retry": {"POST": "start_jobs"},
     "pipeline:job_continue": {"POST": "approve_draft"},
+    "pipeline:stage_skip": {"POST": "approve_draft"},
     "pipeline:job_front": {"POST": "start_jobs"},
 }
 # The Django admin answers with its own login and model permissions (the topology admin asks the rule set:
