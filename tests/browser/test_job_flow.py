@@ -15,6 +15,9 @@ from tests.support.processes import free_port
 from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, sse
 from tests.support.stage_server import DEFAULT, TIMINGS, stage_server, words
 
+# How long the ten stages may take in the worker: about 15 s alone, over 60 s while the other database's pass
+# runs the live-model tests on the same two cores (scripts/test.sh runs both passes at once).
+JOB_WAIT_MS = 240_000
 DRAFT = DEFAULT["revise"] + " The landlord has not repaired the roof since the tenant's letter. " * 4
 
 
@@ -53,7 +56,7 @@ def watch_the_job(p, base: str, matter_id: int) -> None:
         page.evaluate("window.__marker = 1")  # lost if the page reloads
 
         # The drafter's text grows on the page while it is generated.
-        page.wait_for_selector('tr[data-stage="section"][data-status="running"]', timeout=60_000)
+        page.wait_for_selector('tr[data-stage="section"][data-status="running"]', timeout=JOB_WAIT_MS)
         draft_stream = page.locator('[data-stream-stage="section"] pre.stream').first
         lengths = []
         for _ in range(30):
@@ -64,7 +67,7 @@ def watch_the_job(p, base: str, matter_id: int) -> None:
         assert len(set(lengths)) >= 3 and 0 < lengths[-1] < len(DRAFT)
 
         # Every stage ends done, shown without a reload, with the server's own decode speed.
-        expect(page.locator("[data-job-status]")).to_have_attribute("data-job-status", "done", timeout=60_000)
+        expect(page.locator("[data-job-status]")).to_have_attribute("data-job-status", "done", timeout=JOB_WAIT_MS)
         for stage in ("gate", "plan", "revise", "verify", "review", "extract"):
             expect(page.locator(f'tr[data-stage="{stage}"]')).to_have_attribute("data-status", "done")
         expect(page.locator('tr[data-stage="section"][data-status="done"]')).to_have_count(4)
