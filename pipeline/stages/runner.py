@@ -188,9 +188,6 @@ def _generate(run: StageRun, spec: StageSpec, owner: str, cancel: threading.Even
         max_tokens = stage.answer_tokens(run, context_tokens)
         if max_tokens is None:
             return None
-        if stage.retry_shortens and server.part_max_tokens:
-            # A part (a section, a draft, a summary) no longer than its model writes before it loops.
-            max_tokens = min(max_tokens, server.part_max_tokens)
         change = dict((run.retry_change or {}).get("sampling") or {})
         if change.get("max_tokens"):
             # A retry's shorter answer, never longer than what the stage allows this attempt.

@@ -183,22 +183,6 @@ def test_a_heading_is_words_or_parts_of_a_cite(heading, plain):
     assert plain_words(heading) is plain
 
 
-def test_a_model_that_loops_past_a_few_hundred_tokens_is_asked_for_parts_no_longer(matter, record, server, attorney):
-    stage_server(server, {})
-    scripted = register(server.url)
-    scripted.part_max_tokens = 200
-    scripted.save()
-    job = _motion(matter, attorney)
-    runs = run_all(job)
-    assert job.status == "done", [(r.stage, r.error) for r in runs]
-    budgets = {(r.stage, r.section): r.sampling["max_tokens"] for r in runs if r.sampling}
-    sections = [budget for (stage, _), budget in budgets.items() if stage == "section"]
-    assert sections and set(sections) == {200}  # 1,024 is the section's own budget: cut to the model's part
-    assert budgets[("revise", "")] > 200  # a revision is sized to the body it revises, not a part
-    sent = [body["max_tokens"] for path, body in server.requests if path == "/v1/chat/completions"]
-    assert sent.count(200) == len(sections)
-
-
 def test_a_section_whose_retrieval_finds_nothing_says_what_is_missing(matter, record, server, attorney):
     calls = stage_server(server, {"plan": _plan(
         ("statement_of_facts", "Statement of facts", ["When was the lease signed?"], ["lease signed"]),
