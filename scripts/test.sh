@@ -24,13 +24,15 @@ redis_base="${REDIS_TEST_URL%/*}"
 # Only the tests that reach the database run on PostgreSQL (tests/conftest.py): the rest prove nothing more there.
 (DATABASE_URL="$LAWDESK_TEST_PG_URL" LAWDESK_TEST_DATABASE_ONLY=1 REDIS_TEST_URL="$redis_base/14" \
   .venv/bin/python -m pytest -q --durations=15 --basetemp="$logs/tmp-postgresql" \
-  -m "not ocr and not browser and not slow" "$@" >"$logs/postgresql.log" 2>&1; echo $? >"$logs/postgresql.rc") &
+  -m "not ocr and not browser and not slow" "$@" >"$logs/postgresql.log" 2>&1 && rc=0 || rc=$?
+  echo "$rc" >"$logs/postgresql.rc") &
 
 # The fault suite runs once, in the PostgreSQL pass: its database-restart test needs PostgreSQL, and its worker,
 # model-server and disk-full tests hold the same on both databases. The live-model tests run there too: they
 # take minutes each, and their scripted twins run on both databases.
 (REDIS_TEST_URL="$redis_base/15" .venv/bin/python -m pytest -q --durations=15 --basetemp="$logs/tmp-sqlite" \
-  -m "not faults and not live and not slow" "$@" >"$logs/sqlite.log" 2>&1; echo $? >"$logs/sqlite.rc") &
+  -m "not faults and not live and not slow" "$@" >"$logs/sqlite.log" 2>&1 && rc=0 || rc=$?
+  echo "$rc" >"$logs/sqlite.rc") &
 
 trap 'kill 0' INT TERM
 
@@ -38,16 +40,17 @@ trap 'kill 0' INT TERM
 report() {
   echo "== $1"
   cat "$logs/$2.log"
-  rc=$(cat "$logs/$2.rc")
+  rc=$(cat "$logs/$2.rc" 2>/dev/null || echo 1)
   if [ "$rc" != 0 ]; then status=$rc; fi
 }
 pending=("PostgreSQL ($LAWDESK_TEST_PG_URL):postgresql" "SQLite:sqlite")
 while [ ${#pending[@]} -gt 0 ]; do
-  wait -n || true
+  # 127: no pass is left running; one that left no exit status (killed) is reported as failed, never waited on.
+  wait -n && gone=0 || gone=$?
   left=()
   for entry in "${pending[@]}"; do
     name=${entry%:*}; key=${entry##*:}
-    if [ -f "$logs/$key.rc" ]; then report "$name" "$key"; else left+=("$entry"); fi
+    if [ -f "$logs/$key.rc" ] || [ "$gone" = 127 ]; then report "$name" "$key"; else left+=("$entry"); fi
   done
   pending=("${left[@]}")
 done
