@@ -76,13 +76,9 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.split(text) if s.strip()]
 
 
-def _has_record_cite(sentence: str) -> bool:
-    return any(key.startswith(("bates:", "exhibit:")) for key in grounding_marks(sentence))
-
-
 def cites_record(text: str) -> bool:
     """Whether ``text`` carries a record cite (a Bates number or an exhibit and page) anywhere."""
-    return _has_record_cite(text)
+    return any(key.startswith(("bates:", "exhibit:")) for key in grounding_marks(text))
 
 
 def _with_cite(sentence: str, cite: str) -> str:
@@ -127,7 +123,7 @@ def attach_record_cites(text: str, evidence: list[Excerpt]) -> tuple[str, list[d
         for line in _SOFT_BREAK.sub(" ", paragraph).splitlines():
             parts = []
             for sentence in sentences(line):
-                source = None if _has_record_cite(sentence) else attribute(sentence, evidence)
+                source = None if cites_record(sentence) else attribute(sentence, evidence)
                 if source is None:
                     parts.append(sentence)
                     continue
