@@ -5,6 +5,7 @@ queued task), and once its lease has run out the stage is taken over like that o
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from django_tasks_db.models import DBTaskResult
@@ -74,5 +75,28 @@ def test_an_idle_worker_stopped_twice_leaves_quietly(processes, tmp_path):
         wait_for(lambda: DBTaskResult.objects.filter(pk=done.id, status="SUCCESSFUL").exists(), timeout_s=60,
                  what="the worker to run a task")
         assert stop_as_make_run_does(process) == 0
+    output = log_path.read_text()
+    assert "Traceback" not in output and "Exception ignored" not in output, output
+
+
+def test_an_idle_worker_stopped_over_and_over_while_leaving_still_leaves_quietly(processes, tmp_path):
+    """SIGTERM sent again and again after the first stop, so that some arrive while the interpreter shuts down: at
+    that point Python has put back the default action of every signal it handled, which kills the process (-15)
+    unless the worker ignored the signal at the OS when it began to leave."""
+    log_path = tmp_path / "worker.log"
+    with log_path.open("wb") as log:
+        process = worker(processes, log)
+        done = watch_stage.enqueue(0)
+        wait_for(lambda: DBTaskResult.objects.filter(pk=done.id, status="SUCCESSFUL").exists(), timeout_s=60,
+                 what="the worker to run a task")
+        process.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 30
+        while process.poll() is None and time.monotonic() < deadline:
+            try:
+                process.send_signal(signal.SIGTERM)
+            except ProcessLookupError:  # gone between poll and kill
+                break
+            time.sleep(0.0005)
+        assert process.wait(timeout=30) == 0
     output = log_path.read_text()
     assert "Traceback" not in output and "Exception ignored" not in output, output

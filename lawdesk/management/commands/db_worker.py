@@ -47,6 +47,12 @@ class ReconnectingWorker(db_worker.Worker):
             return
         logger.info("Received %s - stopping.", signal.strsignal(signum))
         self.running = False
+        # Ignored at the OS, not merely by this handler: Python's finalisation puts every signal with a Python
+        # handler back to SIG_DFL, so make run's SIGTERM arriving while the interpreter shuts down killed the
+        # worker (exit -15) on a loaded machine. An ignored signal stays ignored; lawdesk.run kills a worker that
+        # has not left 20 s after its SIGTERM.
+        for stop_signal in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(stop_signal, signal.SIG_IGN)
         sys.exit(0)
 
     def run(self) -> None:
