@@ -10,7 +10,7 @@ from django.urls import reverse
 from matters.drafts.services import draft_approve, draft_create
 from matters.models import AuditEntry
 from pipeline.stages.control import job_start
-from pipeline.stages.degenerate import echo_share, extraction_verdict, free_text_verdict
+from pipeline.stages.degenerate import echo_share, extraction_verdict, free_text_verdict, repeated_run_share
 from pipeline.stages.prompts import render
 from tests.support.jobs import register, run_all
 from tests.support.stage_server import stage_server
@@ -41,6 +41,11 @@ def test_the_revise_prompt_echoed_back_fails_the_stage_and_makes_no_version(matt
     ("MOTION TO COMPEL.\n" + "The roof leaks. SMITH000001.\n" * 8, "one line is repeated 8 times"),
     ("amount a, source a; " * 60, "repeats one pattern"),
     ("   ", "returned no text"),
+    # One paragraph written four times, each numbered and wrapped its own way: no line repeats and it compresses
+    # like prose (the newcomer's motion run passed such a section).
+    ("".join(f"{n}. The tenant withheld rent because the roof leaked through the winter,{' and' * n}\nthe landlord "
+             f"was told of the leak in writing on three occasions before any rent was withheld. SMITH00000{n}.\n"
+             for n in range(1, 5)), "repeats passages written before it"),
 ])
 def test_degenerate_sections_fail_with_the_reason(matter, record, server, attorney, answer, reason):
     stage_server(server, {"section": answer})
@@ -100,6 +105,26 @@ def test_twelve_placeholder_rows_fail_the_extraction(matter, record, server, att
     job = job_start(matter=matter, kind="extraction", instructions="List the amounts.", enqueue=False)
     extract = run_all(job)[0]
     assert extract.status == "failed" and "Every one of the 12 rows is a placeholder" in extract.error
+
+
+def test_a_passage_written_twice_warns_and_court_prose_passes():
+    paragraph = ("The tenant withheld rent because the roof leaked through the winter, and the landlord was told of "
+                 "the leak in writing on three occasions before any rent was withheld (SMITH000002). ")
+    twice = free_text_verdict(paragraph + "\n\n" + paragraph, instructions="Draft.", finish_reason="stop",
+                              max_tokens=512)
+    assert twice.fail == "" and "repeats passages written before it" in twice.warning
+    assert repeated_run_share(paragraph) == 0.0
+    # A quotation repeated once in a longer section is prose, not a loop.
+    section = paragraph + (
+        "The lease required the landlord to keep the structure sound and to make repairs within a reasonable time "
+        "after notice. Missouri courts read such a covenant as dependent on the tenant's duty to pay, so a tenant "
+        "deprived of the premises' use may withhold what the breach cost. The landlord's own letters admit the "
+        "notices and promise a roofer who never came. Nothing in the record suggests the tenant caused the damage "
+        "or refused access; the inspector's report of March 2021 places the failure in flashing the landlord "
+        "installed. Summary judgment for the landlord on the rent claim should therefore be denied.")
+    assert free_text_verdict(section + " " + paragraph[:80], instructions="Draft.", finish_reason="stop",
+                             max_tokens=512) == free_text_verdict(section, instructions="Draft.", finish_reason="stop",
+                                                                  max_tokens=512)
 
 
 def test_verdicts_on_their_own():
