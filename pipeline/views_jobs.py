@@ -42,8 +42,14 @@ def job_for_user(user, job_id: int) -> Job:
 
 def stage_rows(job: Job) -> list[dict]:
     """What the job page shows for each stage's latest attempt, live tok/s included (pieces streamed over the
-    time since the attempt started, until the server's own figure arrives), and, for one waiting for its server,
-    its place in that server's queue (:class:`pipeline.stages.queue.QueuePlace`)."""
+    time since the attempt started, until the server's own figure arrives), for one waiting for its server its
+    place in that server's queue (:class:`pipeline.stages.queue.QueuePlace`), and the attempts before it
+    (``earlier``, oldest first: why each failed or stopped, so a retried stage does not hide its failures)."""
+    attempts: dict[tuple[str, str], list[StageRun]] = {}
+    for attempt in StageRun.objects.filter(job=job).only(
+            "stage", "section", "attempt", "status", "error", "reason", "completion_tokens",
+            "streamed_pieces").order_by("order", "attempt"):
+        attempts.setdefault((attempt.stage, attempt.section), []).append(attempt)
     rows = []
     for run in job.current_runs():
         live_tok_s = None
@@ -51,7 +57,8 @@ def stage_rows(job: Job) -> list[dict]:
             elapsed = (timezone.now() - run.started_at).total_seconds()
             live_tok_s = round(run.streamed_pieces / elapsed, 1) if elapsed > 0 else None
         rows.append({"run": run, "live_tok_s": live_tok_s, "open": run.status == StageStatus.RUNNING,
-                     "attempts": StageRun.objects.filter(job=job, stage=run.stage, section=run.section).count(),
+                     "attempts": len(attempts.get((run.stage, run.section), [run])),
+                     "earlier": [a for a in attempts.get((run.stage, run.section), []) if a.pk != run.pk],
                      "place": queue_place(run), "shows_records": stage_shows_records(run.stage)})
     with_text = [row for row in rows if row["run"].role]
     if with_text and not any(row["open"] for row in rows):

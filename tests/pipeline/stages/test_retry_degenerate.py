@@ -57,6 +57,13 @@ def test_a_retry_of_a_looping_answer_sends_a_new_seed_and_a_higher_repeat_penalt
     assert entry.detail["sampling_change"] == change
     job.refresh_from_db()
     assert job.status == "done" and job.draft.latest_version.text.startswith(SUMMARY)
+    # The stage that passed on its retry still shows why its first attempt failed.
+    row = re.search(r'<tr data-stage="summarize".*?</tr>', client.get(reverse("pipeline:job", args=[job.pk]))
+                    .content.decode(), re.S).group(0)
+    earlier = re.search(r'<details class="earlier-attempts.*?</details>', row, re.S).group(0)
+    assert "1 earlier attempt<" in earlier and '<li value="1">' in earlier and "Failed" in earlier
+    assert "The answer is degenerate: one line is repeated" in attempts[0].error
+    assert attempts[0].error.split("(")[0].replace("'", "&#x27;") in earlier
 
 
 def test_a_second_degenerate_retry_raises_the_penalty_again_and_takes_the_next_seed(matter, record, server,
