@@ -511,6 +511,13 @@ def approval_needs_echo_reason(version: DraftVersion) -> bool:
     return prompt_echo_share(version) >= PROMPT_ECHO_APPROVAL_SHARE
 
 
+def approval_needs_read_confirmation(version: DraftVersion) -> bool:
+    """Whether approving ``version`` needs the attorney's confirmation of having read it in full: a model's
+    version in which the verifier grounded nothing (no ``grounded`` finding), so that nothing in it was checked."""
+    return (version.author_kind == DraftVersion.AuthorKind.MODEL
+            and not version.findings.filter(verdict=Finding.Status.GROUNDED).exists())
+
+
 def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict | None = None,
                   override_reason: str = "", read_confirmed: bool = False) -> DraftVersion:
     """Approve ``version``: verify it again (the evidence may have changed), refuse while a blocking finding is
@@ -544,8 +551,7 @@ def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict
         )
     if override_reason:
         record = {**(record or {}), "prompt_echo_override": override_reason, "prompt_echo_share": echo}
-    if (version.author_kind == DraftVersion.AuthorKind.MODEL
-            and not version.findings.filter(verdict=Finding.Status.GROUNDED).exists()):
+    if approval_needs_read_confirmation(version):
         if not read_confirmed:
             raise ValidationError(
                 f"Nothing in version {version.number} could be checked against the record or the authorities: "

@@ -23,6 +23,7 @@ from matters.drafts.markdown import render_html
 from matters.drafts.services import (
     StaleEdit,
     approval_needs_echo_reason,
+    approval_needs_read_confirmation,
     draft_approve,
     draft_rename,
     draft_reverify_if_stale,
@@ -123,6 +124,7 @@ def _base_context(request: HttpRequest, version: DraftVersion, review_filter: Re
         "latest_number": latest, "filter": review_filter, "panel": panel,
         "can_resolve": may(request.user, "approve_draft", draft.matter),
         "echo_needs_reason": approval_needs_echo_reason(version), "echo_share": prompt_echo_share(version),
+        "needs_read_confirmation": approval_needs_read_confirmation(version),
         "can_edit": may(request.user, "edit_drafts", draft.matter),
     }
 

@@ -327,3 +327,14 @@ def test_an_unverified_version_says_it_was_not_checked_rather_than_that_it_claim
     version.findings.all().delete()  # a checked version with no claim in it
     html = logged_in.get(review_url(version)).content.decode()
     assert "Not verified yet" not in html and "The verifier found no claim to check" in html
+
+
+def test_the_read_in_full_box_is_asked_for_only_where_the_verifier_grounded_nothing(logged_in, version, matter):
+    # The fixture's version has grounded findings: approving it needs no confirmation, so none is offered.
+    assert version.findings.filter(verdict="grounded").exists()
+    assert 'id="read-confirmed"' not in logged_in.get(review_url(version)).content.decode()
+    unchecked = draft_create(matter=matter, title="Plain", text="Judge Alsup presided over the hearing.",
+                             author_kind="model", model_name="test-model")
+    draft_verify(version=unchecked)
+    assert not unchecked.findings.filter(verdict="grounded").exists()
+    assert 'id="read-confirmed"' in logged_in.get(review_url(unchecked)).content.decode()
