@@ -573,13 +573,15 @@ def anchor_quote(text: str, quote: str) -> tuple[int, int] | None:
     quote = quote.strip().strip("\"“”'‘’")
     if not quote:
         return None
-    position = text.find(quote)
-    if position >= 0:
-        return position, position + len(quote)
+    # Whole words, both ways: a quoted "name" is not the inside of "renamed".
+    lead, tail = (r"\b" if quote[0].isalnum() else ""), (r"\b" if quote[-1].isalnum() else "")
+    exact = re.search(lead + re.escape(quote) + tail, text)
+    if exact:
+        return exact.start(), exact.end()
     words = re.findall(r"\w+", quote)
     if not words:
         return None
-    match = re.search(r"\W+".join(re.escape(w) for w in words), text, re.IGNORECASE)
+    match = re.search(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b", text, re.IGNORECASE)
     return (match.start(), match.end()) if match else None
 
 

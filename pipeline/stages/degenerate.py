@@ -176,6 +176,27 @@ def extraction_verdict(items: list[dict], *, finish_reason: str, max_tokens: int
     return Verdict(warning="Check this answer: " + "; ".join(warnings) + ".") if warnings else Verdict()
 
 
+# A field that is nothing but a bracketed token ("[<address>]", "<name>", "{party}"): a template slot, not words.
+_BRACKETED_ONLY = re.compile(r"^\W*[\[<{]+[^\]>}]{0,40}[\]>}]+\W*$")
+_ATTACK_LEAST_WORDS = 3
+
+
+def placeholder_attack(attack: dict, anchored: bool) -> str:
+    """Why an adversarial reviewer's attack (``{"quote", "attack", ...}``) is a placeholder rather than criticism
+    ('' when it is criticism): its criticism under three words, a bracketed slot or a placeholder value; or a
+    quote that is one while not found in the draft (``anchored``: the quote was found; a draft that holds
+    "[<address>]" itself is rightly attacked for it)."""
+    text = str(attack.get("attack", "")).strip()
+    quote = str(attack.get("quote", "")).strip()
+    if (len(_WORD.findall(text.lower())) < _ATTACK_LEAST_WORDS or _BRACKETED_ONLY.match(text)
+            or _PLACEHOLDER_VALUE.match(text)):
+        return "its criticism is empty or a placeholder"
+    if not anchored and (_BRACKETED_ONLY.match(quote) or _PLACEHOLDER_VALUE.match(quote)
+                         or _PLACEHOLDER_TEXT.fullmatch(quote)):
+        return "it quotes a placeholder the draft does not hold"
+    return ""
+
+
 # A retry of an unusable answer changes what made it so: the same prompt under greedy decoding with the same seed
 # brings the same answer back (llama.cpp and Ollama are deterministic there). The repeat penalty starts at
 # RETRY_REPEAT_PENALTY (llama.cpp's default is 1.0, none; 1.1-1.2 is the range its docs suggest against loops) and

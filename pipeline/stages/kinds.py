@@ -17,7 +17,7 @@ for them.
 
 import json
 
-from matters.drafts.services import draft_add_attacks, draft_create, draft_verify, draft_version_create
+from matters.drafts.services import anchor_quote, draft_add_attacks, draft_create, draft_verify, draft_version_create
 from matters.drafts.verifier.check import verify_text
 from matters.models import Origin
 from matters.provenance import generated_record
@@ -26,7 +26,7 @@ from ..job_models import Job, JobKind, StageRun, StageStatus
 from ..llm.types import Generation
 from ..packet import EvidencePacket
 from . import motion, specs
-from .degenerate import extraction_verdict
+from .degenerate import extraction_verdict, placeholder_attack
 from .grounding import dropped_marks
 from .record_fields import extraction_check
 from .results import StageFailed, checked_text, job_draft, job_title, run_provenance, unusable_answer
@@ -404,9 +404,24 @@ class Review(Stage):
     reads_draft = True
 
     def apply(self, run, generation, prepared):
-        draft_add_attacks(version=job_draft(run.job).latest_version,
-                          attacks=(generation.parsed or {}).get("attacks", []))
-        return StageStatus.DONE, ""
+        version = job_draft(run.job).latest_version
+        attacks, left_out = [], []
+        for attack in (generation.parsed or {}).get("attacks", []):
+            quote = str(attack.get("quote", ""))
+            if placeholder_attack(attack, anchored=bool(quote.strip()) and anchor_quote(version.text, quote)
+                                  is not None):
+                left_out.append(attack)
+            else:
+                attacks.append(attack)
+        draft_add_attacks(version=version, attacks=attacks)
+        if not left_out:
+            return StageStatus.DONE, ""
+        # Shown with the stage, never as an attack of its own: a slot such as "[<address>]" under "medium" read
+        # as a finding about the draft. The stage's output keeps them as the reviewer wrote them.
+        return StageStatus.DONE, (f"{len(left_out)} of the reviewer's {len(attacks) + len(left_out)} attacks "
+                                  "were template placeholders, not criticism, and were left out (such as "
+                                  f"“{str(left_out[0].get('attack', ''))[:60]}” on "
+                                  f"“{str(left_out[0].get('quote', ''))[:60]}”).")
 
 
 @register

@@ -338,3 +338,12 @@ def test_the_read_in_full_box_is_asked_for_only_where_the_verifier_grounded_noth
     draft_verify(version=unchecked)
     assert not unchecked.findings.filter(verdict="grounded").exists()
     assert 'id="read-confirmed"' in logged_in.get(review_url(unchecked)).content.decode()
+
+
+def test_a_reviewer_quote_anchors_on_whole_words_only():
+    from matters.drafts.services import anchor_quote
+
+    text = "The landlord renamed the account. The “roof”\nleaks."
+    assert anchor_quote(text, "name") is None  # not the inside of "renamed"
+    assert anchor_quote(text, "the roof leaks") == (text.index("The “roof”"), len(text) - 1)
+    assert anchor_quote(text, "renamed the account") == (text.index("renamed"), text.index(" account") + 8)

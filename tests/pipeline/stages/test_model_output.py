@@ -10,7 +10,13 @@ from django.urls import reverse
 from matters.drafts.services import draft_approve, draft_create
 from matters.models import AuditEntry
 from pipeline.stages.control import job_start
-from pipeline.stages.degenerate import echo_share, extraction_verdict, free_text_verdict, repeated_run_share
+from pipeline.stages.degenerate import (
+    echo_share,
+    extraction_verdict,
+    free_text_verdict,
+    placeholder_attack,
+    repeated_run_share,
+)
 from pipeline.stages.prompts import render
 from tests.support.jobs import register, run_all
 from tests.support.stage_server import stage_server
@@ -150,3 +156,30 @@ def test_a_version_mostly_its_prompt_is_approved_only_with_a_reason(matter, reco
     assert version.approved_at is not None
     entry = AuditEntry.objects.filter(action="draft.approve").latest("seq")
     assert entry.detail["prompt_echo_override"].startswith("Read in full")
+
+
+def test_a_reviewer_attack_that_is_a_template_slot_is_left_out_with_a_note(matter, record, server, attorney):
+    # The newcomer's motion showed "[<address>]" under "medium" as if it were a finding about the draft.
+    real = {"quote": "The lease was signed on March 3, 2021.", "attack": "The signature date is not disputed.",
+            "severity": "low", "suggested_fix": "Drop it."}
+    slots = [{"quote": "[<address>]", "attack": "[<address>]", "severity": "medium", "suggested_fix": ""},
+             {"quote": "<county>", "attack": "The county of the premises is not stated anywhere.", "severity": "high",
+              "suggested_fix": ""}]
+    # A draft that holds a slot itself is rightly attacked for it: that attack stays (the signature block's
+    # "[Bar number, address, telephone, e-mail]" holds the word).
+    kept_slot = {"quote": "[<address>]", "attack": "The draft leaves the premises' address as a template slot.",
+                 "severity": "high", "suggested_fix": "State the address."}
+    stage_server(server, {"review": json.dumps({"attacks": [real, *slots, kept_slot]})})
+    register(server.url)
+    job = job_start(matter=matter, kind="motion", instructions=REQUEST, user=attorney, enqueue=False)
+    runs = run_all(job)
+    review = next(r for r in runs if r.stage == "review")
+    assert review.status == "done", review.error
+    assert review.reason.startswith("2 of the reviewer's 4 attacks were template placeholders, not criticism")
+    job.refresh_from_db()
+    stored = job.draft.latest_version.attacks.order_by("pk")
+    assert [(a.attack, a.start is not None) for a in stored] == [(real["attack"], True), (kept_slot["attack"], True)]
+    assert json.loads(review.output)["attacks"][1]["attack"] == "[<address>]"  # the output keeps what was written
+    assert placeholder_attack({"quote": "The lease was signed.", "attack": "N/A"}, anchored=True)
+    assert placeholder_attack({"quote": "[insert date]", "attack": "No date is given for it."}, anchored=False)
+    assert not placeholder_attack({"quote": "[insert date]", "attack": "No date is given for it."}, anchored=True)
