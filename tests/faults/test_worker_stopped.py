@@ -66,7 +66,23 @@ def test_a_worker_stopped_mid_stage_leaves_quietly_and_the_stage_is_taken_over(m
         server.wait(timeout=10)
 
 
-def test_an_idle_worker_stopped_twice_leaves_quietly(processes, tmp_path):
+def stop_over_and_over(process: subprocess.Popen) -> int:
+    """SIGINT, then SIGTERM again and again until the worker is gone, so that some arrive while the interpreter
+    shuts down: Python has by then put back the default action of every signal it handled, which kills the
+    process (-15) unless the worker ignored the signal at the OS when it began to leave."""
+    process.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + 30
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            process.send_signal(signal.SIGTERM)
+        except ProcessLookupError:  # gone between poll and kill
+            break
+        time.sleep(0.0005)
+    return process.wait(timeout=30)
+
+
+@pytest.mark.parametrize("stop", [stop_as_make_run_does, stop_over_and_over])
+def test_an_idle_worker_stopped_twice_or_more_leaves_quietly(processes, tmp_path, stop):
     log_path = tmp_path / "worker.log"
     with log_path.open("wb") as log:
         process = worker(processes, log)
@@ -74,29 +90,6 @@ def test_an_idle_worker_stopped_twice_leaves_quietly(processes, tmp_path):
         done = watch_stage.enqueue(0)
         wait_for(lambda: DBTaskResult.objects.filter(pk=done.id, status="SUCCESSFUL").exists(), timeout_s=60,
                  what="the worker to run a task")
-        assert stop_as_make_run_does(process) == 0
-    output = log_path.read_text()
-    assert "Traceback" not in output and "Exception ignored" not in output, output
-
-
-def test_an_idle_worker_stopped_over_and_over_while_leaving_still_leaves_quietly(processes, tmp_path):
-    """SIGTERM sent again and again after the first stop, so that some arrive while the interpreter shuts down: at
-    that point Python has put back the default action of every signal it handled, which kills the process (-15)
-    unless the worker ignored the signal at the OS when it began to leave."""
-    log_path = tmp_path / "worker.log"
-    with log_path.open("wb") as log:
-        process = worker(processes, log)
-        done = watch_stage.enqueue(0)
-        wait_for(lambda: DBTaskResult.objects.filter(pk=done.id, status="SUCCESSFUL").exists(), timeout_s=60,
-                 what="the worker to run a task")
-        process.send_signal(signal.SIGINT)
-        deadline = time.monotonic() + 30
-        while process.poll() is None and time.monotonic() < deadline:
-            try:
-                process.send_signal(signal.SIGTERM)
-            except ProcessLookupError:  # gone between poll and kill
-                break
-            time.sleep(0.0005)
-        assert process.wait(timeout=30) == 0
+        assert stop(process) == 0
     output = log_path.read_text()
     assert "Traceback" not in output and "Exception ignored" not in output, output
