@@ -256,6 +256,8 @@ LAWDESK_ADMIN_PASSWORD = os.environ.get("LAWDESK_ADMIN_PASSWORD")
 LAWDESK_STAGE_LEASE_S = _env_float("LAWDESK_STAGE_LEASE_S", 30)
 LAWDESK_STAGE_BACKOFF_S = _env_float("LAWDESK_STAGE_BACKOFF_S", 5)
 LAWDESK_STAGE_MAX_WAITS = _env_int("LAWDESK_STAGE_MAX_WAITS", 6)
+# New attempts LawDesk makes itself after a stage's answer could not be used (pipeline/stages/retries.py).
+LAWDESK_STAGE_AUTO_RETRIES = _env_int("LAWDESK_STAGE_AUTO_RETRIES", 1)
 LAWDESK_STAGE_READ_TIMEOUT_S = _env_float("LAWDESK_STAGE_READ_TIMEOUT_S", 120)
 # The queue of stage runs (pipeline.stages.order, pipeline.stages.queue): seconds after its submission past which a
 # job counts as aged and goes ahead of newer work (2 hours), and how often a worker with nothing it may start

@@ -22,10 +22,9 @@ from matters.selectors import evidence_exhibits
 from matters.validation import clean_reason
 
 from ..job_models import Job, JobKind, StageRun, StageStatus
-from .degenerate import retry_change
 from .kinds import Stage
 from .registry import REGISTRY
-from .results import answer_unusable
+from .retries import retry_plan
 from .scheduling import stage_queue, stage_watch_schedule
 from .specs import plan_for
 
@@ -171,18 +170,6 @@ def job_actions(job: Job, user) -> JobActions:
     return JobActions(retry=retry, retry_change=retry_plan(last) if retry else {}, cancel=working, front=working,
                       continue_label=stopped.stopped_label if stopped is not None else "",
                       skip_label=skippable.skip_label if skippable is not None else "")
-
-
-def retry_plan(last: StageRun) -> dict:
-    """What a new attempt after ``last`` changes in its server's sampling: after an unusable answer (degenerate,
-    the prompt coming back, placeholders), a new seed and a higher repeat penalty
-    (:func:`pipeline.stages.degenerate.retry_change`), since the same request brings the same answer back; after
-    any other end (a server down, a cancel, a lost worker), what ``last`` itself had changed, so a retry that was
-    interrupted keeps its settings. {} when nothing changes."""
-    if last.status == StageStatus.FAILED and answer_unusable(last.error):
-        stage = REGISTRY.get(last.stage)
-        return retry_change(last.error, last.sampling or {}, shorten=stage is not None and stage.retry_shortens)
-    return last.retry_change or {}
 
 
 def stage_retry(*, job: Job, user=None, enqueue: bool = True) -> StageRun:

@@ -48,6 +48,7 @@ from .queue import POLL_S, role_servers, server_board, waiting_in_order
 from .record_fields import constrained_schema
 from .registry import apply_result, prepare_result, stage_for
 from .results import StageFailed, record_job_provenance, unusable_answer
+from .retries import automatic_retry
 from .scheduling import (
     BACKOFF_S,
     LEASE_S,
@@ -407,6 +408,10 @@ def _wait_or_fail(run: StageRun, owner: str, failure, started: float, enqueue_ne
 def _advance(run: StageRun, enqueue_next: bool) -> None:
     """Set the job's status from this attempt's and queue the next stage after a ``done`` one."""
     job = Job.objects.get(pk=run.job_id)
+    if run.status == StageStatus.FAILED:
+        with transaction.atomic():
+            if automatic_retry(run, enqueue=enqueue_next) is not None:
+                return  # the job stays queued; the retry's note says what it changes
     if run.status != StageStatus.DONE:
         Job.objects.filter(pk=job.pk).update(status=run.status, reason=run.reason or run.error,
                                              finished_at=timezone.now() if run.status != StageStatus.WAITING_FOR_SERVER

@@ -1,6 +1,7 @@
 """A retry of an answer that failed as degenerate changes what made it so (a new seed, sampled, and a higher
-repeat penalty), records it on the new attempt and says so on the job page; a retry after any other failure sends
-the request as it was."""
+repeat penalty), records it on the new attempt and says so on the job page; the first such retry the runner makes
+itself, later ones the attorney. A retry after any other failure sends the request as it was, and is the
+attorney's."""
 
 import re
 
@@ -25,38 +26,36 @@ def completions(server) -> list[dict]:
     return [body for path, body in server.requests if path == "/v1/chat/completions"]
 
 
-def test_a_retry_of_a_looping_answer_sends_a_new_seed_and_a_higher_repeat_penalty(matter, record, server, attorney,
-                                                                                  client):
+def test_a_looping_answer_is_retried_once_by_itself_with_a_new_seed_and_a_higher_repeat_penalty(
+        matter, record, server, attorney, client):
     job = job_start(matter=matter, kind="summary", instructions="Summarize the lease.", user=attorney,
                     enqueue=False)
     stage_server(server, {"summarize": lambda call: streamed(LOOPING if call == 1 else SUMMARY)})
     register(server.url)
-    assert run_all(job)[0].status == "failed"
+    run_all(job)  # no attorney in between: the runner queued the retry itself
 
-    budget = StageRun.objects.get(job=job).sampling["max_tokens"]
-    retry = stage_retry(job=job, user=attorney, enqueue=False)
+    attempts = list(StageRun.objects.filter(job=job, stage="summarize").order_by("attempt"))
+    assert [(a.attempt, a.status) for a in attempts] == [(1, "failed"), (2, "done")]
+    budget = attempts[0].sampling["max_tokens"]
     change = {"seed": 1235, "temperature": 0.3, "top_k": 40, "repeat_penalty": 1.15, "max_tokens": budget // 2}
-    assert retry.retry_change["sampling"] == change
+    retry = attempts[1]
+    assert retry.retry_change["sampling"] == change and retry.retry_change["automatic"] is True
     assert retry.retry_change["because"] == "the last answer repeated itself"
-    client.force_login(attorney)
-    page = client.get(reverse("pipeline:job", args=[job.pk])).content.decode()
-    assert (f"Retried with a new seed at temperature 0.3, repeat penalty 1.15 and an answer budget of {budget // 2} "
-            f"tokens (half of {budget}), because the last answer repeated itself.") in page  # on the new row
-    run_all(job)
-
     first, second = completions(server)[:2]
     assert (first["seed"], first["temperature"], first["top_k"], "repeat_penalty" in first) == (1234, 0.0, 1, False)
     assert first["max_tokens"] == budget
     assert {key: second.get(key) for key in change} == change  # sent: a new seed, the penalty, half the answer
     assert second["messages"] == first["messages"]  # the same prompt: only the sampling changed
-    attempts = list(StageRun.objects.filter(job=job, stage="summarize").order_by("attempt"))
-    assert [(a.attempt, a.status) for a in attempts] == [(1, "failed"), (2, "done")]
-    assert {key: attempts[1].sampling[key] for key in change} == change  # recorded as sent
+    assert {key: retry.sampling[key] for key in change} == change  # recorded as sent
     assert attempts[0].retry_change == {}
     entry = AuditEntry.objects.filter(action="job.retry").latest("pk")
-    assert entry.detail["sampling_change"] == change
+    assert entry.detail["sampling_change"] == change and entry.detail["automatic"] is True and entry.actor == "system"
     job.refresh_from_db()
     assert job.status == "done" and job.draft.latest_version.text.startswith(SUMMARY)
+    client.force_login(attorney)
+    page = client.get(reverse("pipeline:job", args=[job.pk])).content.decode()
+    assert (f"Retried automatically with a new seed at temperature 0.3, repeat penalty 1.15 and an answer budget of "
+            f"{budget // 2} tokens (half of {budget}), because the last answer repeated itself.") in page
     # The stage that passed on its retry still shows why its first attempt failed.
     row = re.search(r'<tr data-stage="summarize".*?</tr>', client.get(reverse("pipeline:job", args=[job.pk]))
                     .content.decode(), re.S).group(0)
@@ -66,15 +65,15 @@ def test_a_retry_of_a_looping_answer_sends_a_new_seed_and_a_higher_repeat_penalt
     assert attempts[0].error.split("(")[0].replace("'", "&#x27;") in earlier
 
 
-def test_a_second_degenerate_retry_raises_the_penalty_again_and_takes_the_next_seed(matter, record, server,
-                                                                                     attorney):
+def test_the_attorneys_retry_after_the_automatic_one_raises_the_penalty_again_and_takes_the_next_seed(
+        matter, record, server, attorney):
     job = job_start(matter=matter, kind="summary", instructions="Summarize the lease.", user=attorney,
                     enqueue=False)
     stage_server(server, {"summarize": lambda call: streamed(LOOPING)})
     register(server.url)
-    run_all(job)
-    stage_retry(job=job, user=attorney, enqueue=False)
-    run_all(job)
+    run_all(job)  # the first attempt and the runner's own retry both loop: the job waits for the attorney
+    job.refresh_from_db()
+    assert job.status == "failed" and StageRun.objects.filter(job=job).count() == 2
     third = stage_retry(job=job, user=attorney, enqueue=False)
     assert third.retry_change["sampling"] == {"seed": 1236, "temperature": 0.3, "top_k": 40, "repeat_penalty": 1.25,
                                               "max_tokens": 256}

@@ -72,12 +72,12 @@ def test_the_job_page_says_what_a_retry_of_an_unusable_answer_changes(matter, re
     job, reply = summary(matter, LOOPING)
     stage_server(server, {"summarize": reply})
     register(server.url)
-    run_all(job)
+    run_all(job)  # the first attempt and the runner's own retry (penalty 1.15, 512 tokens) both loop
     client.force_login(attorney)
     page = client.get(reverse("pipeline:job", args=[job.pk])).content.decode()
     assert "Run the stage again" in page and 'id="retry-change"' in page
-    assert ("A new attempt runs with a new seed at temperature 0.3, repeat penalty 1.15 and an answer budget of 512 "
-            "tokens (half of 1024), because the last answer repeated itself.") in page
+    assert ("A new attempt runs with a new seed at temperature 0.3, repeat penalty 1.25 and an answer budget of 256 "
+            "tokens (half of 512), because the last answer repeated itself.") in page
 
 
 def test_the_job_page_offers_a_plain_retry_after_another_failure(matter, record, server, attorney, client):
