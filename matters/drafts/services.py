@@ -511,6 +511,10 @@ def approval_needs_echo_reason(version: DraftVersion) -> bool:
     return prompt_echo_share(version) >= PROMPT_ECHO_APPROVAL_SHARE
 
 
+# How a job marks a section it could not write (pipeline.stages.motion): a gap, never a document to approve.
+NOT_WRITTEN = "[NOT WRITTEN:"
+
+
 def approval_needs_read_confirmation(version: DraftVersion) -> bool:
     """Whether approving ``version`` needs the attorney's confirmation of having read it in full: a model's
     version in which the verifier grounded nothing (no ``grounded`` finding), so that nothing in it was checked."""
@@ -534,6 +538,11 @@ def draft_approve(*, version: DraftVersion, user: AbstractBaseUser, record: dict
     latest = version.draft.versions.order_by("-number").first()
     if latest is not None and latest.pk != version.pk:
         raise ValidationError(f"Version {version.number} is not the latest (version {latest.number} is).")
+    gap = version.text.find(NOT_WRITTEN)
+    if gap >= 0:
+        raise ValidationError(
+            f"Version {version.number} still holds a section LawDesk could not write (“{version.text[gap:gap + 90]}"
+            "…”). Write that section in the draft, then approve the version that holds it.")
     draft_verify(version=version)
     open_blocking = list(version.open_blocking())
     if open_blocking:

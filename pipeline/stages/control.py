@@ -131,9 +131,7 @@ def _skippable(job: Job, last: StageRun | None) -> Stage | None:
     it (:attr:`Stage.skippable`: the job has a draft it would only have improved, and a stage after it); None
     otherwise."""
     stage = REGISTRY.get(last.stage) if last is not None and last.status == StageStatus.FAILED else None
-    if stage is None or not stage.skippable or job.draft_id is None or stage.following(job) is None:
-        return None
-    return stage
+    return stage if stage is not None and stage.may_skip(job, last) else None
 
 
 @dataclass(frozen=True)
@@ -209,23 +207,28 @@ def job_continue(*, job: Job, user, reason: str, enqueue: bool = True) -> StageR
 
 def stage_skip(*, job: Job, user, reason: str, enqueue: bool = True) -> StageRun:
     """Go on without the job's failed last stage (:func:`_skippable`: a revision whose every attempt looped, the
-    draft before it standing), on an attorney's written reason: a new attempt of that stage is recorded ``done``
-    with no model request and the reason, the draft is left as it is, and the next stage is queued (the verifier
-    then checks the draft as it stands). Returns the queued stage run. Raises ValidationError when the last stage
-    cannot be gone on without or the reason is empty; PermissionDenied for a user who may not approve drafts."""
+    draft before it standing; or a section the drafter could not write, left as a marked gap), on an attorney's
+    written reason: a new attempt of that stage is recorded ``done`` with no model request and the reason, the
+    stage records what going on leaves (:meth:`Stage.skip`), and what follows is queued (the next section, or
+    the verifier, which then checks the draft as it stands). Returns the queued stage run. Raises ValidationError
+    when the last stage cannot be gone on without or the reason is empty; PermissionDenied for a user who may not
+    approve drafts."""
     require(user, "approve_draft", job.matter)
     reason = clean_reason(reason, what="why the job should go on without this stage")
     with transaction.atomic():
         last = _latest(job)
         stage = _skippable(job, last)
         if stage is None:
-            raise ValidationError("Only a failed revision of a job that has a draft can be gone on without.")
+            raise ValidationError("Only a failed revision of a job that has a draft, or a failed section, can be "
+                                  "gone on without.")
         by = user.get_full_name().strip() or user.get_username()
-        StageRun.objects.create(
+        skipped = StageRun.objects.create(
             job=job, stage=last.stage, section=last.section, role=last.role, order=last.order,
             attempt=last.attempt + 1, status=StageStatus.DONE, finished_at=timezone.now(),
             reason=f"Not run: {by} went on without it after attempt {last.attempt} failed, because: {reason}")
-        run = stage_queue(job, stage.following(job), order=last.order + 1, enqueue=enqueue)
+        stage.skip(skipped, by)
+        following, section = stage.next_run(job, skipped)
+        run = stage_queue(job, following, order=last.order + 1, section=section, enqueue=enqueue)
         audit_record(action="job.skip_stage", actor=user, matter=job.matter, obj=job,
                      detail={"stage": last.stage, "failed_attempt": last.attempt, "reason": reason,
                              "error": last.error})

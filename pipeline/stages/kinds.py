@@ -60,7 +60,8 @@ class Stage:
     #: The job page shows the stage's parsed ``items`` as a table of checked records.
     shows_records: bool = False
     #: An attorney may go on without this stage, with a reason, after it failed: it improves a draft that
-    #: already exists (a revision), so the job can end on the draft as it stands.
+    #: already exists (a revision), so the job can end on the draft as it stands; or it writes a part the
+    #: document can keep as a marked gap (a section). See :meth:`may_skip` and :meth:`skip`.
     skippable: bool = False
     #: What the job page offers for a failed stage it may go on without (skippable only).
     skip_label: str = ""
@@ -124,6 +125,16 @@ class Stage:
         """Use the finished stage's answer; return its final status and reason (``done`` or ``stopped``).
         Raises StageFailed when the answer cannot be used."""
         raise NotImplementedError
+
+    def may_skip(self, job: Job, failed: StageRun) -> bool:
+        """Whether an attorney may go on without ``failed`` (this stage's latest attempt, failed): by default
+        when the stage is :attr:`skippable`, the job has a draft the stage would only have improved, and a stage
+        follows it."""
+        return self.skippable and job.draft_id is not None and self.following(job) is not None
+
+    def skip(self, run: StageRun, by: str) -> None:
+        """Record on ``run`` (the new attempt, ``done`` with no model request, whose reason says that ``by`` went
+        on without the stage and why) what going on leaves: by default nothing, the draft standing as it is."""
 
     def following(self, job: Job) -> str | None:
         """The stage after this one in ``job``'s plan, None when it is the last."""

@@ -260,6 +260,15 @@ def missing_text(entry: dict) -> str:
             "the job again, or write this section yourself.]")
 
 
+def not_written_text(entry: dict, by: str) -> str:
+    """What a section says when the drafter could not write it (every answer unusable) and ``by`` (a user's name)
+    went on without it: that it is a gap, what it needed, and that it is the attorney's to write."""
+    needs = "; ".join(entry.get("questions") or []) or entry.get("heading", "")
+    return (f"[NOT WRITTEN: the drafter's answers for this section could not be used (they repeated themselves), "
+            f"and {by} went on without it. It needs: {needs}. Write this section yourself before this document "
+            "is filed.]")
+
+
 def assemble(*, head: str, sections: list[dict], tail: list[str]) -> tuple[str, list[dict], list[int]]:
     """The document: ``head`` (the caption), each drafted section under its heading in the order given
     (``sections``: dicts with ``key``, ``heading`` and ``text``), then the ``tail`` parts (signature block,

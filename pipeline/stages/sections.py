@@ -63,6 +63,9 @@ class Section(Stage):
 
     name = "section"
     retry_shortens = True
+    skippable = True
+    skip_label = ("Go on without this section: the document keeps a marked gap in its place, for you to write, "
+                  "and the sections after it are drafted.")
 
     def _entry(self, run: StageRun) -> tuple[StageRun, dict, dict]:
         plan, outline = job_outline(run.job)
@@ -100,6 +103,19 @@ class Section(Stage):
             return not any(retriever.rank(q, exhibit_ids=ids, limit=1).candidates for q in [*queries, query] if q)
         finally:
             retriever.close()
+
+    def may_skip(self, job, failed):
+        """A section the drafter could not write (every answer looped) may be left as a marked gap: the document
+        is still whole around it, and the gap is the attorney's to fill."""
+        return self.skippable and self.next_run(job, failed) is not None
+
+    def skip(self, run, by):
+        plan, outline, entry = self._entry(run)
+        text = motion.not_written_text(entry, by)
+        StageRun.objects.filter(pk=run.pk).update(output=text, parsed={
+            "section": run.section, "heading": entry["heading"], "missing": True, "skipped": True, "text": text})
+        if run.section == motion.drafted_keys(outline)[-1]:
+            self._assemble(run, plan, outline, text)
 
     def apply(self, run, generation, prepared):
         plan, outline, entry = self._entry(run)
@@ -188,8 +204,10 @@ class Section(Stage):
         for record in records:
             if record["key"] in where:
                 record.update(start=where[record["key"]]["start"], end=where[record["key"]]["end"])
+        # A section gone on without asked no model: the version names the drafter of the sections written.
+        writer = run if run.model else next((r for r in done.values() if r.model), run)
         version = draft_create(matter=job.matter, title=job_title(job), text=text, author_kind="model",
-                               kind=job.kind, model_name=run.model, server_name=run.server_name,
+                               kind=job.kind, model_name=writer.model, server_name=writer.server_name,
                                provenance=run_provenance(run) | {"stage": "sections", "plan_run": plan.pk,
                                                                  "sections": records, "body": body,
                                                                  "record_spans": motion.record_spans(text, body)})

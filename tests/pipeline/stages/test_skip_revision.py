@@ -7,6 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from matters.drafts.services import draft_approve
 from matters.models import AuditEntry
 from matters.services import matter_add_member
 from pipeline.job_models import StageRun
@@ -82,9 +83,40 @@ def test_only_a_failed_revision_of_a_job_with_a_draft_is_offered(matter, record,
     stage_server(server, {"section": lambda call: streamed(LOOPING)})
     motion = job_start(matter=matter, kind="motion", instructions="Move to compel repairs of the roof.",
                        user=attorney, enqueue=False)
-    assert run_all(motion)[-1].stage == "section"  # a section is the draft itself: it is run again, not skipped
-    assert job_actions(motion, attorney).skip_label == ""
-    with pytest.raises(ValidationError, match="Only a failed revision"):
-        stage_skip(job=motion, user=attorney, reason="The draft is good enough as it stands.", enqueue=False)
+    assert run_all(motion)[-1].stage == "section"
+    assert job_actions(motion, attorney).skip_label.startswith("Go on without this section")
     stage_retry(job=motion, user=attorney, enqueue=False)
     assert job_actions(motion, attorney).skip_label == ""  # queued again: nothing failed to go on without
+
+
+def test_a_section_the_drafter_cannot_write_is_left_as_a_marked_gap_and_the_motion_goes_on(
+        matter, record, server, attorney):
+    # The newcomer's conclusion looped on six attempts in a row, at every budget and penalty a retry sets.
+    stage_server(server, {"section": lambda call: streamed(LOOPING) if call in (2, 3) else
+                          "The lease was signed on March 3, 2021. SMITH000001."})
+    job = job_start(matter=matter, kind="motion", instructions="Move to compel repairs of the roof.", user=attorney,
+                    enqueue=False)
+    register(server.url)
+    runs = run_all(job)
+    failed = runs[-1]
+    assert (failed.stage, failed.section, failed.status, failed.attempt) == (
+        "section", "03-statement_of_facts", "failed", 2)  # the runner's own retry looped too
+    stage_skip(job=job, user=attorney, reason="I will write the facts myself.", enqueue=False)
+    runs = run_all(job)
+    job.refresh_from_db()
+    assert job.status == "done", [(r.stage, r.section, r.status, r.error) for r in runs]
+    gap = StageRun.objects.get(job=job, section="03-statement_of_facts", attempt=3)
+    assert gap.status == "done" and gap.parsed["missing"] and gap.parsed["skipped"] and gap.prompt == []
+    text = job.draft.latest_version.text
+    facts = text[text.index("Statement of facts"):text.index("The landlord must repair the roof")]
+    assert "[NOT WRITTEN: the drafter's answers for this section could not be used" in facts
+    assert "alice went on without it" in facts and "Write this section yourself" in facts
+    # The sections after it were drafted, and the document is whole around the gap.
+    assert [r.status for r in runs if r.stage == "section"] == ["done"] * 4
+    assert "Conclusion" in text and "Respectfully submitted" in text
+    sections = job.draft.versions.order_by("number").first().provenance["sections"]
+    assert next(s for s in sections if s["key"] == "03-statement_of_facts")["missing"] is True
+    assert AuditEntry.objects.get(action="job.skip_stage").detail["stage"] == "section"
+    # The gap is the attorney's to fill: the version holding it is not approved as it stands.
+    with pytest.raises(ValidationError, match="still holds a section LawDesk could not write"):
+        draft_approve(version=job.draft.latest_version, user=attorney, read_confirmed=True)
