@@ -50,7 +50,10 @@ class ReconnectingWorker(db_worker.Worker):
         # Ignored at the OS, not merely by this handler: Python's finalisation puts every signal with a Python
         # handler back to SIG_DFL, so make run's SIGTERM arriving while the interpreter shuts down killed the
         # worker (exit -15) on a loaded machine. An ignored signal stays ignored; lawdesk.run kills a worker that
-        # has not left 20 s after its SIGTERM.
+        # has not left 20 s after its SIGTERM. A signal that arrived just before the switch is then reported by
+        # Python as "ignored due to race condition", with a traceback on make run's terminal: it is the ignoring
+        # asked for here, so that one report is dropped.
+        sys.unraisablehook = _quiet_about_ignored_signals
         for stop_signal in (signal.SIGINT, signal.SIGTERM):
             signal.signal(stop_signal, signal.SIG_IGN)
         sys.exit(0)
@@ -71,6 +74,15 @@ class ReconnectingWorker(db_worker.Worker):
                 time.sleep(backoff_s)
                 backoff_s = min(backoff_s * 2, MAX_BACKOFF_S)
                 self.startup_delay = False
+
+
+def _quiet_about_ignored_signals(unraisable) -> None:
+    """``sys.unraisablehook`` for a worker that is leaving: CPython's "Signal N ignored due to race condition"
+    (``_PyErr_CheckSignalsTstate``, a signal caught just before its handler became SIG_IGN) is dropped; anything
+    else goes to the default hook."""
+    if isinstance(unraisable.exc_value, OSError) and "ignored due to race condition" in str(unraisable.exc_value):
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def _flush_logs() -> None:
