@@ -230,7 +230,7 @@ def retry_change(error: str, sampling: dict, *, shorten: bool = False) -> dict:
     512), because the last answer repeated itself"), and the offer shown beside "Run the stage again" before it
     ("A new attempt runs with ..."). ``shorten``: the stage writes a part whose answer may be shorter (a section, a
     draft, a summary; not a revision sized to what it revises): after a loop or an echo its budget is halved
-    (``max_tokens``, at least :data:`RETRY_LEAST_TOKENS`)."""
+    (``max_tokens``, at least :data:`RETRY_LEAST_TOKENS`), and otherwise the last attempt's budget is kept."""
     lowered = error.lower()
     because = next((cause for marker, cause in _CAUSES if marker in lowered), "the last answer could not be used")
     before = sampling.get("repeat_penalty")
@@ -240,14 +240,19 @@ def retry_change(error: str, sampling: dict, *, shorten: bool = False) -> dict:
               "temperature": max(float(sampling.get("temperature") or 0.0), RETRY_TEMPERATURE),
               "top_k": max(int(sampling.get("top_k") or 1), RETRY_TOP_K), "repeat_penalty": penalty}
     settings = [f"a new seed at temperature {change['temperature']:g}"]
+    shortened = because in _SHORTENED  # read before the penalty's note is added to it
     if before and penalty <= before:
         because += f"; the repeat penalty is already {before:g}, the most a retry sets"
     else:
         settings.append(f"repeat penalty {penalty:g}")
     budget = int(sampling.get("max_tokens") or 0)
-    if shorten and because in _SHORTENED and budget > RETRY_LEAST_TOKENS:
+    if shorten and shortened and budget > RETRY_LEAST_TOKENS:
         change["max_tokens"] = max(RETRY_LEAST_TOKENS, budget // 2)
         settings.append(f"an answer budget of {change['max_tokens']} tokens (half of {budget})")
+    elif shorten and budget:
+        # A budget a retry already cut stays cut: a new attempt without it went back to the stage's full budget,
+        # the one the model looped at (a newcomer's conclusion, attempts 4 to 10 at 1,024 tokens after 256).
+        change["max_tokens"] = budget
     listed = settings[0] if len(settings) == 1 else ", ".join(settings[:-1]) + " and " + settings[-1]
     return {"sampling": change, "because": because, "note": f"Retried with {listed}, because {because}",
             "offer": f"A new attempt runs with {listed}, because {because}"}

@@ -104,12 +104,19 @@ def test_only_a_looping_part_is_shortened_never_a_revision_or_an_empty_answer():
     looping = "The answer is degenerate: one line is repeated 5 times out of 6."
     assert retry_change(looping, {"max_tokens": 300}, shorten=True)["sampling"]["max_tokens"] == 150
     assert retry_change(looping, {"max_tokens": 200}, shorten=True)["sampling"]["max_tokens"] == 128  # the floor
-    assert "max_tokens" not in retry_change(looping, {"max_tokens": 100}, shorten=True)["sampling"]
+    assert retry_change(looping, {"max_tokens": 100}, shorten=True)["sampling"]["max_tokens"] == 100  # kept
     assert "max_tokens" not in retry_change(looping, {"max_tokens": 1024}, shorten=False)["sampling"]
-    assert "max_tokens" not in retry_change("The answer is empty (finish reason: stop).", {"max_tokens": 1024},
-                                            shorten=True)["sampling"]
+    assert retry_change("The answer is empty (finish reason: stop).", {"max_tokens": 1024},
+                        shorten=True)["sampling"]["max_tokens"] == 1024  # not halved
     assert [REGISTRY[name].retry_shortens for name in ("section", "draft", "summarize", "revise", "plan")] == [
         True, True, True, False, False]
+    # Once the penalty is at its most, a loop still halves the budget, and a budget already at its floor (or cut
+    # before an empty answer) is kept, never sent back to the stage's full budget.
+    maxed = {"repeat_penalty": 1.5, "max_tokens": 512, "seed": 1240}
+    assert retry_change(looping, maxed, shorten=True)["sampling"]["max_tokens"] == 256
+    assert retry_change(looping, maxed | {"max_tokens": 128}, shorten=True)["sampling"]["max_tokens"] == 128
+    assert retry_change("The answer is empty (finish reason: stop).", {"max_tokens": 256},
+                        shorten=True)["sampling"]["max_tokens"] == 256
 
 
 def test_a_stage_stopped_mid_answer_counts_what_it_streamed_as_ended(matter, record, server, attorney, client):
