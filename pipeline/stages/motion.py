@@ -260,6 +260,19 @@ def missing_text(entry: dict) -> str:
             "the job again, or write this section yourself.]")
 
 
+QUERY_MAX_CHARS = 100  # a plan's query (pipeline.stages.specs: "maxLength": 100)
+
+
+def query_of(request: str) -> str:
+    """``request`` as one search query of at most QUERY_MAX_CHARS characters, cut at a word: cut at the
+    character, "...owes the unpaid rent" searched for "ren" and lost its key word."""
+    request = " ".join(request.split())
+    if len(request) <= QUERY_MAX_CHARS:
+        return request
+    head = request[:QUERY_MAX_CHARS + 1]
+    return head.rsplit(" ", 1)[0] if " " in head.strip() else request[:QUERY_MAX_CHARS]
+
+
 def not_written_text(entry: dict, by: str) -> str:
     """What a section says when the drafter could not write it (every answer unusable) and ``by`` (a user's name)
     went on without it: that it is a gap, what it needed, and that it is the attorney's to write."""

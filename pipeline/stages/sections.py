@@ -42,7 +42,7 @@ class Plan(Stage):
 
     def apply(self, run, generation, prepared):
         try:
-            outline = motion.outline_from(generation.parsed, queries=[run.job.instructions[:100],
+            outline = motion.outline_from(generation.parsed, queries=[motion.query_of(run.job.instructions),
                                                                       *gate_queries(run.job)])
         except motion.OutlineError as error:
             raise StageFailed(str(error)) from None

@@ -257,3 +257,15 @@ def test_the_revision_is_given_a_budget_for_the_whole_body(matter, record, serve
     body = job.draft.versions.order_by("number").first().provenance["body"]
     budget = revise.sampling["max_tokens"]
     assert budget == (body[1] - body[0]) // 3 * 5 // 4 + 256 and budget > kinds.REGISTRY["revise"].spec.max_tokens
+
+
+def test_the_request_as_a_query_is_cut_at_a_word():
+    from pipeline.stages.motion import QUERY_MAX_CHARS, query_of
+
+    request = ("Draft a motion for summary judgment arguing the defendant breached the lease and owes the unpaid "
+               "rent.")
+    assert len(request) > QUERY_MAX_CHARS
+    assert query_of(request) == ("Draft a motion for summary judgment arguing the defendant breached the lease "
+                                 "and owes the unpaid")
+    assert query_of("  short\nrequest ") == "short request"
+    assert query_of("x" * 150) == "x" * QUERY_MAX_CHARS  # one long word: cut where it must be
