@@ -5,6 +5,8 @@ progress. Their rules of text (the outline's checks, the caption, the assembly) 
 
 from matters.chronology.selectors import matter_chronology
 from matters.drafts.services import draft_create
+from matters.drafts.verifier.citations import find_case_citations
+from matters.drafts.verifier.statutes import find_statutes
 from matters.selectors import evidence_exhibits
 
 from ..digests.selectors import matter_digests
@@ -129,7 +131,7 @@ class Section(Stage):
             text, removed = motion.section_body(answer, entry["heading"])
             if not text:
                 raise unusable_answer(run.role, "it wrote nothing for the section besides a caption or a closing.")
-            text, attributed, quoted, record = self._cited(run, outline, entry, text)
+            text, attributed, quoted, record, uncited = self._cited(run, outline, entry, text)
             generation.parsed = {"section": run.section, "heading": entry["heading"], "missing": False,
                                  "text": text, "removed": removed, "prompt_echo_share": echo,
                                  "attributed": attributed, "quoted_authorities": quoted, "quoted_record": record}
@@ -144,6 +146,12 @@ class Section(Stage):
             if quoted:
                 notes.append("The section cited none of the stored authorities it was sent, so LawDesk quoted "
                              f"{' and '.join(q['cites_as'] for q in quoted)} under their own citation.")
+            if uncited:
+                one = len(uncited) == 1
+                notes.append(f"{' and '.join(uncited)} {'has' if one else 'have'} no citation LawDesk can read "
+                             "(nobody set “Cites as” on the authority's page and its first page prints none), so "
+                             f"{'it was' if one else 'they were'} not quoted; set “Cites as” to have "
+                             f"{'it' if one else 'them'} quoted under {'its' if one else 'their'} citation.")
             if record:
                 notes.append("The section cited nothing in the record, so LawDesk quoted "
                              f"{' and '.join(q['cite'] for q in record)}, the evidence it was sent that shares most "
@@ -155,26 +163,32 @@ class Section(Stage):
 
     @staticmethod
     def _cited(run: StageRun, outline: dict, entry: dict, text: str) -> tuple[str, list[dict], list[dict],
-                                                                               list[dict]]:
+                                                                               list[dict], list[str]]:
         """``text`` with the cites it carries by construction (:mod:`pipeline.stages.attribution`): a record cite
         on each sentence drawn from one excerpt of the packet the section was sent; in the section that states
         the law (the legal standard, or the first argument of an outline that has none) when it cites none of its
         law, quotations of the stored authorities; in a section stating facts (:func:`motion.states_facts`) when
         it cites nothing in the record, quotations of its evidence pages. Returns the text, the cites attached,
-        the authorities quoted and the record quoted."""
+        the authorities quoted, the record quoted and the authorities not quoted for want of a citation the
+        verifier reads (their titles)."""
         prompt = "\n".join(m.get("content", "") for m in run.prompt or [] if m.get("role") == "user")
         evidence, law = attribution.prompt_excerpts(prompt)
         text, attributed = attribution.attach_record_cites(text, evidence)
-        quoted = record = []
+        quoted = record = uncited = []
         kinds = [s["kind"] for s in outline["sections"]]
         states_law = next((s["key"] for s in outline["sections"] if s["kind"] == (
             "legal_standard" if "legal_standard" in kinds else "argument")), None)
         wanted = " ".join([entry["heading"], *entry["questions"], *entry["queries"], run.job.instructions])
         if entry["key"] == states_law:
-            text, quoted = attribution.quote_authorities(text, law, wanted)
+            # Quoted only under a citation the verifier can read: an authority whose citation nobody set and its
+            # first page does not print is offered under its title ("mo-app-jagels"), no citation at all.
+            citable = [e for e in law if _citable(e.cites_as)]
+            text, quoted = attribution.quote_authorities(text, citable, wanted)
+            if not quoted and not attribution.cites_law(text, law):
+                uncited = sorted({e.cites_as for e in law} - {e.cites_as for e in citable})
         if entry["key"] in motion.states_facts(outline):
             text, record = attribution.quote_record(text, evidence, wanted)
-        return text, attributed, quoted, record
+        return text, attributed, quoted, record, uncited
 
     def _assemble(self, run: StageRun, plan: StageRun, outline: dict, last_text: str) -> None:
         job = run.job
@@ -220,6 +234,13 @@ class Section(Stage):
         if position < len(keys):
             return "section", keys[position]
         return super().next_run(job, run)
+
+
+def _citable(cites_as: str) -> bool:
+    """Whether ``cites_as`` (an authority's citation in the packet) holds a case, public-domain, statute or rule
+    citation the verifier reads."""
+    flat = " ".join(cites_as.split())
+    return bool(find_case_citations(flat) or find_statutes(flat))
 
 
 def section_progress(job: Job) -> list[dict]:

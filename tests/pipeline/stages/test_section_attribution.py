@@ -195,3 +195,19 @@ def test_a_sentence_the_model_wrapped_over_two_lines_is_read_whole():
     assert text == ("The court asks whether this appeal should be consolidated with the earlier appeal (Ex. 7 at 1)."
                     "\nA second line.")
     assert [a["cite"] for a in attached] == ["Ex. 7 at 1"]
+
+
+def test_an_authority_with_no_citation_to_read_is_not_quoted_under_its_file_name(matter, record, server, attorney):
+    # A newcomer's authorities, uploaded with no "Cites as", were quoted as "“...” mo-app-jagels.": a file name
+    # set where a citation goes. Here neither authority's first page prints a citation.
+    for law in (record["opinion"], record["statute"]):
+        first = law.content.pages.get(number=1)
+        first.text = f"{QUOTE} The tenant may withhold what the repair would cost."
+        first.save(update_fields=["text"])
+        law.cites_as = ""  # nobody set it
+        law.save(update_fields=["cites_as"])
+    job, facts, standard = motion_of_two_sections(matter, server, attorney, f"{SIGNED} {RENT}")
+    assert standard.parsed["quoted_authorities"] == []
+    assert standard.parsed["text"] == STANDARD  # nothing set under a title where a citation goes
+    assert "1028a and tarrant have no citation LawDesk can read" in standard.reason
+    assert "they were not quoted; set “Cites as” to have them quoted under their citation" in standard.reason
