@@ -72,6 +72,33 @@ def test_a_page_whose_font_differs_in_one_key_is_extracted_again():
     assert (scanner.pages_ingested, scanner.pages_extracted, scanner.findings) == (0, 1, [])
 
 
+def resources_object(doc: pymupdf.Document) -> int:
+    kind, value = doc.xref_get_key(doc.page_xref(0), "Resources")
+    assert kind == "xref"
+    return int(value.split()[0])
+
+
+def with_inline_resources() -> pymupdf.Document:
+    """:func:`source` with its page's resources written inline in the page rather than as an object of their own."""
+    doc = source()
+    doc.xref_set_key(doc.page_xref(0), "Resources", doc.xref_object(resources_object(doc), compressed=True))
+    assert doc.xref_get_key(doc.page_xref(0), "Resources")[0] == "dict"
+    return doc
+
+
+def test_a_page_is_known_whether_its_resources_are_written_inline_or_as_an_object_of_their_own():
+    assert page_keys(with_inline_resources()) == page_keys(source()) != [None]
+    # Either way the stamped page is the page ingest read (stamping changes the document it is given).
+    assert scan(stamped(source()), ingested_from(with_inline_resources(), SHOWN)).pages_ingested == 1
+    assert scan(stamped(with_inline_resources()), ingested_from(source(), SHOWN)).pages_ingested == 1
+    # Another font is another page, inline or not.
+    other = source()
+    courier = other.get_new_xref()
+    other.update_object(courier, "<</Type/Font/Subtype/Type1/BaseFont/Courier/Encoding/WinAnsiEncoding>>")
+    other.update_object(resources_object(other), f"<</Font<</helv {courier} 0 R>>>>")
+    assert page_keys(other) != page_keys(with_inline_resources())
+
+
 def test_a_page_whose_content_differs_is_extracted_again():
     original = source()
     # One line more than ingest read, in the page's own font.
