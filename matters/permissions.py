@@ -36,6 +36,8 @@ page (not change it in the admin without the operator's role or the admin's own 
 ``user=None`` is the command line, run by whoever administers the machine, and is not checked here.
 """
 
+from contextvars import ContextVar
+
 import rules
 from django.core.exceptions import PermissionDenied
 
@@ -48,12 +50,47 @@ def is_active(user) -> bool:
     return bool(user is not None and user.is_authenticated and user.is_active)
 
 
+# Memberships read during one request (RememberMemberships): a page asks for each control it shows, and each
+# act's rule asks for the membership again, four or five queries a page view for one answer.
+_memberships: ContextVar[dict | None] = ContextVar("lawdesk_memberships", default=None)
+
+
 @rules.predicate
 def is_member(user, matter) -> bool:
-    """The user is one of the matter's members (an unsaved or missing matter has none)."""
+    """The user is one of the matter's members (an unsaved or missing matter has none). Read once per request
+    for each user and matter (:class:`RememberMemberships`); outside a request, every time."""
     if matter is None or getattr(matter, "pk", None) is None:
         return False
-    return matter.members.filter(pk=user.pk).exists()
+    known, key = _memberships.get(), (user.pk, matter.pk)
+    if known is not None and key in known:
+        return known[key]
+    answer = matter.members.filter(pk=user.pk).exists()
+    if known is not None:
+        known[key] = answer
+    return answer
+
+
+def forget_memberships() -> None:
+    """Forget the memberships this request has read: a member was added or removed."""
+    known = _memberships.get()
+    if known is not None:
+        known.clear()
+
+
+class RememberMemberships:
+    """Middleware: each request reads a user's membership of a matter once (:func:`is_member`), whatever the
+    number of controls its page gates on it. A membership changed by the request itself is read again
+    (:func:`forget_memberships`, called by the services that change them)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        token = _memberships.set({})
+        try:
+            return self.get_response(request)
+        finally:
+            _memberships.reset(token)
 
 
 def _role(name: str) -> rules.Predicate:

@@ -7,7 +7,7 @@ from django.db import transaction
 
 from matters.audit.services import audit_record
 from matters.models import Matter
-from matters.permissions import is_member, may, require
+from matters.permissions import forget_memberships, is_member, may, require
 
 
 def matter_create(*, name: str, created_by: AbstractBaseUser | None, **fields) -> Matter:
@@ -34,9 +34,11 @@ def matter_add_member(*, matter: Matter, user: AbstractBaseUser, added_by: Abstr
     if not user.is_active:
         raise ValidationError({"user": f"{user.get_username()} is not an active account."})
     with transaction.atomic():
+        forget_memberships()  # read as it is now, not as this request first read it
         if is_member(user, matter):
             raise ValidationError({"user": f"{user.get_username()} is already a member of this matter."})
         matter.members.add(user)
+        forget_memberships()
         audit_record(action="matter.member_add", actor=added_by, matter=matter, obj=matter,
                      detail={"user": user.get_username()})
 
@@ -48,6 +50,7 @@ def matter_remove_member(*, matter: Matter, user: AbstractBaseUser, removed_by: 
     require(removed_by, "manage_members", matter)
     with transaction.atomic():
         members = list(matter.members.select_for_update())
+        forget_memberships()  # the rules below read the members as they are now
         if user not in members:
             raise ValidationError({"user": f"{user.get_username()} is not a member of this matter."})
         others_approve = any(may(m, "approve_draft", matter) for m in members if m.pk != user.pk)
@@ -55,5 +58,6 @@ def matter_remove_member(*, matter: Matter, user: AbstractBaseUser, removed_by: 
             raise ValidationError({"user": f"{user.get_username()} is the matter's last attorney; add another "
                                            "attorney first."})
         matter.members.remove(user)
+        forget_memberships()
         audit_record(action="matter.member_remove", actor=removed_by, matter=matter, obj=matter,
                      detail={"user": user.get_username()})

@@ -66,8 +66,13 @@ def _covered(box: ImproperRedaction, redactions: list[Redaction]) -> bool:
 def improper_open(page: Page) -> list[ImproperRedaction]:
     """The improper redactions of ``page`` that still block a production: not confirmed, not covered by a real
     redaction."""
-    redactions = list(page.redactions.all())
-    return [box for box in page.improper_redactions.all() if not box.confirmed_reason and not _covered(box, redactions)]
+    return _still_open(list(page.improper_redactions.all()), list(page.redactions.all()))
+
+
+def _still_open(improper: list[ImproperRedaction], redactions: list[Redaction]) -> list[ImproperRedaction]:
+    """Those of a page's ``improper`` redactions that are not confirmed and that none of its ``redactions``
+    covers."""
+    return [box for box in improper if not box.confirmed_reason and not _covered(box, redactions)]
 
 
 def production_blockers(exhibits: list[Exhibit], withheld_ids: set[int]) -> list[str]:
@@ -358,7 +363,7 @@ def page_privilege_context(page: Page) -> dict:
     its place in per cent of the page (for overlays on the page image), and the reason codes."""
     redactions = list(page.redactions.all())
     improper = list(page.improper_redactions.all())
-    open_ids = {box.pk for box in improper_open(page)}
+    open_ids = {box.pk for box in _still_open(improper, redactions)}
     return {
         "redactions": [{"box": r, "place": _percent_box(page, r)} for r in redactions],
         "improper": [{"box": b, "place": _percent_box(page, b), "open": b.pk in open_ids} for b in improper],

@@ -88,3 +88,33 @@ def test_the_command_line_adds_members_through_the_audited_service(make_user):
     entry = AuditEntry.objects.get(action="matter.member_add", matter=matter)
     assert entry.actor == "system"  # the command line: no user
     assert entry.detail == {"user": "ann"}
+
+
+def test_a_page_view_reads_the_viewers_membership_once(attorney, matter, client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(attorney)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(reverse("matters:detail", args=[matter.pk])).status_code == 200
+    membership = [q["sql"] for q in queries.captured_queries
+                  if 'FROM "auth_user" INNER JOIN "matters_matter_members"' in q["sql"] and "LIMIT 1" in q["sql"]]
+    # The page gates several controls on the attorney's acts; each act's rule needs the membership.
+    assert len(membership) == 1, membership
+
+
+def test_a_membership_changed_during_a_request_is_read_anew(make_user, attorney, matter, rf):
+    from matters.permissions import RememberMemberships, may
+
+    ann = make_user("ann", "assistant")
+    seen = []
+
+    def view(request):
+        seen.append(may(ann, "change_exhibits", matter))
+        matter_add_member(matter=matter, user=ann, added_by=attorney)
+        seen.append(may(ann, "change_exhibits", matter))
+        matter_remove_member(matter=matter, user=ann, removed_by=attorney)
+        seen.append(may(ann, "change_exhibits", matter))
+
+    RememberMemberships(view)(rf.get("/"))
+    assert seen == [False, True, False]
