@@ -30,6 +30,8 @@ import argparse
 import csv
 import json
 import os
+import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -39,6 +41,7 @@ import time
 from pathlib import Path
 
 import httpx
+import psutil
 import psycopg
 
 REPO = Path(__file__).resolve().parents[1]
@@ -189,12 +192,23 @@ def run_one(db: str, args: argparse.Namespace) -> dict:
             print(f"[{db}] {matter['pages']:,} pages in {len(matter['exhibits']):,} files built in "
                   f"{matter['build_s']} s; production of {background['production_pages']:,} pages and 2 jobs "
                   f"queued; {args.users} users for {args.seconds} s ...", flush=True)
+            roles = _roles(children)
+            cpu_before, locust_before, machine_before = _cpu(roles), _children_cpu(), psutil.cpu_times()
+            spies = _spy(roles["web"], args.seconds, work) if args.py_spy else []
             subprocess.run([sys.executable, "-m", "locust", "-f", "bench/load_users.py", "--headless",
                             "-u", str(args.users), "-r", str(args.users), "-t", f"{args.seconds}s",
                             "--host", f"http://127.0.0.1:{port}", "--csv", str(work / "locust"), "--only-summary",
                             "--loglevel", "WARNING"],
                            cwd=REPO, env=dict(env, LOAD_BENCH_MATTER=str(work / "matter.json")), check=False,
                            stdout=subprocess.DEVNULL, stderr=(work / "locust.log").open("w"))
+            cpu = {role: spent - cpu_before.get(role, 0.0) for role, spent in _cpu(roles).items()}
+            cpu["locust (the users)"] = _children_cpu() - locust_before
+            machine = psutil.cpu_times()
+            cpu["the whole machine"] = sum(machine) - sum(machine_before) - (machine.idle - machine_before.idle) - (
+                machine.iowait - machine_before.iowait)
+            for spy in spies:
+                spy.wait()
+            profile = _spy_summary(work) if args.py_spy else ""
             after = _run_json(["bench/load_matter.py", "status"], env)
     finally:
         _stop(children)
@@ -203,7 +217,80 @@ def run_one(db: str, args: argparse.Namespace) -> dict:
         print(f"[{db}] kept {work}", flush=True)
     else:
         shutil.rmtree(work, ignore_errors=True)
-    return {"matter": matter, "stats": stats, "background": after, "alone": alone, "load": load}
+    return {"matter": matter, "stats": stats, "background": after, "alone": alone, "load": load, "cpu": cpu,
+            "profile": profile}
+
+
+def _roles(children: list[subprocess.Popen]) -> dict[str, list[psutil.Process]]:
+    """The serving processes by role, each with its descendants (uvicorn's worker processes, ingest children):
+    ``web``, ``documents workers``, ``models worker``, in the order _serving_commands starts them."""
+    from django.conf import settings  # after main() has pointed the settings at a scratch data directory
+
+    def tree(child: subprocess.Popen) -> list[psutil.Process]:
+        process = psutil.Process(child.pid)
+        return [process, *process.children(recursive=True)]
+
+    documents = settings.LAWDESK_WORKERS
+    return {"web": tree(children[0]),
+            "documents workers": [p for child in children[1:1 + documents] for p in tree(child)],
+            "models worker": [p for child in children[1 + documents:] for p in tree(child)]}
+
+
+def _cpu(roles: dict[str, list[psutil.Process]]) -> dict[str, float]:
+    """CPU seconds (user and system) each role's processes have used so far; a process that has ended counts 0."""
+    spent = {}
+    for role, processes in roles.items():
+        total = 0.0
+        for process in processes:
+            try:
+                times = process.cpu_times()
+                total += times.user + times.system
+            except psutil.Error:
+                pass
+        spent[role] = total
+    return spent
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that have ended and been waited for (locust, once it has run)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _spy(web: list[psutil.Process], seconds: int, work: Path) -> list[subprocess.Popen]:
+    """py-spy sampling each web worker process (those that are not uvicorn's supervisor) while the users run, its
+    stacks written as ``py-spy-<pid>.txt`` (collapsed: one stack and its sample count a line)."""
+    workers = [process for process in web if process.ppid() != os.getpid()] or web
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    return [subprocess.Popen([spy, "record", "--pid", str(process.pid), "--duration", str(seconds), "--rate", "200",
+                              "--format", "raw", "--nonblocking", "--output", str(work / f"py-spy-{process.pid}.txt")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for process in workers]
+
+
+def _spy_summary(work: Path, top: int = 25) -> str:
+    """The functions the web workers spent most samples in (their own, and with what they called), from the
+    collapsed stacks of :func:`_spy`, as lines of text."""
+    own: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
+    total = 0
+    for path in work.glob("py-spy-*.txt"):
+        for line in path.read_text().splitlines():
+            stack, _, count = line.rpartition(" ")
+            if not count.isdigit():
+                continue
+            samples, frames = int(count), stack.split(";")
+            total += samples
+            own[frames[-1]] = own.get(frames[-1], 0) + samples
+            for frame in set(frames):
+                inclusive[frame] = inclusive.get(frame, 0) + samples
+    if not total:
+        return "py-spy recorded nothing (is it installed, and may it trace these processes?)"
+    lines = [f"web workers under load, {total} samples: own share, then share with what it called"]
+    lines += [f"  {count / total:6.1%}  {frame}" for frame, count in sorted(own.items(), key=lambda x: -x[1])[:top]]
+    lines.append("  ---")
+    lines += [f"  {count / total:6.1%}  {frame}" for frame, count in sorted(inclusive.items(), key=lambda x: -x[1])
+              if re.search(r"\((lawdesk|matters|pipeline)/", frame)][:top]
+    return "\n".join(lines)
 
 
 def _table(db: str, result: dict, seconds: int, users: int) -> str:
@@ -234,6 +321,11 @@ def _table(db: str, result: dict, seconds: int, users: int) -> str:
                      f"{production['page_count']:,} pages stamped ({took})")
     for job, runs in result["background"]["jobs"].items():
         lines.append(f"job {job}: {', '.join(runs)}")
+    cores = (os.cpu_count() or 1) * seconds
+    lines.append(f"CPU while the users ran ({cores} core-seconds in all): " + ", ".join(
+        f"{role} {spent:.0f} s" for role, spent in result["cpu"].items()))
+    if result["profile"]:
+        lines.append(result["profile"])
     return "\n".join(lines)
 
 
@@ -248,6 +340,8 @@ def main() -> int:
     parser.add_argument("--pg-url", default=os.environ.get("LAWDESK_BENCH_PG_URL", ""),
                         help="a PostgreSQL database the bench may empty (its public schema is dropped)")
     parser.add_argument("--keep", action="store_true", help="keep the data directory and locust's CSV files")
+    parser.add_argument("--py-spy", action="store_true",
+                        help="sample the web workers with py-spy while the users run and print where their time went")
     args = parser.parse_args()
     dbs = ["sqlite", "postgres"] if args.db == "both" else [args.db]
     if "postgres" in dbs and not args.pg_url:
