@@ -6,6 +6,7 @@ with the reason naming each file and place. The privilege log's fields go throug
 (:func:`log_findings`).
 """
 
+import contextlib
 import re
 import tempfile
 import zipfile
@@ -13,18 +14,23 @@ from pathlib import Path
 
 import pymupdf
 from django.conf import settings
+from django.db.models import Q
 
 from matters import storage
-from matters.models import Exhibit, Page, PrivilegeBasis, Production, RedactionReason
+from matters.models import Exhibit, Page, PrivilegeBasis, Production, Redaction, RedactionReason
 from matters.privilege import log
 from matters.privilege.page_words import centre_of, page_words
 from matters.privilege.services import entry_of, produced_title
 
+from .bates.leak_pool import NativeScan
 from .bates.leaks import Finding, IngestedPages, Scanner, Secrets
 from .bates.redact import PLACEHOLDER_TITLE
 from .bates.volume import DAT_FIELDS, INDEX_FIELDS
 
 MAX_FINDINGS_SHOWN = 5
+# The pages from which a production's natives are scanned beside the stamping (bates/leak_pool.py): under them,
+# starting the child process costs about as much as it saves.
+BESIDE_MIN_PAGES = 1000
 # A search typed as a pattern is not a string to look for; one with none of these characters is.
 _PATTERN_CHARACTERS = re.compile(r"[\\^$.|?*+()\[\]{}]")
 
@@ -46,6 +52,10 @@ def production_secrets(production: Production) -> Secrets:
     bases, placeholder wording, the headings of the load files, the index and the log). On a page read by OCR the
     words under a box come from Tesseract's word boxes."""
     secrets = Secrets()
+    if not _holds_privilege(production):
+        # Nothing to look for: the texts that would be allowed are not read (a production of 100,000 pages read
+        # every page's text and split it into words for nothing before it stamped its first page).
+        return secrets
     matter = production.matter
     allowed: list[str] = [
         matter.name, matter.client, matter.case_number, production.prefix, production.volume, PLACEHOLDER_TITLE,
@@ -90,6 +100,16 @@ def production_secrets(production: Production) -> Secrets:
     return secrets
 
 
+def _holds_privilege(production: Production) -> bool:
+    """Whether ``production`` withholds a document or has a redaction box on a page it produces (of a document's
+    own exhibit, or of the exhibit a duplicate repeats): only then has its leak scan anything to look for."""
+    if production.documents.filter(privilege_entry__withheld=True).exists():
+        return True
+    produced = production.documents.values("exhibit")
+    repeated = production.documents.filter(exhibit__status=Exhibit.Status.DUPLICATE).values("exhibit__duplicate_of")
+    return Redaction.objects.filter(Q(page__exhibit__in=produced) | Q(page__exhibit__in=repeated)).exists()
+
+
 def _ocr(data: bytes) -> str:
     from matters.exhibits.ingest.ocr import ocr_page_image
 
@@ -125,18 +145,37 @@ def ingested_pages(production: Production) -> IngestedPages:
 
 
 def scan_production(production: Production, secrets: Secrets, zip_path: Path, pdf_path: Path,
-                    read_images: set[str] = frozenset()) -> list[Finding]:
+                    read_images: set[str] = frozenset(), ingested: IngestedPages | None = None,
+                    natives: NativeScan | None = None) -> list[Finding]:
     """Scan every member of the volume ZIP and the combined PDF for ``secrets``; return the findings (empty when
     clean). ``read_images``: the volume's page images (member names) to read through OCR (the pages a redaction
     or a placeholder changed); other page images show pages whose text was allowed and are not read. A page the
-    production left as ingest read it is not extracted again: its stored text stands for it
-    (:func:`ingested_pages`)."""
-    scanner = Scanner(secrets, ocr=_ocr, ingested=ingested_pages(production) if secrets else None)
+    production left as ingest read it is not extracted again: its stored text stands for it (``ingested``, from
+    :func:`ingested_pages`, worked out here when not given). ``natives``: the natives already handed to a
+    :class:`.bates.leak_pool.NativeScan` as they were written, whose findings are taken over instead of reading
+    them again."""
+    if ingested is None and secrets:
+        ingested = ingested_pages(production)
+    scanner = Scanner(secrets, ocr=_ocr, ingested=ingested)
+    scanned = set()
+    if natives is not None:
+        natives.absorb_into(scanner)
+        scanned = set(natives.names)
     with zipfile.ZipFile(zip_path) as volume:
         for name in volume.namelist():
-            scanner.scan_file(volume.read(name), name, read_image=name in read_images)
+            if name not in scanned:
+                scanner.scan_file(volume.read(name), name, read_image=name in read_images)
     scanner.scan_pdf_file(pdf_path, f"the combined PDF {pdf_path.name.removesuffix('.part')}")
     return scanner.findings
+
+
+def native_scan(production: Production, secrets: Secrets, ingested: IngestedPages | None):
+    """A context manager giving a :class:`.bates.leak_pool.NativeScan` for ``production``'s natives, to hand each
+    to as it is written, when there is something to look for and the production has at least BESIDE_MIN_PAGES
+    pages; else giving None (the natives are read with the rest of the volume)."""
+    if not secrets or production.page_count < BESIDE_MIN_PAGES:
+        return contextlib.nullcontext()
+    return NativeScan(secrets, frozenset(ingested.texts) if ingested else frozenset())
 
 
 def withheld_text_of(exhibit) -> str:
