@@ -28,6 +28,8 @@ from matters.privilege.services import entry_of, produced_source, produced_title
 from matters.provenance import generated_record
 
 from .bates.dedup import ResourceMerger
+from .bates.leak_pool import NativeScan
+from .bates.leaks import IngestedPages, Secrets
 from .bates.links import file_key, link_files, link_natives, outside_links
 from .bates.pageobjects import appended_pages, pdf_of
 from .bates.stamp import StampSpec, cover_sheet, stamp_and_append
@@ -35,7 +37,15 @@ from .bates.tags import retarget_structure
 from .bates.volume import dat_bytes, index_csv_bytes, opt_bytes, tiff_bytes
 from .delivery import production_files
 from .families import add_family_and_email_fields
-from .leak_scan import LeakFound, leak_message, log_findings, production_secrets, scan_production
+from .leak_scan import (
+    LeakFound,
+    ingested_pages,
+    leak_message,
+    log_findings,
+    native_scan,
+    production_secrets,
+    scan_production,
+)
 from .natives import native_suffix, slip_sheet
 
 logger = logging.getLogger(__name__)
@@ -138,6 +148,17 @@ def _run_claimed(production: Production, owner: str, keeper: LeaseKeeper) -> Pro
 
 
 def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
+    # What the volume must not hold, read before stamping (the leak scan, leak_scan.py). A large production's
+    # natives are scanned beside the stamping as each is written; the child process doing it stops with the
+    # production, however it ends.
+    secrets = production_secrets(production)
+    ingested = ingested_pages(production) if secrets else None
+    with native_scan(production, secrets, ingested) as natives_scan:
+        _build_volume(production, owner, keeper, secrets, ingested, natives_scan)
+
+
+def _build_volume(production: Production, owner: str, keeper: LeaseKeeper, secrets: Secrets,
+                  ingested: IngestedPages | None, natives_scan: NativeScan | None) -> None:
     spec = StampSpec.from_position(production.position)
     plan = _plan(production)
     volume = production.volume
@@ -148,9 +169,8 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
     dat_documents: list = []  # (exhibit, own pages produced) of each DAT row, for its family and email fields
     # Where each document's own first page lands, for links between documents (bates/links.py).
     natives, starts, stamped_documents = {}, {}, []
-    # What the volume must not hold, read before stamping (the leak scan, leak_scan.py), and the page images a
-    # redaction or a placeholder changed (read through OCR by the scan).
-    secrets, changed_images = production_secrets(production), set()
+    # The page images a redaction or a placeholder changed (read through OCR by the leak scan).
+    changed_images = set()
     # (sha256, title) of each native, recorded as generated documents only when the production is done.
     native_records: list[tuple[str, str]] = []
     # The suffix each document's native has: a spreadsheet is produced as itself (natives.py), anything else as PDF.
@@ -220,6 +240,8 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
             else:
                 native_bytes = source.tobytes(garbage=2, deflate=True)
                 archive.writestr(native, native_bytes)
+                if natives_scan is not None:
+                    natives_scan.submit(native, native_bytes)
                 native_records.append((hashlib.sha256(native_bytes).hexdigest(),
                                        f"{bates[0]}.pdf, native of {exhibit.display_label} in production {production}"))
             text = "\f".join(f"[{b}]\n{t}\n" for b, t in zip(bates, page_texts))
@@ -276,7 +298,7 @@ def _build(production: Production, owner: str, keeper: LeaseKeeper) -> None:
     combined.close()
     # Both files keep their .part names until the scan finds them clean: a volume that leaks is never at its
     # delivered path, for a download, a backup or a recovery after a crash to find.
-    findings = scan_production(production, secrets, archive_part, pdf_part, changed_images)
+    findings = scan_production(production, secrets, archive_part, pdf_part, changed_images, ingested, natives_scan)
     findings += log_findings(log_rows(production), secrets, production)
     if findings:
         raise LeakFound(leak_message(findings))

@@ -288,6 +288,18 @@ _CONTENT = re.compile(rb"(?:^|\s)BT\s.*?\sET(?:\s|$)", re.S)
 _THUMB = re.compile(r"/Thumb\s*(\d+\s+\d+\s+R|<<)")
 
 
+@dataclass
+class ScanRead:
+    """What a :class:`Scanner` has read (:meth:`Scanner.read`): the digests of the streams, objects and pages,
+    and how many pages it extracted and took from ingest's text."""
+
+    streams: set[bytes]
+    objects: set[bytes]
+    pages: set[bytes]
+    pages_extracted: int
+    pages_ingested: int
+
+
 class IngestedPages:
     """The exhibit pages whose text ingest read from their text layer and stored, by their key
     (:mod:`.page_key`): the text a viewer extracts from a produced page with that key is the stored text."""
@@ -328,10 +340,18 @@ class Scanner:
     :meth:`scan_file`). ``ingested``: the exhibit pages ingest read (:class:`IngestedPages`), whose stored text
     stands for the text of a produced page that is one of them unchanged."""
 
-    def __init__(self, secrets: Secrets, ocr=None, ingested: IngestedPages | None = None):
+    def __init__(self, secrets: Secrets, ocr=None, ingested: IngestedPages | None = None,
+                 ingested_keys: frozenset[bytes] | None = None):
         self.secrets = secrets
         self.ocr = ocr
         self.ingested = ingested.texts if ingested else {}
+        # A scanner in a child process (:mod:`.leak_pool`) has the keys of the ingested pages, not their texts:
+        # it lists each unchanged page it finds (``unread_texts``, where and key) for the scanner it reports to,
+        # which looks in the page's stored text (:meth:`absorb`).
+        self.texts_elsewhere = ingested_keys is not None
+        if self.texts_elsewhere:
+            self.ingested = dict.fromkeys(ingested_keys, "")
+        self.unread_texts: list[tuple[str, bytes]] = []
         self.findings: list[Finding] = []
         self._streams: set[bytes] = set()
         self._objects: set[bytes] = set()
@@ -395,10 +415,37 @@ class Scanner:
         # it has seen).
         self._seen(data, self._streams)
         if not self._seen(key, self._pages):
-            self._find(where, self.ingested[key])
+            if self.texts_elsewhere:
+                self.unread_texts.append((where, key))
+            else:
+                self._find(where, self.ingested[key])
             self._find(f"{name}, object {form}",
                        "\n".join(syntax_texts(b"\n".join(_PROPERTY_LIST.findall(data)), stream=True)))
         return True
+
+    def absorb(self, findings: list[Finding], unread_texts: list[tuple[str, bytes]]) -> None:
+        """Take over what a scanner in another process found in the files it read (:mod:`.leak_pool`): its
+        ``findings``, and its ``unread_texts`` (the unchanged pages it found, where each is and its key), whose
+        stored text is looked in here, once for each key, as :meth:`_ingested_page` would."""
+        self.findings += findings
+        for where, key in unread_texts:
+            if key not in self._pages:
+                self._pages.add(key)
+                self._find(where, self.ingested[key])
+
+    def read(self) -> "ScanRead":
+        """What this scanner has read, for a scanner of another process to skip (:meth:`absorb_read`)."""
+        return ScanRead(self._streams, self._objects, self._pages, self.pages_extracted, self.pages_ingested)
+
+    def absorb_read(self, read: "ScanRead") -> None:
+        """Skip from now on what a scanner in another process read (its :meth:`read`, once its files' findings
+        are taken over with :meth:`absorb`): the combined PDF scanned after the natives skips every stream,
+        object and page a native held, whichever process read it."""
+        self._streams |= read.streams
+        self._objects |= read.objects
+        self._pages |= read.pages
+        self.pages_extracted += read.pages_extracted
+        self.pages_ingested += read.pages_ingested
 
     def _page_seen(self, digests: Digests, index: int) -> bool:
         """Whether a page that extracts to the same text had its text read (the combined PDF repeats the natives'
