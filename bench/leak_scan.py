@@ -129,18 +129,11 @@ def scan(zip_path: Path, pdf_path: Path, secrets, stored: list[tuple[bytes, str]
     ``natives`` (the :class:`NativeScan` the natives were handed to as they were written), their findings are
     taken over and they are not read again. Returns (findings, pages extracted, pages whose stored text was
     used)."""
+    from matters.productions.bates.leak_pool import scan_volume
     from matters.productions.bates.leaks import Scanner
 
     scanner = Scanner(secrets, ingested=_ingested(stored, secrets))
-    scanned = set()
-    if natives is not None:
-        natives.absorb_into(scanner)
-        scanned = set(natives.names)
-    with zipfile.ZipFile(zip_path) as volume:
-        for name in volume.namelist():
-            if name not in scanned:
-                scanner.scan_file(volume.read(name), name)
-    scanner.scan_pdf_file(pdf_path, pdf_path.name)
+    scan_volume(scanner, zip_path, pdf_path, pdf_path.name, natives=natives)
     return scanner.findings, scanner.pages_extracted, scanner.pages_ingested
 
 

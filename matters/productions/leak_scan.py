@@ -9,7 +9,6 @@ with the reason naming each file and place. The privilege log's fields go throug
 import contextlib
 import re
 import tempfile
-import zipfile
 from pathlib import Path
 
 import pymupdf
@@ -22,7 +21,7 @@ from matters.privilege import log
 from matters.privilege.page_words import centre_of, page_words
 from matters.privilege.services import entry_of, produced_title
 
-from .bates.leak_pool import NativeScan
+from .bates.leak_pool import NativeScan, scan_volume
 from .bates.leaks import Finding, IngestedPages, Scanner, Secrets
 from .bates.redact import PLACEHOLDER_TITLE
 from .bates.volume import DAT_FIELDS, INDEX_FIELDS
@@ -157,15 +156,8 @@ def scan_production(production: Production, secrets: Secrets, zip_path: Path, pd
     if ingested is None and secrets:
         ingested = ingested_pages(production)
     scanner = Scanner(secrets, ocr=_ocr, ingested=ingested)
-    scanned = set()
-    if natives is not None:
-        natives.absorb_into(scanner)
-        scanned = set(natives.names)
-    with zipfile.ZipFile(zip_path) as volume:
-        for name in volume.namelist():
-            if name not in scanned:
-                scanner.scan_file(volume.read(name), name, read_image=name in read_images)
-    scanner.scan_pdf_file(pdf_path, f"the combined PDF {pdf_path.name.removesuffix('.part')}")
+    scan_volume(scanner, zip_path, pdf_path, f"the combined PDF {pdf_path.name.removesuffix('.part')}", read_images,
+                natives)
     return scanner.findings
 
 

@@ -1,5 +1,6 @@
-"""The leak scan of a production's natives, run beside the stamping in a child process (the standard library and
-:mod:`.leaks`; nothing from Django, so the child starts without it).
+"""The leak scan of a production's volume (:func:`scan_volume`), its natives read beside the stamping in a child
+process (:class:`NativeScan`) (the standard library and :mod:`.leaks`; nothing from Django, so the child starts
+without it).
 
 Reading the natives is most of the scan's time (opening each in MuPDF, working out the key of each of its pages,
 reading each of its objects: about 0.7 ms a page of one core, a flat profile of MuPDF calls and small Python steps
@@ -32,6 +33,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import zipfile
 from pathlib import Path
 
 from .leaks import Finding, Scanner, ScanRead, Secrets
@@ -144,6 +146,23 @@ class NativeScan:
         self._child.wait()
         self._reader.join()
         self._child.stdout.close()
+
+
+def scan_volume(scanner: Scanner, zip_path: Path, pdf_path: Path, pdf_name: str,
+                read_images: set[str] = frozenset(), natives: "NativeScan | None" = None) -> None:
+    """Scan every member of the volume ZIP at ``zip_path``, then the combined PDF at ``pdf_path`` (named
+    ``pdf_name`` in findings), with ``scanner``. ``read_images``: the page images to read through its OCR.
+    ``natives``: the natives already handed to a :class:`NativeScan` as they were written; what it found and
+    read is taken over first, and those members are not read again."""
+    scanned = set()
+    if natives is not None:
+        natives.absorb_into(scanner)
+        scanned = set(natives.names)
+    with zipfile.ZipFile(zip_path) as volume:
+        for name in volume.namelist():
+            if name not in scanned:
+                scanner.scan_file(volume.read(name), name, read_image=name in read_images)
+    scanner.scan_pdf_file(pdf_path, pdf_name)
 
 
 def _strings(value, width: int) -> list:

@@ -429,8 +429,7 @@ class Scanner:
         stored text is looked in here, once for each key, as :meth:`_ingested_page` would."""
         self.findings += findings
         for where, key in unread_texts:
-            if key not in self._pages:
-                self._pages.add(key)
+            if not self._seen(key, self._pages):
                 self._find(where, self.ingested[key])
 
     def read(self) -> "ScanRead":

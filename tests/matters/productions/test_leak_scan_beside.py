@@ -146,3 +146,13 @@ def test_a_child_that_answers_with_a_pickle_fails_the_scan_and_is_stopped(monkey
         with pytest.raises(RuntimeError, match="not an answer"):
             child.absorb_into(Scanner(secrets(), ingested=ingested))
         assert child._child.poll() is not None
+
+
+def test_an_unchanged_page_the_worker_already_read_is_not_looked_in_again_when_the_child_reports_it():
+    natives, _combined, ingested = production()
+    scanner = Scanner(secrets(), ingested=ingested)
+    scanner.scan_file(natives[2][1], natives[2][0])  # the page whose stored text names her, read in the worker
+    with NativeScan(secrets(), frozenset(ingested.texts)) as child:
+        child.submit("VOL001/NATIVES/SMITH000009.pdf", natives[2][1])  # the same page again, in the child
+        child.absorb_into(scanner)
+    assert [f.where for f in scanner.findings] == ["VOL001/NATIVES/SMITH000003.pdf, page 1"]
