@@ -96,7 +96,7 @@ def test_an_idle_worker_stopped_twice_or_more_leaves_quietly(processes, tmp_path
 
 
 RACE = """
-import os, signal, sys, types
+import signal, sys, threading, types
 import django
 django.setup()
 from lawdesk.management.commands.db_worker import ReconnectingWorker
@@ -105,10 +105,12 @@ worker = types.SimpleNamespace(running=True, running_task=False)
 for stop_signal in (signal.SIGINT, signal.SIGTERM):
     signal.signal(stop_signal, lambda signum, frame: ReconnectingWorker.shutdown(worker, signum, frame))
 # Both stops pending at once, as Ctrl-C's SIGINT and lawdesk.run's SIGTERM arrive: the first handler switches
-# SIGTERM to SIG_IGN while SIGTERM is already caught.
+# SIGTERM to SIG_IGN while SIGTERM is already caught. Sent to this thread, not the process: a signal sent to the
+# process goes to any thread that does not block it (django.setup may have started one), which caught it at once
+# and had the handler end the script before its try.
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-os.kill(os.getpid(), signal.SIGINT)
-os.kill(os.getpid(), signal.SIGTERM)
+signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
 try:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     for _ in range(10_000_000):  # idle: the stop's SystemExit ends this
