@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP through Django (static files served too), WebSockets through Channels' URL router.
+"""ASGI entry point: HTTP through Django (static files served too) in threads kept from request to request
+(lawdesk.request_threads), WebSockets through Channels' URL router.
 
 WebSocket connections carry the session cookie; AuthMiddlewareStack puts the user in the scope and
 AllowedHostsOriginValidator refuses connections opened by pages of other sites.
@@ -6,10 +7,15 @@ AllowedHostsOriginValidator refuses connections opened by pages of other sites.
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
+
+from lawdesk.request_threads import KeptThreadsASGIHandler  # noqa: E402
+
+# Django's handler, but a request's thread (and its database connection) is kept for the next request.
+django_asgi_app = KeptThreadsASGIHandler()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up first)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

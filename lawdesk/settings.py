@@ -109,6 +109,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "min_size": 1, "max_size": _env_int("LAWDESK_DB_POOL_SIZE", 10), "timeout": 30,
     }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A thread keeps its connection: opening one and reading the schema cost 2 ms of a page's CPU. The web
+    # server's request threads are kept (lawdesk.request_threads), so this is a connection per thread, not per
+    # request; a SQLite connection outside a transaction holds no lock.
+    DATABASES["default"]["CONN_MAX_AGE"] = None
     # WAL lets the web server read while a worker writes; the busy timeout makes a writer wait for the lock
     # instead of failing, and IMMEDIATE transactions take the write lock up front so two writers never deadlock.
     DATABASES["default"]["OPTIONS"] = {
@@ -181,6 +185,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # ASGI server processes (uvicorn --workers) lawdesk.run starts: one per core up to four, so pages render on more
 # than one core while the workers OCR and stamp; one on a one-core machine.
 LAWDESK_WEB_WORKERS = _env_int("LAWDESK_WEB_WORKERS", min(4, os.cpu_count() or 1))
+# The most threads each of them runs requests in (lawdesk.request_threads): kept from one request to the next.
+# A request that finds them all busy waits for one; they wait mostly on the database and the disk.
+LAWDESK_WEB_THREADS = _env_int("LAWDESK_WEB_THREADS", 32)
 
 # Ingest runs each file in a child process with these limits (address space in MiB, wall clock in seconds).
 LAWDESK_INGEST_MEMORY_MB = _env_int("LAWDESK_INGEST_MEMORY_MB", 1536)

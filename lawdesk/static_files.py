@@ -9,9 +9,12 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core.exceptions import SuspiciousOperation
 from django.http import Http404
 
+from lawdesk.request_threads import KeptThreadsASGIHandler
 
-class StaticFilesHandler(ASGIStaticFilesHandler):
-    """``ASGIStaticFilesHandler`` whose ``serve`` turns a suspicious or malformed path into Http404."""
+
+class StaticFilesHandler(ASGIStaticFilesHandler, KeptThreadsASGIHandler):
+    """``ASGIStaticFilesHandler`` whose ``serve`` turns a suspicious or malformed path into Http404; a static file
+    is served in the kept request threads too (``super().__call__`` reaches KeptThreadsASGIHandler)."""
 
     def serve(self, request):
         try:
