@@ -133,7 +133,10 @@ class Custodian(models.Model):
     name = models.CharField(max_length=200)
 
     class Meta:
-        ordering = ["matter", "name"]
+        # matter_id, not "matter": ordering by the relation brings in the matter's own ordering and a join in
+        # every query of a model ordered by this one (pages, redactions), for an order that is the same within
+        # a matter.
+        ordering = ["matter_id", "name"]
         constraints = [models.UniqueConstraint(fields=["matter", "name"], name="custodian_name_unique_in_matter")]
 
     def __str__(self) -> str:
@@ -241,7 +244,7 @@ class Exhibit(models.Model):
     takeovers = models.PositiveIntegerField(default=0)
 
     class Meta:
-        ordering = ["matter", "label_seq", "id"]
+        ordering = ["matter_id", "label_seq", "id"]  # matter_id: see Custodian.Meta
         constraints = [
             models.UniqueConstraint(
                 fields=["matter", "label"], condition=~models.Q(label=""), name="exhibit_label_unique_in_matter"

@@ -75,7 +75,7 @@ class Production(models.Model):
     takeovers = models.PositiveIntegerField(default=0)
 
     class Meta:
-        ordering = ["matter", "prefix", "first_number"]
+        ordering = ["matter_id", "prefix", "first_number"]  # matter_id: see Custodian.Meta
 
     def __str__(self) -> str:
         return f"{self.bates(self.first_number)}–{self.bates(self.last_number)}"

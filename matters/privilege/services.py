@@ -361,8 +361,9 @@ def _percent_box(page: Page, box) -> dict:
 def page_privilege_context(page: Page) -> dict:
     """What the page viewer shows about redaction: the page's redaction boxes and improper redactions, each with
     its place in per cent of the page (for overlays on the page image), and the reason codes."""
-    redactions = list(page.redactions.all())
-    improper = list(page.improper_redactions.all())
+    # The models' order within one page, without its page -> exhibit -> matter joins.
+    redactions = list(page.redactions.order_by("y0", "x0", "id"))
+    improper = list(page.improper_redactions.order_by("y0", "x0", "id"))
     open_ids = {box.pk for box in _still_open(improper, redactions)}
     return {
         "redactions": [{"box": r, "place": _percent_box(page, r)} for r in redactions],
