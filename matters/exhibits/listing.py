@@ -33,7 +33,16 @@ def exhibit_list_page(matter: Matter, number: str | int | None, review: str = ""
 
 def matter_exhibit_counts(matter: Matter) -> dict[str, int]:
     """The counts of :func:`matters.selectors.exhibit_counts_of_groups` over every exhibit of ``matter`` (not only
-    the page shown), from one ``GROUP BY`` of a few rows instead of every exhibit's row."""
-    groups = (matter.exhibits.annotate(generated=MARKED_GENERATED).order_by()
-              .values_list("status", "origin", "generated").annotate(number=Count("id")))
+    the page shown), without reading its rows: one ``GROUP BY`` of the matter's files by status and origin, read
+    from the index ``exhibit_counts``, and one of the few marked generated (index ``exhibit_marked_generated``).
+    Grouping by the generated mark in the same query made SQLite read every row and sort them: 20 ms at 24,566
+    files against 3."""
+    by_status = matter.exhibits.order_by().values_list("status", "origin").annotate(number=Count("id"))
+    marked = dict(((status, origin), number) for status, origin, number in (
+        matter.exhibits.exclude(generated_reason="").filter(generated_override_reason="").order_by()
+        .values_list("status", "origin").annotate(number=Count("id"))))
+    groups = []
+    for status, origin, number in by_status:
+        generated = marked.get((status, origin), 0)
+        groups += [(status, origin, True, generated), (status, origin, False, number - generated)]
     return exhibit_counts_of_groups(groups)
