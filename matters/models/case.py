@@ -7,8 +7,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
-from django.urls import reverse
 
+from lawdesk.url_ids import reverse_ids
 from matters.exhibits.reading import reading_form
 from matters.exhibits.sniff import type_name
 
@@ -122,7 +122,7 @@ class Matter(models.Model):
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
-        return reverse("matters:detail", args=[self.pk])
+        return reverse_ids("matters:detail", self.pk)
 
 
 class Custodian(models.Model):
@@ -327,7 +327,7 @@ class Exhibit(models.Model):
         return self.status not in (self.Status.QUEUED, self.Status.PROCESSING)
 
     def get_absolute_url(self) -> str:
-        return reverse("matters:exhibit", args=[self.matter_id, self.pk])
+        return reverse_ids("matters:exhibit", self.matter_id, self.pk)  # a hundred a list page
 
 
 class Page(models.Model):
