@@ -56,6 +56,9 @@ def _source_pages(number_format: str) -> list[tuple[Path, list[tuple[str, str, f
                 pages.append((text, reading_form(text), page.rect.width, page.rect.height,
                               page_facts(text, number_format)))
         sources.append((path, pages))
+    if not any(pages for _, pages in sources):
+        # Without this the build repeated nothing for ever: a worktree beside the repository has no corpus.
+        raise SystemExit(f"No court filing with pages in {CORPUS}: set LAWDESK_CORPUS to the corpus's folder.")
     return sources
 
 
