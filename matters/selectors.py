@@ -28,8 +28,8 @@ def matter_for_user(user, matter_id: int) -> Matter:
 def exhibit_for_user(user, matter_id: int, exhibit_id: int) -> Exhibit:
     """Return the exhibit if it belongs to a matter ``user`` is a member of; raise Http404 otherwise."""
     matter = matter_for_user(user, matter_id)
-    # get(), not first(): first() orders by the model's ordering, whose "matter" brings in the matter's own
-    # ordering and a join; compiling that was a fifth of a page view's CPU. The key is unique either way.
+    # get(), not first(): first() adds the model's ordering to a lookup by key, and compiling it (with the join
+    # the ordering then had, by "matter") was a fifth of a page view's CPU. The key is unique either way.
     try:
         return matter.exhibits.select_related("matter", "duplicate_of").get(pk=exhibit_id)
     except Exhibit.DoesNotExist:

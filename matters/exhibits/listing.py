@@ -36,7 +36,7 @@ def matter_exhibit_counts(matter: Matter) -> dict[str, int]:
     the page shown), without reading its rows: one ``GROUP BY`` of the matter's files by status and origin, read
     from the index ``exhibit_counts``, and one of the few marked generated (index ``exhibit_marked_generated``).
     Grouping by the generated mark in the same query made SQLite read every row and sort them: 20 ms at 24,566
-    files against 3."""
+    files against 4.7."""
     by_status = matter.exhibits.order_by().values_list("status", "origin").annotate(number=Count("id"))
     marked = dict(((status, origin), number) for status, origin, number in (
         matter.exhibits.exclude(generated_reason="").filter(generated_override_reason="").order_by()
