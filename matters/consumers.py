@@ -21,6 +21,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from .exhibits.listing import MARKED_GENERATED, matter_exhibit_counts
+from .exhibits.rows import for_rows
 from .models import Matter
 from .progress import matter_group
 from .selectors import exhibits_of_matter, matters_for_user
@@ -98,7 +99,7 @@ class MatterProgressConsumer(AccessCheckedConsumer):
         if initial or not changed:
             return []
         rows = []
-        for exhibit in exhibits_of_matter(self.matter).filter(pk__in=list(changed)):
+        for exhibit in for_rows(exhibits_of_matter(self.matter).filter(pk__in=list(changed))):
             previous = changed[exhibit.pk]
             row = render_to_string(
                 "matters/detail.html#exhibit-row",

@@ -9,6 +9,7 @@ A matter of tens of thousands of pages has thousands of files; rendering every r
 from django.core.paginator import Page, Paginator
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 
+from matters.exhibits.rows import for_rows
 from matters.models import Exhibit, Matter
 from matters.selectors import exhibit_counts_of_groups, exhibits_of_matter
 
@@ -28,7 +29,13 @@ def exhibit_list_page(matter: Matter, number: str | int | None, review: str = ""
     if review == "inclusive":
         exhibits = exhibits.filter(Q(kind=Exhibit.Kind.EMAIL, message__inclusive=True)
                                    | Q(parent__kind=Exhibit.Kind.EMAIL, parent__message__inclusive=True))
-    return Paginator(exhibits, EXHIBITS_PER_PAGE).get_page(number)
+    # The page's ids first, then their rows: an OFFSET over the rows themselves builds every skipped row's joins
+    # (26 ms at page 200 of 24,566 files, against 2.5 for the ids, which the index exhibit_family_order holds).
+    page = Paginator(exhibits.values_list("pk", flat=True), EXHIBITS_PER_PAGE).get_page(number)
+    ids = list(page.object_list)
+    rows = for_rows(matter.exhibits.order_by()).in_bulk(ids)
+    page.object_list = [rows[pk] for pk in ids if pk in rows]  # one deleted in between is left out
+    return page
 
 
 def matter_exhibit_counts(matter: Matter) -> dict[str, int]:
