@@ -127,9 +127,10 @@ def _stop(children: list[subprocess.Popen]) -> None:
 
 def _alone(port: int, matter: dict, rounds: int) -> dict[str, float]:
     """Open every kind of page ``rounds`` times, one request at a time, before the production, the jobs and the
-    users start; return each kind's fastest time in ms over the second half of the rounds. The first half warms
-    the server processes up (imports, compiled templates): a fresh process's first view of a page costs seconds
-    on a busy machine. What a page costs with nobody else on the server, beside what it costs under load."""
+    users start; return each kind's fastest time in ms over the second half of the rounds. The requests share one
+    connection, so one server process answers them all; each process has imported its views and compiled its
+    templates before it accepted a connection (lawdesk.warm_up). What a page costs with nobody else on the
+    server, beside what it costs under load."""
     base = f"/matters/{matter['matter']}"
     exhibit = matter["exhibits"][0]
     urls = {"matter page": (f"{base}/", {}),
