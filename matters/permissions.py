@@ -70,6 +70,14 @@ def is_member(user, matter) -> bool:
     return answer
 
 
+def membership_read(user, matter) -> None:
+    """Note, for the rest of the request, that ``user`` is a member of ``matter``: the caller has just read the
+    matter with that membership as the query's condition (:func:`matters.selectors.matter_for_user`)."""
+    known = _memberships.get()
+    if known is not None and getattr(matter, "pk", None) is not None:
+        known[(user.pk, matter.pk)] = True
+
+
 def forget_memberships() -> None:
     """Forget the memberships this request has read: a member was added or removed."""
     known = _memberships.get()

@@ -8,7 +8,7 @@ from django.db.models import F, Q, QuerySet
 from django.http import Http404
 
 from .models import EVIDENCE_ORIGINS, BatesPage, Exhibit, IncomingBatesPage, Matter, Page, Production
-from .permissions import ROLES
+from .permissions import ROLES, membership_read
 
 
 def matters_for_user(user) -> QuerySet[Matter]:
@@ -18,10 +18,13 @@ def matters_for_user(user) -> QuerySet[Matter]:
 
 
 def matter_for_user(user, matter_id: int) -> Matter:
-    """Return the matter if ``user`` is a member; raise Http404 otherwise."""
-    matter = matters_for_user(user).filter(pk=matter_id).first()
-    if matter is None:
-        raise Http404("No such matter.")
+    """Return the matter if ``user`` is a member; raise Http404 otherwise. The membership this read proves is
+    remembered for the request (:func:`matters.permissions.membership_read`): the page's controls ask for it."""
+    try:
+        matter = matters_for_user(user).get(pk=matter_id)  # get(): first() would add the ordering by created_at
+    except Matter.DoesNotExist:
+        raise Http404("No such matter.") from None
+    membership_read(user, matter)
     return matter
 
 
@@ -29,9 +32,10 @@ def exhibit_for_user(user, matter_id: int, exhibit_id: int) -> Exhibit:
     """Return the exhibit if it belongs to a matter ``user`` is a member of; raise Http404 otherwise."""
     matter = matter_for_user(user, matter_id)
     # get(), not first(): first() adds the model's ordering to a lookup by key, and compiling it (with the join
-    # the ordering then had, by "matter") was a fifth of a page view's CPU. The key is unique either way.
+    # the ordering then had, by "matter") was a fifth of a page view's CPU. The key is unique either way. The
+    # exhibit comes with the matter just read (a related manager's rows know their matter), not read again.
     try:
-        return matter.exhibits.select_related("matter", "duplicate_of").get(pk=exhibit_id)
+        return matter.exhibits.select_related("duplicate_of").get(pk=exhibit_id)
     except Exhibit.DoesNotExist:
         raise Http404("No such exhibit.") from None
 
