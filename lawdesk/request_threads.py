@@ -22,7 +22,7 @@ import asyncio
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
-from asgiref.sync import ThreadSensitiveContext
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
@@ -76,9 +76,24 @@ def request_threads() -> RequestThreads:
 
 class KeptThreadsASGIHandler(ASGIHandler):
     """``ASGIHandler`` whose requests run in the pool's threads (see the module's docstring); ``threads``: a pool
-    of its own instead of the process's."""
+    of its own instead of the process's.
+
+    Its middleware chain is Django's synchronous one, entered once per request: the whole chain and the view run
+    in one call on the request's thread. Django's asynchronous chain went back and forth between that thread and
+    the event loop wherever a middleware that only runs synchronously (LawDesk's own) sat between ones that can
+    run either way (Django's, django-htmx's, Axes'): five hand-overs a request. Each one needs the event loop to
+    get the GIL among the process's busy request threads; under the load bench, request threads spent more time
+    waiting on such a hand-over than running."""
 
     threads: RequestThreads | None = None
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        """What ``BaseHandler.get_response_async`` does, as one call of the synchronous ``get_response`` on the
+        request's thread."""
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":  # as Django's own handler refuses

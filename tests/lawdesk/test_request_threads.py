@@ -7,7 +7,7 @@ import threading
 
 import httpx
 import pytest
-from asgiref.sync import sync_to_async
+from asgiref.sync import AsyncToSync, sync_to_async
 from django.db import connection
 from django.http import HttpResponse
 
@@ -87,3 +87,27 @@ def test_a_request_cancelled_while_waiting_takes_no_thread_with_it():
         return threads
 
     assert asyncio.run(scenario()).started == 1
+
+
+
+def test_a_request_goes_through_the_whole_middleware_chain_and_its_view_without_leaving_its_thread(monkeypatch):
+    """The project's middleware (settings.MIDDLEWARE) on a real page: nothing in the chain goes back to the event
+    loop (asgiref's AsyncToSync) before the response is made."""
+    back_to_the_loop = []
+    original = AsyncToSync.__call__
+
+    def counted(self, *args, **kwargs):
+        back_to_the_loop.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncToSync, "__call__", counted)
+    handler = KeptThreadsASGIHandler()
+    handler.threads = RequestThreads(limit=1)
+
+    async def login_page():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(handler), base_url="http://127.0.0.1") as client:
+            return await client.get("/login/")
+
+    response = asyncio.run(login_page())
+    assert response.status_code == 200 and "csrftoken" in response.cookies  # the whole chain ran
+    assert back_to_the_loop == []
