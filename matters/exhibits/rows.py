@@ -5,9 +5,10 @@ a quarter of a millisecond, most of the list's time. The markup is the one the t
 of ``matters.consumers`` swaps rows by their ``id``); every value is escaped.
 """
 
+from html import escape  # Django's escape() is this behind a wrapper that looks for lazy strings
+
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import QuerySet
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from matters.models import Exhibit
