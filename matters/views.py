@@ -58,10 +58,10 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     return matter_page(request, matter, query=query, results=results, bates=bates)
 
 
-def _exhibit_context(request: HttpRequest, matter) -> dict:
+def _exhibit_context(request: HttpRequest, matter, total: int | None = None) -> dict:
     list_form = ExhibitListForm(request.GET)
     review = list_form.cleaned_data["review"] if list_form.is_valid() else ""
-    exhibit_page = exhibit_list_page(matter, request.GET.get("page"), review=review)
+    exhibit_page = exhibit_list_page(matter, request.GET.get("page"), review=review, total=total)
     return {"matter": matter, "exhibits": exhibit_page.object_list, "exhibit_page": exhibit_page,
             # A value the box does not offer is shown with the form's reason, and every file is listed.
             "list_form": list_form if "review" in request.GET else ExhibitListForm(),
@@ -72,9 +72,10 @@ def matter_page(request: HttpRequest, matter, *, query: str = "", results=None, 
                 deadline_form: DeadlineForm | None = None, member_form: MemberForm | None = None,
                 status: int = 200) -> HttpResponse:
     """The whole matter page; ``deadline_form``, ``member_form``: a form as typed, when it was refused."""
+    counts = matter_exhibit_counts(matter)
     context = {
-        **_exhibit_context(request, matter),
-        "counts": matter_exhibit_counts(matter),
+        **_exhibit_context(request, matter, total=counts["total"]),
+        "counts": counts,
         "origins": ORIGIN_CHOICES,
         "custodians": matter.custodians.all(),
         "query": query,

@@ -84,3 +84,18 @@ def test_the_search_box_gets_its_results_without_the_list_being_read(client, att
     assert response.content.decode().lstrip().startswith('<div id="search-results">')
     assert not [q for q in queries.captured_queries if 'FROM "matters_exhibit" WHERE' in q["sql"]
                 and "COUNT" in q["sql"].upper()]
+
+
+def test_the_matter_page_counts_its_files_once_and_its_pager_says_how_many(client, attorney, matter):
+    _ready_exhibits(matter, attorney, EXHIBITS_PER_PAGE + 5)
+    client.force_login(attorney)
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get(reverse("matters:detail", args=[matter.pk])).content.decode()
+    # The counts above the list (one GROUP BY) give the pager its total: no COUNT of the whole list besides.
+    counting = [q["sql"] for q in queries.captured_queries if 'FROM "matters_exhibit"' in q["sql"]
+                and "COUNT(" in q["sql"].upper()]
+    assert len(counting) == 2 and all("GROUP BY" in sql for sql in counting), counting
+    assert f"Files 1–{EXHIBITS_PER_PAGE} of {EXHIBITS_PER_PAGE + 5}" in page
+    # Filtered, the list counts what the filter leaves.
+    filtered = client.get(reverse("matters:detail", args=[matter.pk]), {"review": "inclusive"}).content.decode()
+    assert "No case materials yet." in filtered and "Files 1–" not in filtered
