@@ -13,11 +13,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lawdesk.settings")
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
 from lawdesk.request_threads import KeptThreadsASGIHandler  # noqa: E402
-from lawdesk.warm_up import warm_up  # noqa: E402
+from lawdesk.warm_up import warm_up_in_a_thread  # noqa: E402
 
 # Every view imported and every template compiled now, before this process accepts a connection, rather than
 # during its first requests (lawdesk.warm_up).
-warm_up()
+warm_up_in_a_thread()
 
 # Django's handler, but a request's thread (and its database connection) is kept for the next request.
 django_asgi_app = KeptThreadsASGIHandler()

@@ -11,6 +11,7 @@ or more for everyone on that process. :func:`warm_up` pays it at import of the A
 
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +43,8 @@ def _template_names(folder: Path) -> list[str]:
 def warm_up() -> WarmUp:
     """Import every view (the URLconf and its namespaces, reverse tables included) and compile the project's
     templates (``settings.TEMPLATES``' ``DIRS``) and the form widgets' templates. A template that does not compile
-    is logged and left for its page to report; the process still starts."""
+    (bad syntax, bytes that are not UTF-8, a file that cannot be read) is logged and left for its page to report;
+    the process still starts. Call it outside an event loop (:func:`warm_up_in_a_thread`)."""
     started = time.perf_counter()
     resolver = get_resolver()
     resolver.url_patterns  # noqa: B018  (imports the URLconf and with it every view module)
@@ -57,7 +59,15 @@ def warm_up() -> WarmUp:
             try:
                 get_template(name)
                 compiled += 1
-            except TemplateSyntaxError as error:
+            except (TemplateSyntaxError, UnicodeDecodeError, OSError) as error:
                 log.warning("Template %s does not compile: %s", name, error)
                 failed.append(name)
     return WarmUp(templates=compiled, failed=tuple(failed), seconds=time.perf_counter() - started)
+
+
+def warm_up_in_a_thread() -> WarmUp:
+    """:func:`warm_up` in a thread of its own, waited for. uvicorn imports the application inside its running event
+    loop, where Django refuses database queries (``SynchronousOnlyOperation``): a view module that read the
+    database as it was imported would stop the server from starting."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="lawdesk-warm-up") as executor:
+        return executor.submit(warm_up).result()

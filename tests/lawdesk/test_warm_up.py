@@ -10,7 +10,7 @@ from pathlib import Path
 from django.conf import settings
 from django.test import override_settings
 
-from lawdesk.warm_up import warm_up
+from lawdesk.warm_up import warm_up_in_a_thread
 
 REPO = Path(__file__).resolve().parents[2]
 # Run in a process of its own: this one has long since imported the views and compiled the templates.
@@ -53,10 +53,12 @@ def test_importing_the_asgi_application_imports_every_view_and_compiles_the_temp
 
 def test_a_template_that_does_not_compile_is_logged_and_the_rest_still_compile(tmp_path, caplog):
     (tmp_path / "broken.html").write_text("{% if %}")
+    (tmp_path / "latin1.html").write_bytes("Exhibit “A”".encode("cp1252"))
     (tmp_path / "fine.html").write_text("{{ value }}")
     templates = [dict(settings.TEMPLATES[0], DIRS=[tmp_path], APP_DIRS=False)]
     with override_settings(TEMPLATES=templates):
-        done = warm_up()
-    assert done.failed == ("broken.html",)
+        done = warm_up_in_a_thread()
+    assert done.failed == ("broken.html", "latin1.html")
     assert done.templates >= 2  # fine.html and the widgets' templates
     assert "Template broken.html does not compile" in caplog.text
+    assert "Template latin1.html does not compile" in caplog.text
