@@ -54,8 +54,7 @@ def exhibits_of_matter(matter: Matter) -> QuerySet[Exhibit]:
     """The matter's exhibits in label order, each family together (its top exhibit, then its children in the
     order attached, each child's own children under it: ``Exhibit.family_path``); files without a label
     (rejected, duplicates) that belong to no family after them."""
-    return (matter.exhibits.select_related("duplicate_of", "parent", "message__included_in__exhibit")
-            .order_by(F("family_seq").asc(nulls_last=True), "family_path", "id"))
+    return matter.exhibits.order_by(F("family_seq").asc(nulls_last=True), "family_path", "id")
 
 
 def exhibit_family(exhibit: Exhibit) -> list[Exhibit]:

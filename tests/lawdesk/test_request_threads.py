@@ -89,7 +89,6 @@ def test_a_request_cancelled_while_waiting_takes_no_thread_with_it():
     assert asyncio.run(scenario()).started == 1
 
 
-
 def test_a_request_goes_through_the_whole_middleware_chain_and_its_view_without_leaving_its_thread(monkeypatch):
     """The project's middleware (settings.MIDDLEWARE) on a real page: nothing in the chain goes back to the event
     loop (asgiref's AsyncToSync) before the response is made."""

@@ -45,5 +45,15 @@ def ingest_bytes(matter, attorney, data: bytes, name: str = "message.eml", custo
     return exhibit_process(exhibit_id=exhibit.pk, previews="skip", members="inline")
 
 
+def quoted(text: str) -> str:
+    """``text`` as a reply quotes it, each line after "> "."""
+    return "".join(f"> {line}\n" for line in text.splitlines())
+
+
+def reply_body(own: str, earlier: str) -> str:
+    """A reply's body: its own text, then the earlier message quoted under an attribution line."""
+    return f"{own}\n\nOn Tue, Mar 3, 2026 at 11:30 PM Ana Ruiz <ana@ruiz-law.example> wrote:\n{quoted(earlier)}"
+
+
 def page_text(exhibit) -> str:
     return "\n".join(exhibit.pages.order_by("number").values_list("text", flat=True))

@@ -9,18 +9,10 @@ from matters.email.inclusive import ThreadMessage, comparable_text, contains_tex
 from matters.email.threads import matter_threads_update
 from matters.models import EmailMessage
 
-from .email_messages import as_bytes, ingest_bytes, message, pdf_bytes
+from .email_messages import as_bytes, ingest_bytes, message, pdf_bytes, quoted, reply_body
 
 ORIGINAL = ("Ben,\nthe landlord agreed to hold the rent at 4,200 a month for the renewal term, provided we sign\n"
             "before March 20. Please confirm the tenant's board has approved.\nAna\n")
-
-
-def quoted(text: str) -> str:
-    return "".join(f"> {line}\n" for line in text.splitlines())
-
-
-def reply_body(own: str, earlier: str) -> str:
-    return f"{own}\n\nOn Tue, Mar 3, 2026 at 11:30 PM Ana Ruiz <ana@ruiz-law.example> wrote:\n{quoted(earlier)}"
 
 
 def ingest_thread(matter, attorney, *mails):

@@ -10,17 +10,12 @@ from matters.exhibits.rows import exhibit_row_html
 from matters.models import Exhibit
 from matters.selectors import exhibits_of_matter
 
-from .email_messages import as_bytes, ingest_bytes, message, pdf_bytes
+from .email_messages import as_bytes, ingest_bytes, message, pdf_bytes, reply_body
 
 pytestmark = pytest.mark.django_db
 
 ORIGINAL = "Ben,\nthe landlord agreed to hold the rent at 4,200 a month for the renewal term.\nAna\n"
 SCHEDULE = pdf_bytes("Schedule A: rent table for the renewal term.")
-
-
-def _reply(own: str, earlier: str) -> str:
-    quoted = "".join(f"> {line}\n" for line in earlier.splitlines())
-    return f"{own}\n\nOn Mon, Mar 2, 2026 at 9:00 AM Ana Ruiz <ana@ruiz-law.example> wrote:\n{quoted}"
 
 
 def _every_kind_of_row(matter, attorney) -> None:
@@ -30,7 +25,7 @@ def _every_kind_of_row(matter, attorney) -> None:
     root.add_attachment(SCHEDULE, maintype="application", subtype="pdf", filename="schedule-a.pdf")
     reply = message(subject="Re: Lease renewal", message_id="<b@x.example>", in_reply_to="<a@x.example>",
                     references="<a@x.example>", date="Tue, 03 Mar 2026 09:00:00 -0500",
-                    body=_reply("Signed; the schedule again.", ORIGINAL))
+                    body=reply_body("Signed; the schedule again.", ORIGINAL))
     reply.add_attachment(SCHEDULE, maintype="application", subtype="pdf", filename="schedule-a.pdf")
     for number, mail in enumerate((root, reply), start=1):
         ingest_bytes(matter, attorney, as_bytes(mail), name=f"m{number}.eml")
