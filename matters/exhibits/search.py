@@ -113,12 +113,15 @@ def _snippet_html(raw: str) -> SafeString:
 @dataclass(frozen=True)
 class _Plan:
     """A query made ready for the engine: ``where``, the FROM/WHERE clause matching the matter's ready pages, with
-    its ``params``; ``highlight``, the query that marks the snippet's words (PostgreSQL: always; SQLite: where
-    FTS5's own snippet of the query fails); on SQLite ``check``, the query to check each candidate page's words
-    against when FTS5 matches more than it asks (``pre/N``), else None."""
+    its ``params``; ``every_match``, the same clause for reading all the matches (counting or ranking them:
+    on PostgreSQL planned without the words, see ``_POSTGRES_FROM``), ``where`` itself on SQLite; ``highlight``,
+    the query that marks the snippet's words (PostgreSQL: always; SQLite: where FTS5's own snippet of the query
+    fails); on SQLite ``check``, the query to check each candidate page's words against when FTS5 matches more
+    than it asks (``pre/N``), else None."""
 
     where: str
     params: list
+    every_match: str = ""
     highlight: str = ""
     check: Node | None = None
 
@@ -135,11 +138,12 @@ def _plan(node: Node, matter_id: int) -> _Plan:
     query, so the index yields only the matter's pages, and on the exhibit, which keeps a search inside its matter
     whatever the index holds."""
     if connection.vendor == "postgresql":
-        return _Plan(_POSTGRES_FROM.format(tsquery=_TSQUERY), [tsquery(node), matter_id],
+        return _Plan(_POSTGRES_FROM.format(tsquery=_TSQUERY, unseen=""), [tsquery(node), matter_id],
+                     every_match=_POSTGRES_FROM.format(tsquery=_TSQUERY, unseen=" OFFSET 0"),
                      highlight=highlight_tsquery(node))
     check = node if has_ordered_near(node) else None
     return _Plan(_SQLITE_FROM, [_in_matter(fts5_match(relaxed(node)), matter_id), matter_id],
-                 highlight=highlight_fts5(node), check=check)
+                 every_match=_SQLITE_FROM, highlight=highlight_fts5(node), check=check)
 
 
 def _read(query: str) -> Node | None:
@@ -215,15 +219,17 @@ def _sqlite_snippet(cursor, plan: _Plan, page_id: int, text: str) -> str:
 _SQLITE_RANK = "bm25(matters_page_fts, 1.0, 0.0)"
 _SQLITE_HIT = "e.id, e.label, e.title, p.number, snippet(matters_page_fts, 0, char(1), char(2), '…', 24)"
 _TSQUERY = "to_tsquery('english', %s)"
-# OFFSET 0 keeps the query typed out of the planner's sight, so the plan does not follow how common its words are.
-# Shown a common word, PostgreSQL read the pages in order and matched each page's vector until it had enough: a
-# vector is 1.6 KB, 3 to 6 µs a page, and a word on 15% of 200,000 pages read 14,000 of them (40 to 120 ms for
-# the count alone). Without the word it takes the GIN index for every query (5 to 22 ms for the bench's words),
-# and still starts from the matter's exhibits when the matter is small.
+# ``unseen`` (OFFSET 0) keeps the query typed out of the planner's sight where every match is read (counted up to
+# 2,001, or ranked), so that plan does not follow how common the words are. Shown a word, PostgreSQL read the
+# pages in order and matched each page's vector until it had 2,001: a vector is 1.6 KB, 3 to 6 µs a page, and a
+# word on 15% of 200,000 pages read 14,000 of them (40 to 120 ms for the count alone). Without the word it takes
+# the GIN index for every query (5 to 22 ms for the bench's words), and still starts from the matter's exhibits
+# when the matter is small. The first 50 matches in page order keep the word in sight: there reading the pages in
+# order is right for a common word (50 found in the first hundred pages), and the planner knows which words are.
 _POSTGRES_FROM = """
     FROM matters_page p
     JOIN matters_exhibit e ON e.id = p.exhibit_id,
-         (SELECT {tsquery} AS q OFFSET 0) AS typed
+         (SELECT {tsquery} AS q{unseen}) AS typed
     WHERE e.matter_id = %s AND e.status = 'ready' AND p.search_vector @@ q"""
 # ts_headline parses the page's text again: in an outer query it runs for the hits shown, not for every match.
 # Its query is the plan's highlight (the words and phrases looked for, ORed), not the query matched: ts_headline
@@ -258,7 +264,7 @@ def matter_search(*, matter: Matter, query: str, limit: int = 50) -> list[Search
     plan = _plan(node, matter.pk)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            chosen = _POSTGRES_RANKED.format(where=plan.where)
+            chosen = _POSTGRES_RANKED.format(where=plan.every_match)
             sql = _POSTGRES_HITS.format(chosen=chosen, tsquery=_TSQUERY, order=_POSTGRES_RANK_ORDER)
             cursor.execute(sql, [*plan.params, limit, plan.highlight])
             return _hits(cursor.fetchall())
@@ -328,7 +334,7 @@ def matter_search_results(*, matter: Matter, query: str, limit: int = 50) -> Sea
             ranked = matches <= RANKED_MATCHES_MAX
             rows = _sqlite_hits(cursor, plan, ranked=ranked, limit=limit, ids=ids if ranked else ids[:limit])
             return SearchResults(_hits(rows), matches, ranked, partial=not complete)
-        cursor.execute(f"SELECT count(*) FROM (SELECT 1 {plan.where} LIMIT %s) AS matched",
+        cursor.execute(f"SELECT count(*) FROM (SELECT 1 {plan.every_match} LIMIT %s) AS matched",
                        [*plan.params, RANKED_MATCHES_MAX + 1])
         matches = cursor.fetchone()[0]
         if not matches:
@@ -338,7 +344,7 @@ def matter_search_results(*, matter: Matter, query: str, limit: int = 50) -> Sea
             rows = _sqlite_hits(cursor, plan, ranked=ranked, limit=limit)
         else:
             if ranked:
-                chosen, order = _POSTGRES_RANKED.format(where=plan.where), _POSTGRES_RANK_ORDER
+                chosen, order = _POSTGRES_RANKED.format(where=plan.every_match), _POSTGRES_RANK_ORDER
             else:
                 chosen, order = f"SELECT p.id {plan.where} ORDER BY p.id LIMIT %s", "p.id"
             cursor.execute(_POSTGRES_HITS.format(chosen=chosen, tsquery=_TSQUERY, order=order),
