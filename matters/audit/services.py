@@ -48,7 +48,10 @@ def _queue_for_chain(chain: str) -> None:
     first to commit, then fails on the (chain, seq) constraint and starts again. Eight threads appending to one
     matter's chain retried about three times an entry and some gave up after 20 tries: under an office's load
     every page view writes an entry, so a page view could fail. A transaction-scoped advisory lock makes them wait
-    their turn instead (released at commit or rollback). Two chains whose names hash alike only share a queue.
+    their turn instead. The lock is held until the outermost transaction ends (commit or rollback; rolling back a
+    savepoint does not release it), as the uncommitted entry held the next writer before. Two chains whose names
+    hash alike only share a queue. A deadlock with another transaction that waits on this one raises
+    ``django.db.OperationalError``, which :func:`audit_record` does not retry.
     SQLite needs nothing: LawDesk's transactions there are IMMEDIATE, so a writer holds the database's write lock
     from its first statement (lawdesk.settings)."""
     if connection.vendor == "postgresql":

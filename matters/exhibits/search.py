@@ -121,7 +121,7 @@ class _Plan:
 
     where: str
     params: list
-    every_match: str = ""
+    every_match: str
     highlight: str = ""
     check: Node | None = None
 
@@ -225,7 +225,8 @@ _TSQUERY = "to_tsquery('english', %s)"
 # word on 15% of 200,000 pages read 14,000 of them (40 to 120 ms for the count alone). Without the word it takes
 # the GIN index for every query (5 to 22 ms for the bench's words), and still starts from the matter's exhibits
 # when the matter is small. The first 50 matches in page order keep the word in sight: there reading the pages in
-# order is right for a common word (50 found in the first hundred pages), and the planner knows which words are.
+# order is right for a common word (50 found in the first hundred pages), and the planner knows which words
+# are common.
 _POSTGRES_FROM = """
     FROM matters_page p
     JOIN matters_exhibit e ON e.id = p.exhibit_id,
