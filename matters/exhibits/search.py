@@ -361,13 +361,17 @@ def page_ids_with_phrase(*, matter: Matter, words: list[str], limit: int = 5) ->
     if not terms:
         return []
     if connection.vendor == "postgresql":
+        # Planned without the words (OFFSET 0, as the search box's count): shown a phrase of common words, the
+        # planner read pages in order until it had ``limit`` of them, every page of the matter when the phrase is
+        # nowhere (a quotation the draft made up): 850 ms at 200,000 pages, 31 ms through the GIN index (a common
+        # phrase that is there: 0.6 ms before, 14 now).
         sql = """
-            SELECT p.id, p.exhibit_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id
-            WHERE e.matter_id = %s AND e.status = 'ready'
-              AND p.search_vector @@ phraseto_tsquery('english', %s)
+            SELECT p.id, p.exhibit_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id,
+                 (SELECT phraseto_tsquery('english', %s) AS q OFFSET 0) AS typed
+            WHERE e.matter_id = %s AND e.status = 'ready' AND p.search_vector @@ typed.q
             LIMIT %s
         """
-        params = [matter.pk, " ".join(terms), limit]
+        params = [" ".join(terms), matter.pk, limit]
     else:
         sql = """
             SELECT p.id, p.exhibit_id FROM matters_page_fts JOIN matters_page p ON p.id = matters_page_fts.rowid
@@ -381,17 +385,16 @@ def page_ids_with_phrase(*, matter: Matter, words: list[str], limit: int = 5) ->
         return [(row[0], row[1]) for row in cursor.fetchall()]
 
 
-def page_ids_with_words(*, matter: Matter, words: list[str], any_word: bool = False,
-                        limit: int = 20) -> list[tuple[int, int]]:
-    """``(page id, exhibit id)`` of pages of ``matter``'s ready exhibits holding every one of ``words`` (or, with
-    ``any_word``, the best-ranked pages holding any of them), at most ``limit``. ``words`` are plain words; anything
-    else in them is dropped. Used by the verifier to find the few pages a quotation could come from."""
+def page_ids_with_words(*, matter: Matter, words: list[str], limit: int = 20) -> list[tuple[int, int]]:
+    """``(page id, exhibit id)`` of the best-ranked pages of ``matter``'s ready exhibits holding every one of
+    ``words``, at most ``limit``. ``words`` are plain words; anything else in them is dropped. Used by the
+    verifier to find the few pages a quotation could come from (pages holding any of the words: the BM25 of
+    :func:`matters.exhibits.lexical.bm25_pages`, which stops early where ranking them all would not)."""
     terms = [t for t in (" ".join(_WORD.findall(w)) for w in words) if t]
     if not terms:
         return []
     if connection.vendor == "postgresql":
-        joiner = " | " if any_word else " & "
-        query = joiner.join("'" + t.replace("'", "") + "'" for t in terms)
+        query = " & ".join("'" + t.replace("'", "") + "'" for t in terms)
         sql = """
             SELECT p.id, p.exhibit_id FROM matters_page p JOIN matters_exhibit e ON e.id = p.exhibit_id,
                  to_tsquery('english', %s) q
@@ -399,7 +402,7 @@ def page_ids_with_words(*, matter: Matter, words: list[str], any_word: bool = Fa
             ORDER BY ts_rank(p.search_vector, q) DESC LIMIT %s
         """
     else:
-        query = (" OR " if any_word else " ").join(f'"{t}"' for t in terms)
+        query = " ".join(f'"{t}"' for t in terms)
         sql = """
             SELECT p.id, p.exhibit_id FROM matters_page_fts JOIN matters_page p ON p.id = matters_page_fts.rowid
             JOIN matters_exhibit e ON e.id = p.exhibit_id
