@@ -54,6 +54,15 @@ def test_a_quotation_with_one_word_changed(matter, record):
     assert "april" in quote.message and quote.detail["closest_similarity"] >= 80
 
 
+def test_a_quotation_cited_nowhere_with_one_word_changed_names_the_closest_passage(matter, record):
+    """Uncited, a quotation is looked for in the whole record. With its phrase and its words together on no page,
+    the pages holding most of its rarer words (BM25) are read, and the closest passage is named."""
+    text = "The tenant wrote that “we will not pay the rent for September, because the roof leaks.”"
+    quote = next(f for f in verify_text(matter=matter, text=text) if f.kind == "quotation")
+    assert quote.status == "ungrounded"
+    assert "april" in quote.message and quote.detail["closest_similarity"] >= 80
+
+
 def test_a_date_one_day_off(matter, record):
     findings = verify_text(matter=matter, text="The lease was signed on March 4, 2021 (SMITH000001).")
     date = by_text(findings, "March 4, 2021")

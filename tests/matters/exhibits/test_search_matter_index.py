@@ -51,7 +51,7 @@ def test_the_index_yields_only_the_matters_own_matches(matter, large):
         results = matter_search_results(matter=matter, query="defaulted lease")
         assert {hit.page_number for hit in matter_search(matter=matter, query='"equipment lease"')} == {1}
         assert {p for p, _ in page_ids_with_phrase(matter=matter, words=["equipment", "lease"])} == own
-        assert {p for p, _ in page_ids_with_words(matter=matter, words=["lessee", "lease"], any_word=True)} == own
+        assert {p for p, _ in page_ids_with_words(matter=matter, words=["lessee", "lease"])} == own
     assert results.matches == 2
     matches = [q["sql"].split("MATCH ", 1)[1].split(" AND e.matter_id", 1)[0] for q in queries.captured_queries]
     assert len(matches) == 5
