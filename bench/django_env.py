@@ -15,3 +15,15 @@ def setup_django(data_dir: Path) -> None:
 
     django.setup()
     call_command("migrate", verbosity=0)
+
+
+def bench_attorney(username: str = "bench"):
+    """The bench's user, made once, in the attorney role (``matters.roles``): ``matter_create`` refuses a user who
+    may not open matters."""
+    from django.contrib.auth import get_user_model
+
+    from matters.roles import role_group
+
+    user = get_user_model().objects.get_or_create(username=username)[0]
+    user.groups.add(role_group("attorney"))
+    return user

@@ -37,7 +37,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from bench.django_env import setup_django  # noqa: E402
+from bench.django_env import bench_attorney, setup_django  # noqa: E402
 
 LEASE_TEXT = ("RESIDENTIAL LEASE. This lease was signed on March 3, 2021 by Acme Holdings LLC and Jane Roe. The "
               "monthly rent is $1,250.00. On April 5, 2021 the tenant wrote: We will not pay the rent for April, "
@@ -45,12 +45,11 @@ LEASE_TEXT = ("RESIDENTIAL LEASE. This lease was signed on March 3, 2021 by Acme
 
 
 def make_matter():
-    from django.contrib.auth import get_user_model
 
     from matters.models import Exhibit, Page
     from matters.services import matter_create
 
-    user = get_user_model().objects.get_or_create(username="bench")[0]
+    user = bench_attorney()
     matter = matter_create(name="Roe v. Acme Holdings", created_by=user)
     exhibit = Exhibit.objects.create(matter=matter, label="1", label_seq=1, title="Lease", origin="client",
                                      original_name="lease.pdf", sha256="bench", size_bytes=1, kind="pdf",
@@ -70,7 +69,10 @@ def stage_gaps(jobs: int) -> list[float]:
     matter = make_matter()
     gaps: list[float] = []
     with ScriptedServer() as server:
-        stage_server(server, pause_s=0)
+        # The gate names the pages it rests on as the job's packet names them: this matter has no production, so
+        # its one page is "Ex. 1 at 1" (the scripted default cites a Bates number, which the schema refuses here).
+        stage_server(server, {"gate": json.dumps({"has_grounds": True, "reasons": ["The lease supports it."],
+                                                  "cited_pages": ["Ex. 1 at 1"]})}, pause_s=0)
         record = ModelServer.objects.create(name="scripted", base_url=server.url, model_name="scripted",
                                             context_tokens=16384)
         for role in Role:
@@ -93,6 +95,9 @@ def stage_gaps(jobs: int) -> list[float]:
         finally:
             worker.terminate()
             worker.wait(timeout=20)
+            # Its roles go with it (cascade): the whole motion that follows must not send its queries' embeddings
+            # to a server that is gone.
+            record.delete()
     return gaps
 
 
@@ -133,12 +138,11 @@ _ISSUES = ["the roof leaked over the bedroom", "the boiler failed for six days",
 
 def make_large_matter(pages: int = 40):
     """A matter of ``pages`` one-page exhibits of varied tenancy facts, each page about 1,500 characters."""
-    from django.contrib.auth import get_user_model
 
     from matters.models import Exhibit, Page
     from matters.services import matter_create
 
-    user = get_user_model().objects.get_or_create(username="bench")[0]
+    user = bench_attorney()
     matter = matter_create(name="Roe v. Acme Holdings", created_by=user, court="Boston Housing Court",
                            case_number="21-CV-0417", client="Jane Roe", opposing_party="Acme Holdings LLC")
     for n in range(1, pages + 1):

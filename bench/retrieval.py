@@ -36,6 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.corpus import corpus_dir  # noqa: E402
+from bench.django_env import bench_attorney  # noqa: E402
 
 CORPUS = corpus_dir() / "court"
 SET = REPO / "bench" / "retrieval_set.json"
@@ -81,12 +82,11 @@ def read_pages(path: Path) -> list[tuple[str, float, float]]:
 
 
 def build_matter(spec: dict):
-    from django.contrib.auth import get_user_model
 
     from matters.models import Exhibit, Page
     from matters.services import matter_create
 
-    user = get_user_model().objects.create_user("bench", password="bench-retrieval-pass")
+    user = bench_attorney()
     matter = matter_create(name="Retrieval v. Bench", created_by=user, court="U.S. Court of Appeals")
     files: dict[str, int] = {}
     n = 0

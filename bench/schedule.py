@@ -36,7 +36,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from bench.django_env import setup_django  # noqa: E402
+from bench.django_env import bench_attorney, setup_django  # noqa: E402
 
 # Decode tok/s of each example server, with where the figure comes from (docs/topology.md, "Error against
 # measured figures"; tests/pipeline/gguf_shapes.py MEASURED_V100_TOK_S).
@@ -52,7 +52,10 @@ PROMPT_TOK_S = 1000.0  # assumed for every server: no prompt-processing figure o
 # (prompt tokens, completion tokens) of one request of each stage: an evidence packet of a few thousand tokens and
 # answers within the stage budgets of pipeline.stages.specs.
 STAGE_TOKENS = {"router": (500, 30), "gate": (4000, 400), "draft": (8000, 1024), "revise": (9000, 1024),
-                "review": (9000, 700), "extract": (6000, 500), "summarize": (6000, 700)}
+                "review": (9000, 700), "extract": (6000, 500), "summarize": (6000, 700),
+                # The motion's outline: the request and the matter's list of files, no packet
+                # (pipeline.stages.specs), its JSON about half its 2,560-token budget; each section as a draft.
+                "plan": (3000, 1300), "section": (8000, 1024)}
 NO_SERVER_S = 0.3  # a stage that uses no model (verify): worker time only
 # A freed slot is seen by the worker that freed it, or by a waiting one at its next look: the stage gap measured
 # by bench/pipeline.py (median about 50 ms) plus half the queue's poll interval.
@@ -271,7 +274,6 @@ def simulation(workers: int | None) -> bool:
 
 def real_run(scale: float) -> None:
     """The one-board case for real at ``scale`` of its time (see the module's docstring)."""
-    from django.contrib.auth import get_user_model
 
     from lawdesk.run import worker_command
     from matters.models import Exhibit, Page
@@ -282,7 +284,7 @@ def real_run(scale: float) -> None:
     from tests.support.scripted_server import Reply, ScriptedServer, chat_chunks, llama_cpp_routes, sse
     from tests.support.stage_server import DEFAULT, TIMINGS, stage_of, words
 
-    user = get_user_model().objects.get_or_create(username="bench")[0]
+    user = bench_attorney()
     matter = matter_create(name="Roe v. Acme Holdings", created_by=user)
     exhibit = Exhibit.objects.create(matter=matter, label="1", label_seq=1, title="Lease", origin="client",
                                      original_name="lease.pdf", sha256="bench", size_bytes=1, kind="pdf",

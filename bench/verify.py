@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from bench.corpus import corpus_dir  # noqa: E402
-from bench.django_env import setup_django  # noqa: E402
+from bench.django_env import bench_attorney, setup_django  # noqa: E402
 
 CORPUS = corpus_dir() / "court"
 CLAIMS = 200
@@ -56,14 +56,13 @@ def corpus_pages(work: Path) -> list[str]:
 
 def build_matter(name: str, pages: int, texts: list[str]):
     """A matter with ``pages`` evidence pages in exhibits of 20 pages, produced as CT000001..."""
-    from django.contrib.auth import get_user_model
     from django.db import transaction
 
     from matters.exhibits.reading import reading_form
     from matters.models import BatesPage, Exhibit, Page, Production, ProductionDocument
     from matters.services import matter_create
 
-    user = get_user_model().objects.get_or_create(username="bench")[0]
+    user = bench_attorney()
     matter = matter_create(name=name, created_by=user)
     production = Production.objects.create(matter=matter, prefix="CT", first_number=1, last_number=pages,
                                            status=Production.Status.DONE, page_count=pages)
