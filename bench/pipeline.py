@@ -45,7 +45,6 @@ LEASE_TEXT = ("RESIDENTIAL LEASE. This lease was signed on March 3, 2021 by Acme
 
 
 def make_matter():
-
     from matters.models import Exhibit, Page
     from matters.services import matter_create
 

@@ -82,7 +82,6 @@ def read_pages(path: Path) -> list[tuple[str, float, float]]:
 
 
 def build_matter(spec: dict):
-
     from matters.models import Exhibit, Page
     from matters.services import matter_create
 

@@ -69,16 +69,22 @@ def _plan_of(sql: str) -> list[tuple]:
     return nodes
 
 
-def test_the_search_box_plans_alike_for_a_common_word_and_a_rare_one(matter, attorney):
-    """The search box's count and ranking are planned without the words typed. Shown them, PostgreSQL counted a
-    common word's matches by walking the pages in order and matching each page's vector (3 to 6 µs a page), which
-    for a word on 15% of 200,000 pages read 14,000 of them; unseen, the GIN index answers every word."""
+def _court_pages_and_one_zebra(matter, attorney) -> None:
+    """120 pages saying "The court entered judgment.", page 7 also "The zebra escaped.", with the planner's
+    statistics read (ANALYZE), which tell it how common each word is."""
     first = _page(matter, attorney, "The court entered judgment.")
     for n in range(2, 121):
         Page.objects.create(exhibit_id=first.exhibit_id, number=n, source="pdf", width_pt=612, height_pt=792,
                             text="The court entered judgment." + (" The zebra escaped." if n == 7 else ""))
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE matters_page")  # the statistics that tell the planner how common each word is
+        cursor.execute("ANALYZE matters_page")
+
+
+def test_the_search_box_plans_alike_for_a_common_word_and_a_rare_one(matter, attorney):
+    """The search box's count and ranking are planned without the words typed. Shown them, PostgreSQL counted a
+    common word's matches by walking the pages in order and matching each page's vector (3 to 6 µs a page), which
+    for a word on 15% of 200,000 pages read 14,000 of them; unseen, the GIN index answers every word."""
+    _court_pages_and_one_zebra(matter, attorney)
     plans = {}
     for word in ("court", "zebra"):
         with CaptureQueriesContext(connection) as queries:
@@ -93,12 +99,7 @@ def test_the_verifiers_phrase_lookup_plans_alike_for_a_common_phrase_and_a_missi
     """A quotation's phrase is looked up planned without its words: shown a phrase of common words, the planner
     read the pages in order until it had enough, every page of the matter when the phrase is nowhere (a quotation
     the draft made up: 850 ms at 200,000 pages)."""
-    first = _page(matter, attorney, "The court entered judgment.")
-    for n in range(2, 121):
-        Page.objects.create(exhibit_id=first.exhibit_id, number=n, source="pdf", width_pt=612, height_pt=792,
-                            text="The court entered judgment." + (" The zebra escaped." if n == 7 else ""))
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE matters_page")
+    _court_pages_and_one_zebra(matter, attorney)
     plans = {}
     for words, pages in ((["court", "entered"], 5), (["zebra", "escaped"], 1), (["judgment", "court"], 0)):
         with CaptureQueriesContext(connection) as queries:
