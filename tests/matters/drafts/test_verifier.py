@@ -8,6 +8,7 @@ from django.core.management import call_command
 from matters.drafts.verifier.check import verify_text
 from matters.models import Page
 from matters.provenance import page_clear_injection
+from tests.factories import ExhibitFactory, PageFactory
 from tests.support.record import CORRECT, by_text, pdf_pages
 
 pytestmark = pytest.mark.django_db
@@ -61,6 +62,23 @@ def test_a_quotation_cited_nowhere_with_one_word_changed_names_the_closest_passa
     quote = next(f for f in verify_text(matter=matter, text=text) if f.kind == "quotation")
     assert quote.status == "ungrounded"
     assert "april" in quote.message and quote.detail["closest_similarity"] >= 80
+
+
+@pytest.mark.parametrize("quote", ["“The landlord shall make all repairs to the roof and the boiler within ten days”",
+                                   "“the landlord shall make all repairs”"])
+def test_an_uncited_true_quotation_on_a_page_ocr_misread_is_found_not_blocked(matter, quote):
+    """OCR read "make" as "rnake": the quotation's phrase and its words together are on no page, so only the pages
+    best for any of its words (BM25) lead to it. There it matches at 90% or more and is found, needing a cite, not
+    blocked as absent from the evidence."""
+    exhibit = ExhibitFactory(matter=matter)
+    PageFactory(exhibit=exhibit, source=Page.Source.OCR,
+                text="LEASE AGREEMENT. Section 9. The landlord shall rnake all repairs to the roof and the boiler "
+                     "within ten days of written notice from the tenant.")
+    for n in range(30):
+        PageFactory(exhibit=ExhibitFactory(matter=matter), text=f"Letter {n}: the tenant asked about the roof again.")
+    [finding] = [f for f in verify_text(matter=matter, text=f"The lease says {quote}.") if f.kind == "quotation"]
+    assert finding.status == "needs_record_cite" and not finding.blocking
+    assert finding.detail["ocr_similarity"] >= 90
 
 
 def test_a_date_one_day_off(matter, record):
